@@ -1,0 +1,24 @@
+// The irrun subcommands: each registers its options on a CLI11 subcommand and runs from there.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace irrun::cli {
+
+// Options of the top-level command, shared by every subcommand.
+struct Globals {
+  bool verbose = false;
+  bool quiet = false;
+};
+
+// A registered subcommand and what runs it after parsing (returning the exit code).
+struct Command {
+  CLI::App* sub;
+  std::function<int()> run;
+};
+
+Command add_check(CLI::App& app, const Globals& globals);
+Command add_info(CLI::App& app, const Globals& globals);
+
+}  // namespace irrun::cli

@@ -1,0 +1,89 @@
+// irrun: validate, run and compare the pooling layers of OpenVINO IR models.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "irrun/error.hpp"
+
+namespace {
+
+constexpr const char* kExamples = R"(
+Examples:
+  irrun check model.xml                     validate every pooling layer's declared shapes
+  irrun check --strict a.xml b.xml          also fail on what OpenVINO silently ignores
+  irrun info model.xml                      the graph as a table
+Exit codes: 0 ok, 1 check failed, 2 usage error, 3 bad model, 4 bad input,
+            5 output not writable, 6 unsupported op or type, 7 resource limit.)";
+
+bool is_subcommand(const std::string& arg) {
+  return arg == "check" || arg == "info" || arg == "run";
+}
+
+// `irrun MODEL.xml ...` means `irrun run MODEL.xml ...`: insert "run" before the first
+// positional argument when it is not a subcommand.
+std::vector<std::string> normalise_args(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a == "--") break;
+    if (!a.empty() && a[0] == '-') continue;
+    if (!is_subcommand(a)) args.insert(args.begin() + static_cast<std::ptrdiff_t>(i), "run");
+    break;
+  }
+  return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"irrun: validate, run and compare the pooling layers of OpenVINO IR models"};
+  app.footer(kExamples);
+  app.set_version_flag("--version", std::string("irrun ") + IRRUN_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+  irrun::cli::Globals globals;
+  app.add_flag("-v,--verbose", globals.verbose, "Log details on stderr");
+  app.add_flag("-q,--quiet", globals.quiet, "Print only problems and errors");
+
+  const std::vector<irrun::cli::Command> commands{
+      irrun::cli::add_check(app, globals),
+      irrun::cli::add_info(app, globals),
+  };
+
+  auto args = normalise_args(argc, argv);
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(irrun::ExitCode::usage);
+  }
+
+  auto logger = spdlog::stderr_color_mt("irrun");
+  logger->set_pattern("irrun: %^%l%$: %v");
+  logger->set_level(globals.verbose ? spdlog::level::debug
+                    : globals.quiet ? spdlog::level::err
+                                    : spdlog::level::info);
+  spdlog::set_default_logger(logger);
+
+  for (const auto& command : commands) {
+    if (!command.sub->parsed()) continue;
+    try {
+      return command.run();
+    } catch (const irrun::Error& e) {
+      spdlog::error("{}", e.what());
+      return static_cast<int>(e.code());
+    } catch (const std::bad_alloc&) {
+      spdlog::error("out of memory");
+      return static_cast<int>(irrun::ExitCode::limit);
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return static_cast<int>(irrun::ExitCode::bad_model);
+    }
+  }
+  return static_cast<int>(irrun::ExitCode::usage);
+}

@@ -1,0 +1,63 @@
+// Typed reading of a layer's <data> attributes with OpenVINO's AttributeVisitor leniency, and
+// warnings wherever OpenVINO silently ignores or rewrites something.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "irrun/ir.hpp"
+
+namespace irrun {
+
+// A problem confined to one layer: `check` reports it and goes on with the other layers.
+class LayerError : public std::runtime_error {
+ public:
+  LayerError(std::string rule, const std::string& message)
+      : std::runtime_error(message), rule_(std::move(rule)) {}
+  const std::string& rule() const { return rule_; }
+
+ private:
+  std::string rule_;
+};
+
+class AttrReader {
+ public:
+  // `op_label` names the op in warnings, e.g. "AvgPool-1".
+  AttrReader(const Layer& layer, std::size_t layer_index, std::string op_label,
+             Diagnostics& diagnostics);
+
+  bool has(std::string_view key) const;
+  // Comma-separated unsigned list (`getParameters`): a trailing comma is ignored, an empty field
+  // is an error, "" is an empty list. Non-numeric or fractional fields are warned about.
+  std::vector<std::uint64_t> uint_list(std::string_view key);
+  // true/1/false/0, case-insensitive; anything else keeps `fallback` with a warning.
+  bool boolean(std::string_view key, bool fallback);
+  // Case-insensitive match against `names`; returns the index, or `fallback` when absent.
+  // An unknown value throws LayerError naming the enum, as OpenVINO does.
+  std::size_t enumeration(std::string_view key, std::span<const std::string_view> names,
+                          std::string_view enum_name, std::size_t fallback);
+  std::optional<std::string> text(std::string_view key);
+  std::uint64_t mandatory_u64(std::string_view key);
+
+  // Warns about every attribute that was never read: OpenVINO ignores those silently. `known`
+  // (the op's attribute names) is used to suggest the intended spelling.
+  void finish(std::span<const std::string_view> known);
+
+ private:
+  void warn(std::string rule, std::string message);
+  const std::string* take(std::string_view key);
+
+  const Layer& layer_;
+  std::size_t index_;
+  std::string op_label_;
+  Diagnostics& diagnostics_;
+  std::set<std::string, std::less<>> used_;
+};
+
+}  // namespace irrun

@@ -1,0 +1,82 @@
+// The op table: for each supported (type, version), how to read its attributes and infer its
+// outputs. Everything else in an IR is an opaque node whose outputs are the declared ones.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "irrun/attrs.hpp"
+#include "irrun/dim.hpp"
+#include "irrun/element_type.hpp"
+#include "irrun/ir.hpp"
+#include "irrun/pool_geometry.hpp"
+#include "irrun/tensor.hpp"
+
+namespace irrun {
+
+struct ParameterAttrs {
+  ElementType type = ElementType::undefined;
+  PartialShape shape;
+};
+
+struct ConstAttrs {
+  ElementType type = ElementType::undefined;
+  std::vector<std::int64_t> shape;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+};
+
+using OpAttrs = std::variant<std::monostate, ParameterAttrs, ConstAttrs, PoolAttrs>;
+
+// What shape inference knows about one output.
+struct ValueInfo {
+  PartialShape shape;
+  ElementType type = ElementType::undefined;
+  std::optional<std::vector<std::int64_t>> values;  // small integer Consts (e.g. output_size)
+};
+
+struct InferContext {
+  const Layer& layer;
+  std::span<const ValueInfo> inputs;
+  const Buffer* weights;  // the .bin, or nullptr when there is none
+};
+
+struct InferResult {
+  std::vector<ValueInfo> outputs;
+  std::optional<PoolGeometry> geometry;  // pooling ops on static shapes
+  Diagnostics warnings;                  // e.g. output_size unknown because weights are missing
+};
+
+enum class OpKind { parameter, constant, result, avg_pool, adaptive_avg_pool };
+
+struct OpEntry {
+  std::string_view type;  // canonical spelling
+  int version;            // op version: AvgPool 1/14/16, AdaptiveAvgPool 8, the rest 1
+  int first_opset;        // opsets whose `version` string resolves to this entry
+  int last_opset;
+  OpKind kind;
+  std::size_t inputs;     // required number of inputs
+  std::span<const std::string_view> attributes;  // names read from <data>
+  OpAttrs (*parse)(AttrReader& reader, int version);
+  InferResult (*infer)(const OpAttrs& attrs, int version, const InferContext& ctx);
+};
+
+// The entry for a layer, nullptr if its type is not one irrun implements (an opaque node).
+// Throws LayerError when the type is known but `version` names no opset that contains it.
+const OpEntry* resolve_op(const Layer& layer);
+
+// "AvgPool-14"
+std::string op_label(const OpEntry& op);
+
+// "layer 3 'pool1' (AvgPool-1 opset1)": describe() with the op version when irrun knows the op.
+std::string describe_op(const Layer& layer);
+
+// The executed element types of pooling kernels.
+bool kernel_supports(ElementType type);
+
+}  // namespace irrun

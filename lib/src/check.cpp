@@ -1,0 +1,120 @@
+#include "irrun/check.hpp"
+
+#include <algorithm>
+
+#include "irrun/error.hpp"
+
+namespace irrun {
+namespace {
+
+std::string port_label(const char* kind, const Port& port) {
+  return std::string(kind) + " port " + std::to_string(port.id);
+}
+
+void compare_outputs(const Model& m, const Analysis& a, std::size_t n, Diagnostics& out) {
+  const Layer& layer = m.ir.layers[n];
+  const auto& inferred = a.nodes[n].outputs;
+  for (std::size_t i = 0; i < layer.outputs.size() && i < inferred.size(); ++i) {
+    const Port& port = layer.outputs[i];
+    const auto declared = PartialShape::from_ir_dims(port.dims);
+    Diagnostic d;
+    d.layer = n;
+    d.port = port_label("output", port);
+    d.line = port.line;
+    if (!declared_matches(declared, inferred[i].shape)) {
+      d.rule = "dim-mismatch";
+      d.declared = to_string(declared);
+      d.inferred = to_string(inferred[i].shape);
+      d.message = "declared " + d.declared + ", inferred " + d.inferred;
+      out.push_back(d);
+    }
+    if (port.type && *port.type != inferred[i].type) {
+      d.rule = "type-mismatch";
+      d.declared = port.precision;
+      d.inferred = std::string(to_string(inferred[i].type));
+      d.message = "declared precision " + d.declared + ", inferred element type " + d.inferred;
+      out.push_back(d);
+    }
+  }
+}
+
+void compare_edges(const Model& m, Diagnostics& out) {
+  const auto& layers = m.ir.layers;
+  for (std::size_t n = 0; n < layers.size(); ++n) {
+    const auto& node = m.graph.nodes[n];
+    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+      const auto& src = node.inputs[i];
+      const Port& from = layers[src.node].outputs[src.output];
+      const Port& to = layers[n].inputs[i];
+      const auto produced = PartialShape::from_ir_dims(from.dims);
+      const auto consumed = PartialShape::from_ir_dims(to.dims);
+      if (compatible(produced, consumed)) continue;
+      const Edge& e = m.ir.edges[node.in_edges[i]];
+      Diagnostic d;
+      d.rule = "edge-mismatch";
+      d.layer = n;
+      d.port = port_label("input", to);
+      d.line = e.line;
+      d.declared = to_string(consumed);
+      d.inferred = to_string(produced);
+      d.message = "declared " + d.declared + ", but its producer " + describe(layers[src.node]) +
+                  " " + port_label("output", from) + " declares " + d.inferred;
+      out.push_back(std::move(d));
+    }
+  }
+}
+
+}  // namespace
+
+std::size_t CheckReport::errors() const {
+  return static_cast<std::size_t>(std::count_if(diagnostics.begin(), diagnostics.end(), [](const auto& d) {
+    return d.severity == Severity::error;
+  }));
+}
+
+std::size_t CheckReport::warnings() const { return diagnostics.size() - errors(); }
+
+CheckReport check_file(const std::string& xml_path, const CheckOptions& options) {
+  CheckReport report;
+  report.path = xml_path;
+  try {
+    report.model = load_model(xml_path, options.weights);
+  } catch (const ModelError& e) {
+    Diagnostic d;
+    d.rule = "unreadable";
+    d.message = e.detail();
+    d.line = e.line();
+    if (e.path() != xml_path) d.message = e.path() + ": " + d.message;
+    report.diagnostics.push_back(std::move(d));
+    return report;
+  }
+  const Model& m = *report.model;
+  const auto analysis = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+
+  Diagnostics all = m.ir.diagnostics;
+  all.insert(all.end(), analysis.diagnostics.begin(), analysis.diagnostics.end());
+  for (auto n : m.graph.order) {
+    const auto& info = analysis.nodes[n];
+    if (!info.inferred) continue;
+    report.checked.push_back(n);
+    compare_outputs(m, analysis, n, all);
+  }
+  compare_edges(m, all);
+  std::sort(report.checked.begin(), report.checked.end());
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
+  if (options.strict) {
+    for (auto& d : all) d.severity = Severity::error;
+  }
+  report.diagnostics = std::move(all);
+  return report;
+}
+
+std::string format(const CheckReport& report, const Diagnostic& d) {
+  if (report.model) return format(report.model->ir, d);
+  std::string s = report.path + (d.line ? ":" + std::to_string(d.line) : "") + ": error: " +
+                  d.message + " [" + d.rule + "]";
+  return s;
+}
+
+}  // namespace irrun

@@ -1,0 +1,160 @@
+#include "irrun/graph.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "irrun/error.hpp"
+
+namespace irrun {
+namespace {
+
+bool is_type(const Layer& layer, std::string_view type) {
+  return layer.type.size() == type.size() &&
+         std::equal(type.begin(), type.end(), layer.type.begin(),
+                    [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+}
+
+std::optional<std::size_t> port_index(const std::vector<Port>& ports, std::uint64_t id) {
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    if (ports[i].id == id) return i;
+  }
+  return std::nullopt;
+}
+
+[[noreturn]] void fail(const IrModel& model, std::size_t line, const std::string& what) {
+  throw ModelError(model.path, line, what);
+}
+
+std::string edge_text(const Edge& e) {
+  return "edge " + std::to_string(e.from_layer) + ":" + std::to_string(e.from_port) + " -> " +
+         std::to_string(e.to_layer) + ":" + std::to_string(e.to_port);
+}
+
+}  // namespace
+
+Graph build_graph(IrModel& model) {
+  const auto& layers = model.layers;
+  Graph g;
+  g.nodes.resize(layers.size());
+  std::unordered_map<std::uint64_t, std::size_t> by_id;
+  for (std::size_t i = 0; i < layers.size(); ++i) by_id.emplace(layers[i].id, i);
+
+  // Input slots: the number of inputs is the number of incoming edges (as in OpenVINO), and an
+  // edge's slot is the position of its port among the layer's <input> ports.
+  std::vector<std::vector<std::optional<std::pair<Source, std::size_t>>>> slots(layers.size());
+  std::vector<std::size_t> incoming(layers.size(), 0);
+  for (const auto& e : model.edges) {
+    auto to = by_id.find(e.to_layer);
+    if (to != by_id.end()) ++incoming[to->second];
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) slots[i].resize(incoming[i]);
+
+  for (std::size_t k = 0; k < model.edges.size(); ++k) {
+    const Edge& e = model.edges[k];
+    const auto from = by_id.find(e.from_layer);
+    if (from == by_id.end())
+      fail(model, e.line, edge_text(e) + ": from-layer " + std::to_string(e.from_layer) +
+                              " does not exist");
+    const auto to = by_id.find(e.to_layer);
+    if (to == by_id.end())
+      fail(model, e.line, edge_text(e) + ": to-layer " + std::to_string(e.to_layer) +
+                              " does not exist");
+    const Layer& src = layers[from->second];
+    const Layer& dst = layers[to->second];
+    const auto out = port_index(src.outputs, e.from_port);
+    if (!out)
+      fail(model, e.line, edge_text(e) + ": Can not find output port with id " +
+                              std::to_string(e.from_port) + " in " + describe(src));
+    const auto in = port_index(dst.inputs, e.to_port);
+    if (!in)
+      fail(model, e.line, edge_text(e) + ": Can not find input port with id " +
+                              std::to_string(e.to_port) + " in " + describe(dst));
+    auto& dst_slots = slots[to->second];
+    if (*in >= dst_slots.size())
+      fail(model, e.line, describe(dst) + " is inconsistent: " + edge_text(e) +
+                              " goes to input index " + std::to_string(*in) + " but the layer has " +
+                              std::to_string(dst_slots.size()) + " incoming edge(s)");
+    if (dst_slots[*in])
+      fail(model, e.line, describe(dst) + ": input port " + std::to_string(e.to_port) +
+                              " has more than one incoming edge");
+    dst_slots[*in] = std::make_pair(Source{from->second, *out}, k);
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    for (std::size_t s = 0; s < slots[i].size(); ++s) {
+      if (!slots[i][s])
+        fail(model, layers[i].line, describe(layers[i]) + " has incorrect input with index " +
+                                        std::to_string(s) + ": no edge reaches input port " +
+                                        (s < layers[i].inputs.size()
+                                             ? std::to_string(layers[i].inputs[s].id)
+                                             : std::string("?")));
+      g.nodes[i].inputs.push_back(slots[i][s]->first);
+      g.nodes[i].in_edges.push_back(slots[i][s]->second);
+    }
+  }
+
+  // Kahn's algorithm: iterative, so a 100,000-layer chain needs no deep stack.
+  std::vector<std::vector<std::size_t>> consumers(layers.size());
+  std::vector<std::size_t> pending(layers.size(), 0);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    pending[i] = g.nodes[i].inputs.size();
+    for (const auto& src : g.nodes[i].inputs) consumers[src.node].push_back(i);
+  }
+  std::vector<std::size_t> ready;
+  for (std::size_t i = layers.size(); i-- > 0;) {
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    const auto n = ready.back();
+    ready.pop_back();
+    g.order.push_back(n);
+    for (auto c : consumers[n]) {
+      if (--pending[c] == 0) ready.push_back(c);
+    }
+  }
+  if (g.order.size() != layers.size()) {
+    // Walk back through unfinished producers until a layer repeats: that layer is on a cycle.
+    auto n = static_cast<std::size_t>(
+        std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p > 0; }) -
+        pending.begin());
+    std::vector<bool> seen(layers.size(), false);
+    while (!seen[n]) {
+      seen[n] = true;
+      for (const auto& src : g.nodes[n].inputs) {
+        if (pending[src.node] > 0) {
+          n = src.node;
+          break;
+        }
+      }
+    }
+    fail(model, layers[n].line, describe(layers[n]) + " is on a cycle");
+  }
+
+  // Reachability from Results and Assigns, walking producers iteratively.
+  std::vector<std::size_t> stack;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (is_type(layers[i], "Result") || is_type(layers[i], "Assign")) stack.push_back(i);
+    if (is_type(layers[i], "Parameter")) g.parameters.push_back(i);
+    if (is_type(layers[i], "Result")) g.results.push_back(i);
+  }
+  while (!stack.empty()) {
+    const auto n = stack.back();
+    stack.pop_back();
+    if (g.nodes[n].reachable) continue;
+    g.nodes[n].reachable = true;
+    for (const auto& src : g.nodes[n].inputs) stack.push_back(src.node);
+  }
+  for (auto p : g.parameters) g.nodes[p].reachable = true;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (g.nodes[i].reachable) continue;
+    Diagnostic d;
+    d.severity = Severity::warning;
+    d.rule = "unreachable-layer";
+    d.layer = i;
+    d.message = "not connected to any Result; OpenVINO drops it";
+    d.line = layers[i].line;
+    model.diagnostics.push_back(std::move(d));
+  }
+  return g;
+}
+
+}  // namespace irrun

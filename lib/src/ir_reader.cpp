@@ -1,0 +1,298 @@
+#include "irrun/ir_reader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <pugixml.hpp>
+#include <set>
+#include <sstream>
+
+#include "irrun/error.hpp"
+
+namespace irrun {
+namespace {
+
+// Maps pugixml byte offsets to 1-based line numbers.
+class LineIndex {
+ public:
+  explicit LineIndex(std::string_view text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\n') newlines_.push_back(i);
+    }
+  }
+  std::size_t line(std::ptrdiff_t offset) const {
+    if (offset < 0) return 0;
+    return static_cast<std::size_t>(std::lower_bound(newlines_.begin(), newlines_.end(),
+                                                     static_cast<std::size_t>(offset)) -
+                                    newlines_.begin()) +
+           1;
+  }
+
+ private:
+  std::vector<std::size_t> newlines_;
+};
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+std::optional<std::uint64_t> parse_u64(std::string_view text) {
+  text = trim(text);
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return std::nullopt;
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// `names` attribute: comma-separated, `\,` escapes a comma.
+std::vector<std::string> split_names(std::string_view text) {
+  std::vector<std::string> names;
+  std::string current;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == ',') {
+      current += ',';
+      ++i;
+    } else if (text[i] == ',') {
+      names.emplace_back(trim(current));
+      current.clear();
+    } else {
+      current += text[i];
+    }
+  }
+  names.emplace_back(trim(current));
+  names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
+  return names;
+}
+
+class Reader {
+ public:
+  Reader(std::string_view xml, const std::string& path) : xml_(xml), lines_(xml) {
+    model_.path = path;
+  }
+
+  IrModel read() {
+    pugi::xml_document doc;
+    // Default options: no DOCTYPE nodes, and pugixml never expands custom entities.
+    const auto parsed = doc.load_buffer(xml_.data(), xml_.size(), pugi::parse_default);
+    if (!parsed)
+      throw ModelError(model_.path, lines_.line(parsed.offset),
+                       std::string("not well-formed XML: ") + parsed.description() +
+                           " at offset " + std::to_string(parsed.offset));
+    const auto net = doc.document_element();
+    if (!net || !iequals(net.name(), "net"))
+      throw ModelError(model_.path, 0, "not an OpenVINO IR: the root element is <" +
+                        std::string(net ? net.name() : "") + ">, expected <net>");
+    const std::string version = net.attribute("version").as_string();
+    if (version != "10" && version != "11")
+      throw ModelError(model_.path, 0, "IR version '" + version +
+                        "' is not supported: OpenVINO reads IR versions 10 and 11");
+    model_.ir_version = std::stoi(version);
+    model_.name = net.attribute("name").as_string();
+
+    for (auto layer : net.child("layers").children("layer")) read_layer(layer);
+    for (auto edge : net.child("edges").children("edge")) read_edge(edge);
+    return std::move(model_);
+  }
+
+ private:
+  std::size_t line(const pugi::xml_node& node) const { return lines_.line(node.offset_debug()); }
+
+  [[noreturn]] void fail(const pugi::xml_node& node, const std::string& what) const {
+    throw ModelError(model_.path, line(node), what);
+  }
+
+  void warn(const pugi::xml_node& node, std::size_t layer, std::string rule, std::string port,
+            std::string message) {
+    Diagnostic d;
+    d.severity = Severity::warning;
+    d.rule = std::move(rule);
+    d.layer = layer;
+    d.port = std::move(port);
+    d.message = std::move(message);
+    d.line = line(node);
+    model_.diagnostics.push_back(std::move(d));
+  }
+
+  std::string mandatory(const pugi::xml_node& node, const char* attr, const std::string& context) {
+    const auto a = node.attribute(attr);
+    if (!a)
+      fail(node, context + "<" + node.name() + "> is missing mandatory attribute '" + attr + "'");
+    return a.value();
+  }
+
+  std::uint64_t mandatory_u64(const pugi::xml_node& node, const char* attr,
+                              const std::string& context) {
+    const auto text = mandatory(node, attr, context);
+    const auto v = parse_u64(text);
+    if (!v)
+      fail(node, context + "attribute '" + attr + "' of <" + node.name() + "> is '" + text +
+                     "', expected a non-negative integer");
+    return *v;
+  }
+
+  void read_layer(const pugi::xml_node& node) {
+    Layer layer;
+    layer.line = line(node);
+    layer.id = mandatory_u64(node, "id", "");
+    const std::string ctx = "layer " + std::to_string(layer.id) + ": ";
+    layer.name = mandatory(node, "name", ctx);
+    layer.type = mandatory(node, "type", ctx);
+    layer.version = mandatory(
+        node, "version", "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + layer.type + "): ");
+    if (!ids_.insert(layer.id).second)
+      fail(node, describe(layer) + ": duplicate layer id " + std::to_string(layer.id));
+    const std::size_t index = model_.layers.size();
+
+    if (auto data = node.child("data")) {
+      layer.has_data = true;
+      for (auto a : data.attributes()) layer.data.emplace_back(a.name(), a.value());
+    }
+    std::set<std::uint64_t> port_ids;
+    for (auto port : node.child("input").children("port"))
+      layer.inputs.push_back(read_port(port, layer, index, port_ids, false));
+    for (auto port : node.child("output").children("port"))
+      layer.outputs.push_back(read_port(port, layer, index, port_ids, true));
+    if (model_.ir_version >= 11) check_rt_info(node.child("rt_info"), layer);
+    model_.layers.push_back(std::move(layer));
+  }
+
+  Port read_port(const pugi::xml_node& node, const Layer& layer, std::size_t index,
+                 std::set<std::uint64_t>& ids, bool is_output) {
+    Port port;
+    port.line = line(node);
+    const std::string ctx = describe(layer) + ": ";
+    port.id = mandatory_u64(node, "id", ctx);
+    const std::string label = std::string(is_output ? "output" : "input") + " port " +
+                              std::to_string(port.id);
+    if (!ids.insert(port.id).second) fail(node, ctx + "duplicate port id " + std::to_string(port.id));
+
+    if (const auto precision = node.attribute("precision")) {
+      port.precision = precision.value();
+      port.type = parse_precision(port.precision);
+      if (!port.type) {
+        if (is_output)
+          fail(node, ctx + label + ": precision '" + port.precision +
+                         "' is not an element type (e.g. FP32, f32, FP16, I64)");
+        warn(node, index, "bad-precision", label,
+             "precision '" + port.precision + "' is not an element type (ignored by OpenVINO on "
+             "input ports)");
+      }
+    } else if (is_output) {
+      fail(node, ctx + label + ": missing mandatory attribute 'precision'");
+    }
+    if (const auto names = node.attribute("names")) port.names = split_names(names.value());
+
+    for (auto dim : node.children("dim")) port.dims.push_back(read_dim(dim, index, ctx, label));
+    if (model_.ir_version >= 11) check_rt_info(node.child("rt_info"), layer);
+    return port;
+  }
+
+  // <dim> is read like `int64 >>`: leading space, optional sign, digits; the rest is ignored.
+  std::int64_t read_dim(const pugi::xml_node& node, std::size_t index, const std::string& ctx,
+                        const std::string& label) {
+    const std::string text = node.child_value();
+    std::size_t pos = text.find_first_not_of(" \t\r\n");
+    std::size_t end = pos == std::string::npos ? text.size() : pos;
+    if (end < text.size() && (text[end] == '-' || text[end] == '+')) ++end;
+    const std::size_t digits = end;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    std::int64_t value = -2;
+    if (end > digits) {
+      const char* first = text.data() + (text[pos] == '+' ? pos + 1 : pos);
+      auto [ptr, ec] = std::from_chars(first, text.data() + end, value);
+      if (ec != std::errc()) value = -2;
+    }
+    if (value < -1)
+      fail(node, ctx + label + ": <dim>" + text + "</dim> is not a dimension: expected an integer "
+                                                  ">= -1 (-1 for a dynamic dim)");
+    if (trim(std::string_view(text).substr(end)).size() > 0)
+      warn(node, index, "dim-text", label,
+           "<dim>" + text + "</dim> is read by OpenVINO as " + std::to_string(value) +
+               " (the rest is ignored); write a plain integer, -1 for a dynamic dim");
+    return value;
+  }
+
+  void check_rt_info(const pugi::xml_node& rt_info, const Layer& layer) {
+    if (!rt_info) return;
+    std::set<std::string> names;
+    for (auto a : rt_info.children("attribute")) {
+      const std::string name = a.attribute("name").as_string();
+      if (!names.insert(name).second)
+        fail(a, describe(layer) + ": multiple rt_info attributes are detected: " + name);
+    }
+  }
+
+  void read_edge(const pugi::xml_node& node) {
+    Edge e;
+    e.line = line(node);
+    e.from_layer = mandatory_u64(node, "from-layer", "edge: ");
+    e.from_port = mandatory_u64(node, "from-port", "edge: ");
+    e.to_layer = mandatory_u64(node, "to-layer", "edge: ");
+    e.to_port = mandatory_u64(node, "to-port", "edge: ");
+    model_.edges.push_back(e);
+  }
+
+  std::string_view xml_;
+  LineIndex lines_;
+  IrModel model_;
+  std::set<std::uint64_t> ids_;
+};
+
+}  // namespace
+
+const std::string* Layer::attribute(std::string_view key) const {
+  for (const auto& [k, v] : data) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+std::string describe(const Layer& layer) {
+  return "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + layer.type + " " +
+         layer.version + ")";
+}
+
+std::string where(const IrModel& model, std::size_t line) {
+  return model.path + (line ? ":" + std::to_string(line) : std::string()) + ": ";
+}
+
+IrModel parse_ir(std::string_view xml, const std::string& path) { return Reader(xml, path).read(); }
+
+IrModel read_ir(const std::string& xml_path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(xml_path, ec))
+    throw ModelError(xml_path, 0, "is a directory, expected an IR .xml file");
+  std::ifstream in(xml_path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    throw ModelError(xml_path, 0, std::string("cannot open: ") + std::strerror(err));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw ModelError(xml_path, 0, "cannot read");
+  const std::string text = buffer.str();
+  if (text.empty()) throw ModelError(xml_path, 0, "empty file, expected an IR .xml file");
+  return parse_ir(text, xml_path);
+}
+
+std::string default_weights_path(const std::string& xml_path) {
+  return std::filesystem::path(xml_path).replace_extension(".bin").string();
+}
+
+}  // namespace irrun

@@ -1,0 +1,266 @@
+#include "irrun/ops.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+
+#include "irrun/checked.hpp"
+
+namespace irrun {
+namespace {
+
+constexpr std::array<std::string_view, 3> kRoundingNames{"floor", "ceil", "ceil_torch"};
+constexpr std::array<std::string_view, 4> kAutoPadNames{"explicit", "same_upper", "same_lower",
+                                                        "valid"};
+constexpr std::array<std::string_view, 2> kParameterAttrs{"shape", "element_type"};
+constexpr std::array<std::string_view, 4> kConstAttrs{"element_type", "shape", "offset", "size"};
+constexpr std::array<std::string_view, 7> kAvgPoolAttrs{
+    "kernel", "strides", "pads_begin", "pads_end", "exclude-pad", "rounding_type", "auto_pad"};
+constexpr std::array<std::string_view, 8> kAvgPool16Attrs{
+    "kernel",        "strides",  "pads_begin", "pads_end", "exclude-pad",
+    "rounding_type", "auto_pad", "dilations"};
+
+// --- Parameter -------------------------------------------------------------------------------
+
+OpAttrs parse_parameter(AttrReader& r, int) {
+  ParameterAttrs a;
+  const auto type = r.text("element_type");
+  if (!type) throw LayerError("bad-attribute", "missing attribute 'element_type'");
+  const auto parsed = parse_element_type_name(*type);
+  if (!parsed)
+    throw LayerError("bad-attribute", "attribute 'element_type': \"" + *type +
+                                          "\" is not a member of enum element::Type_t");
+  a.type = *parsed;
+  const auto shape = r.text("shape");
+  if (!shape)
+    throw LayerError("bad-attribute",
+                     "missing attribute 'shape' (OpenVINO would make the input a scalar)");
+  try {
+    a.shape = parse_partial_shape(*shape);
+  } catch (const std::invalid_argument& e) {
+    throw LayerError("bad-attribute", "attribute 'shape' = \"" + *shape + "\": " + e.what());
+  }
+  r.finish(kParameterAttrs);
+  return a;
+}
+
+InferResult infer_parameter(const OpAttrs& attrs, int, const InferContext&) {
+  const auto& a = std::get<ParameterAttrs>(attrs);
+  return {{ValueInfo{a.shape, a.type, std::nullopt}}, std::nullopt, {}};
+}
+
+// --- Const -----------------------------------------------------------------------------------
+
+OpAttrs parse_const(AttrReader& r, int) {
+  ConstAttrs a;
+  const auto type = r.text("element_type");
+  if (!type) throw LayerError("bad-attribute", "No attributes defined for Const op! (no 'element_type')");
+  // Both the enum adapter and element::Type(string) must accept the spelling: lowercase names.
+  const auto parsed = parse_element_type_name(*type);
+  if (!parsed || !parse_precision(*type))
+    throw LayerError("bad-attribute", "attribute 'element_type': \"" + *type +
+                                          "\" is not an element type OpenVINO's Const accepts "
+                                          "(use a lowercase name such as f32, i64)");
+  a.type = *parsed;
+  if (!r.has("shape")) throw LayerError("bad-attribute", "missing attribute 'shape'");
+  for (auto d : r.uint_list("shape")) {
+    if (d > static_cast<std::uint64_t>(kInf)) throw LayerError("bad-attribute", "shape too large");
+    a.shape.push_back(static_cast<std::int64_t>(d));
+  }
+  a.offset = r.mandatory_u64("offset");
+  a.size = r.mandatory_u64("size");
+  r.finish(kConstAttrs);
+  return a;
+}
+
+template <class T>
+std::vector<std::int64_t> read_ints(const std::byte* p, std::size_t count) {
+  std::vector<std::int64_t> v(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    T x;
+    std::memcpy(&x, p + i * sizeof(T), sizeof(T));
+    v[i] = static_cast<std::int64_t>(x);
+  }
+  return v;
+}
+
+InferResult infer_const(const OpAttrs& attrs, int, const InferContext& ctx) {
+  const auto& a = std::get<ConstAttrs>(attrs);
+  InferResult result;
+  ValueInfo out{PartialShape::from_static(a.shape), a.type, std::nullopt};
+  const auto count = checked_product(a.shape);
+  const auto bits = count ? checked_mul(*count, bit_width(a.type)) : std::nullopt;
+  if (!bits) throw LayerError("bad-weights", "shape " + to_string(a.shape) + " is too large");
+  const std::uint64_t needed = *bits / 8 + (*bits % 8 ? 1 : 0);
+  if (ctx.weights) {
+    const auto end = checked_add(a.offset, a.size);
+    if (!end || *end > ctx.weights->size())
+      throw LayerError("bad-weights", "Incorrect weights in bin file! offset " +
+                                          std::to_string(a.offset) + " + size " +
+                                          std::to_string(a.size) + " exceeds the " +
+                                          std::to_string(ctx.weights->size()) + "-byte .bin");
+    if (a.size < needed)
+      throw LayerError("bad-weights", "Attribute and shape size are inconsistent for Const op! "
+                                      "size " + std::to_string(a.size) + " < " +
+                                      std::to_string(needed) + " bytes needed for " +
+                                      std::string(to_string(a.type)) + " " + to_string(a.shape));
+    // Small integer Consts feed shape inference (AdaptiveAvgPool's output_size).
+    const auto* p = ctx.weights->data() + a.offset;
+    if (*count <= 16 && a.type == ElementType::i64) out.values = read_ints<std::int64_t>(p, *count);
+    if (*count <= 16 && a.type == ElementType::i32) out.values = read_ints<std::int32_t>(p, *count);
+  }
+  result.outputs.push_back(std::move(out));
+  return result;
+}
+
+// --- Result ----------------------------------------------------------------------------------
+
+OpAttrs parse_none(AttrReader& r, int) {
+  r.finish({});
+  return std::monostate{};
+}
+
+InferResult infer_result(const OpAttrs&, int, const InferContext&) { return {}; }
+
+// --- AvgPool ---------------------------------------------------------------------------------
+
+OpAttrs parse_avg_pool(AttrReader& r, int version) {
+  PoolAttrs a;
+  a.kernel = r.uint_list("kernel");
+  a.strides = r.uint_list("strides");
+  a.pads_begin = r.uint_list("pads_begin");
+  a.pads_end = r.uint_list("pads_end");
+  a.exclude_pad = r.boolean("exclude-pad", true);
+  a.rounding = static_cast<RoundingType>(
+      r.enumeration("rounding_type", kRoundingNames, "ov::op::RoundingType", 0));
+  a.auto_pad =
+      static_cast<AutoPad>(r.enumeration("auto_pad", kAutoPadNames, "ov::op::PadType", 0));
+  if (version >= 16) {
+    a.dilations = r.uint_list("dilations");
+    r.finish(kAvgPool16Attrs);
+  } else {
+    r.finish(kAvgPoolAttrs);
+  }
+  return a;
+}
+
+void require_numeric_input(const InferContext& ctx, std::size_t i) {
+  const auto t = ctx.inputs[i].type;
+  if (t == ElementType::undefined || t == ElementType::dynamic || t == ElementType::string ||
+      t == ElementType::boolean)
+    throw LayerError("bad-type", "input " + std::to_string(i) + " has element type " +
+                                     std::string(to_string(t)) + ", expected a float or integer type");
+}
+
+InferResult to_result(PoolInference&& p, ElementType type) {
+  InferResult r;
+  r.outputs.push_back(ValueInfo{std::move(p.output), type, std::nullopt});
+  r.geometry = p.geometry;
+  return r;
+}
+
+InferResult infer_avg_pool_op(const OpAttrs& attrs, int version, const InferContext& ctx) {
+  require_numeric_input(ctx, 0);
+  try {
+    return to_result(infer_avg_pool(std::get<PoolAttrs>(attrs), version, ctx.inputs[0].shape),
+                     ctx.inputs[0].type);
+  } catch (const ValidationError& e) {
+    throw LayerError("validation", e.what());
+  }
+}
+
+// --- AdaptiveAvgPool -------------------------------------------------------------------------
+
+InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& ctx) {
+  require_numeric_input(ctx, 0);
+  const auto& size = ctx.inputs[1];
+  Diagnostics warnings;
+  if (size.type != ElementType::i32 && size.type != ElementType::i64) {
+    Diagnostic d;
+    d.severity = Severity::warning;
+    d.rule = "bad-type";
+    d.port = "input 1";
+    d.message = "output_size has element type " + std::string(to_string(size.type)) +
+                "; the specification allows i32 or i64";
+    warnings.push_back(std::move(d));
+  }
+  try {
+    auto r = to_result(infer_adaptive_avg_pool(ctx.inputs[0].shape, size.shape, size.values),
+                       ctx.inputs[0].type);
+    r.warnings = std::move(warnings);
+    return r;
+  } catch (const ValidationError& e) {
+    throw LayerError("validation", e.what());
+  }
+}
+
+constexpr std::array<OpEntry, 7> kOps{{
+    {"Parameter", 1, 1, 16, OpKind::parameter, 0, kParameterAttrs, parse_parameter, infer_parameter},
+    {"Constant", 1, 1, 15, OpKind::constant, 0, kConstAttrs, parse_const, infer_const},
+    {"Result", 1, 1, 15, OpKind::result, 1, {}, parse_none, infer_result},
+    {"AvgPool", 1, 1, 13, OpKind::avg_pool, 1, kAvgPoolAttrs, parse_avg_pool, infer_avg_pool_op},
+    {"AvgPool", 14, 14, 15, OpKind::avg_pool, 1, kAvgPoolAttrs, parse_avg_pool, infer_avg_pool_op},
+    {"AvgPool", 16, 16, 16, OpKind::avg_pool, 1, kAvgPool16Attrs, parse_avg_pool,
+     infer_avg_pool_op},
+    {"AdaptiveAvgPool", 8, 8, 15, OpKind::adaptive_avg_pool, 2, {}, parse_none,
+     infer_adaptive_avg_pool_op},
+}};
+
+constexpr int kLatestOpset = 16;
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::optional<int> opset_number(std::string_view version) {
+  if (version.substr(0, 5) != "opset") return std::nullopt;
+  int n = 0;
+  const auto digits = version.substr(5);
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size())
+    return std::nullopt;
+  return n;
+}
+
+}  // namespace
+
+const OpEntry* resolve_op(const Layer& layer) {
+  const std::string_view type = iequals(layer.type, "Const") ? "Constant" : layer.type;
+  bool known = false;
+  for (const auto& op : kOps) known = known || iequals(op.type, type);
+  if (!known) return nullptr;
+  const auto opset = opset_number(layer.version);
+  if (!opset || *opset < 1 || *opset > kLatestOpset)
+    throw LayerError("unknown-opset", "Cannot create " + layer.type +
+                                          " layer from unsupported opset: " + layer.version);
+  for (const auto& op : kOps) {
+    if (iequals(op.type, type) && *opset >= op.first_opset && *opset <= op.last_opset) return &op;
+  }
+  throw LayerError("unknown-opset", "Opset " + layer.version +
+                                        " doesn't contain the operation with type: " + layer.type);
+}
+
+std::string op_label(const OpEntry& op) {
+  return std::string(op.type) + "-" + std::to_string(op.version);
+}
+
+std::string describe_op(const Layer& layer) {
+  std::string kind = layer.type + " " + layer.version;
+  try {
+    if (const auto* op = resolve_op(layer)) kind = op_label(*op) + " " + layer.version;
+  } catch (const LayerError&) {
+  }
+  return "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + kind + ")";
+}
+
+bool kernel_supports(ElementType type) {
+  return type == ElementType::f32 || type == ElementType::f16 || type == ElementType::bf16 ||
+         type == ElementType::f64;
+}
+
+}  // namespace irrun
