@@ -1,0 +1,545 @@
+#include "irrun/kernels/avg_pool.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "irrun/error.hpp"
+#include "irrun/float16.hpp"
+#include "support/naive_pool.hpp"
+
+namespace {
+
+using irrun::ElementType;
+using irrun::Parallel;
+using irrun::PoolGeometry;
+using irrun::Tensor;
+
+const ElementType kFloatTypes[] = {ElementType::f32, ElementType::f64, ElementType::f16,
+                                   ElementType::bf16};
+
+// ---- Element access through doubles (test inputs are always exact in the element type) ----
+
+double round_to(ElementType t, double v) {
+  switch (t) {
+    case ElementType::f32:
+      return static_cast<float>(v);
+    case ElementType::f64:
+      return v;
+    case ElementType::f16:
+      return irrun::f16_bits_to_double(irrun::f16_bits_from_double(v));
+    case ElementType::bf16:
+      return irrun::bf16_bits_to_double(irrun::bf16_bits_from_double(v));
+    default:
+      FAIL("not a float type");
+      return 0;
+  }
+}
+
+void store(Tensor& t, std::size_t i, double v) {
+  switch (t.type) {
+    case ElementType::f32:
+      t.mutable_data<float>()[i] = static_cast<float>(v);
+      break;
+    case ElementType::f64:
+      t.mutable_data<double>()[i] = v;
+      break;
+    case ElementType::f16:
+      t.mutable_data<std::uint16_t>()[i] = irrun::f16_bits_from_double(v);
+      break;
+    case ElementType::bf16:
+      t.mutable_data<std::uint16_t>()[i] = irrun::bf16_bits_from_double(v);
+      break;
+    default:
+      FAIL("not a float type");
+  }
+}
+
+double load(const Tensor& t, std::size_t i) {
+  switch (t.type) {
+    case ElementType::f32:
+      return t.data<float>()[i];
+    case ElementType::f64:
+      return t.data<double>()[i];
+    case ElementType::f16:
+      return irrun::f16_bits_to_double(t.data<std::uint16_t>()[i]);
+    case ElementType::bf16:
+      return irrun::bf16_bits_to_double(t.data<std::uint16_t>()[i]);
+    default:
+      FAIL("not a float type");
+      return 0;
+  }
+}
+
+// Position of a value on the type's ordered line of representable values (+0 and -0 coincide),
+// so the difference of two positions is their distance in ulps.
+std::int64_t ordinal(ElementType t, double v) {
+  if (t == ElementType::f32) {
+    const auto b = std::bit_cast<std::uint32_t>(static_cast<float>(v));
+    const auto mag = static_cast<std::int64_t>(b & 0x7FFFFFFFu);
+    return (b >> 31) ? -mag : mag;
+  }
+  const auto b = std::bit_cast<std::uint64_t>(v);
+  const auto mag = static_cast<std::int64_t>(b & 0x7FFFFFFFFFFFFFFFull);
+  return (b >> 63) ? -mag : mag;
+}
+
+std::vector<std::int64_t> shape_of(const PoolGeometry& g, const std::array<std::int64_t, 3>& sp) {
+  std::vector<std::int64_t> s{g.batch, g.channels};
+  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) s.push_back(sp[a]);
+  return s;
+}
+
+Tensor make_input(const PoolGeometry& g, ElementType t, const std::vector<double>& values) {
+  Tensor in = Tensor::zeros(t, shape_of(g, g.in));
+  REQUIRE(in.element_count() == values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) store(in, i, values[i]);
+  return in;
+}
+
+// Output tensor filled with NaN so that an element the kernel forgets to write is caught.
+Tensor make_poisoned_output(const PoolGeometry& g, ElementType t) {
+  Tensor out = Tensor::zeros(t, shape_of(g, g.out));
+  for (std::size_t i = 0; i < out.element_count(); ++i) {
+    store(out, i, std::numeric_limits<double>::quiet_NaN());
+  }
+  return out;
+}
+
+std::vector<double> read_all(const Tensor& t) {
+  std::vector<double> v(t.element_count());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = load(t, i);
+  return v;
+}
+
+std::vector<double> run_kernel(const PoolGeometry& g, ElementType t,
+                               const std::vector<double>& input, const Parallel& par) {
+  const Tensor in = make_input(g, t, input);
+  Tensor out = make_poisoned_output(g, t);
+  irrun::kernels::avg_pool(in, out, g, par);
+  return read_all(out);
+}
+
+template <class A>
+std::string list(const A& a, std::size_t n) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i) s += ',';
+    s += std::to_string(a[i]);
+  }
+  return s + "]";
+}
+
+std::string describe(const PoolGeometry& g) {
+  std::ostringstream os;
+  os << (g.adaptive ? "adaptive" : "window") << " rank=" << g.spatial_rank << " N=" << g.batch
+     << " C=" << g.channels << " in=" << list(g.in, 3) << " out=" << list(g.out, 3);
+  if (!g.adaptive) {
+    os << " kernel=" << list(g.kernel, 3) << " stride=" << list(g.stride, 3)
+       << " dilation=" << list(g.dilation, 3) << " pads_begin=" << list(g.pad_begin, 3)
+       << " pads_end=" << list(g.pad_end, 3) << " pads_in_avg=" << g.pads_in_avg;
+  }
+  return os.str();
+}
+
+// ---- Hand-checkable cases, one per rule ----
+
+struct HandCase {
+  std::string name;
+  std::vector<std::int64_t> in;  // spatial dims; the rank is their count
+  std::vector<std::int64_t> out;
+  std::vector<std::int64_t> kernel = {};  // empty: all 1 (window cases must set it)
+  std::vector<std::int64_t> stride = {};
+  std::vector<std::int64_t> dilation = {};
+  std::vector<std::int64_t> pads_begin = {};
+  std::vector<std::int64_t> pads_end = {};
+  bool pads_in_avg = false;
+  bool adaptive = false;
+  std::vector<double> expected = {};
+  std::vector<double> input = {};  // empty: 1, 2, 3, ...
+  std::int64_t channels = 1;
+};
+
+PoolGeometry geometry_of(const HandCase& c) {
+  PoolGeometry g;
+  g.channels = c.channels;
+  g.spatial_rank = c.in.size();
+  g.adaptive = c.adaptive;
+  g.pads_in_avg = c.pads_in_avg;
+  const std::size_t lead = 3 - c.in.size();
+  auto put = [&](std::array<std::int64_t, 3>& dst, const std::vector<std::int64_t>& src) {
+    for (std::size_t i = 0; i < src.size(); ++i) dst[lead + i] = src[i];
+  };
+  put(g.in, c.in);
+  put(g.out, c.out);
+  put(g.kernel, c.kernel);
+  put(g.stride, c.stride);
+  put(g.dilation, c.dilation);
+  put(g.pad_begin, c.pads_begin);
+  put(g.pad_end, c.pads_end);
+  return g;
+}
+
+std::vector<HandCase> hand_cases() {
+  // One rule per row; inputs are 1, 2, 3, ... unless given. Kept as rows for readability.
+  // clang-format off
+  return {
+      // OV op_reference v1 case 1: exclude-pad=false but no pads, so the flag is off and the
+      // ceil overhang averages only real cells: last = (7+8)/2.
+      {.name = "ceil overhang without pads averages real cells",
+       .in = {8}, .out = {4}, .kernel = {3}, .stride = {2},
+       .expected = {2, 4, 6, 7.5}},
+      // Padding counts: every window divides by K=3, overhang past pads_end included
+      // (PyTorch would give 3 for the last one).
+      {.name = "include-pad divides by the full kernel",
+       .in = {6}, .out = {4}, .kernel = {3}, .stride = {2}, .pads_begin = {1}, .pads_end = {1},
+       .pads_in_avg = true, .expected = {1, 3, 5, 2}},
+      {.name = "exclude-pad divides by in-bounds cells",
+       .in = {6}, .out = {4}, .kernel = {3}, .stride = {2}, .pads_begin = {1}, .pads_end = {1},
+       .expected = {1.5, 3, 5, 6}},
+      // Input rows [1 2 3 | 4 5 6]; the pad is on H only, yet the W overhang (col 3) counts:
+      // (0,1) = 3/4, (1,1) = (3+6)/4.
+      {.name = "pads on H only still count the W overhang",
+       .in = {2, 3}, .out = {2, 2}, .kernel = {2, 2}, .stride = {1, 2}, .pads_begin = {1, 0},
+       .pads_end = {0, 0}, .pads_in_avg = true, .expected = {0.75, 0.75, 3, 2.25}},
+      {.name = "window beyond the input is 0",
+       .in = {5}, .out = {3}, .kernel = {1}, .stride = {3}, .expected = {1, 4, 0}},
+      {.name = "window entirely in padding is 0 (exclude-pad)",
+       .in = {2}, .out = {4}, .kernel = {1}, .pads_begin = {2}, .expected = {0, 0, 1, 2}},
+      {.name = "window entirely in padding is 0 (include-pad)",
+       .in = {2}, .out = {4}, .kernel = {1}, .pads_begin = {2}, .pads_in_avg = true,
+       .expected = {0, 0, 1, 2}},
+      // Taps at 0,2,4 / 1,3,5 / 2,4,6.
+      {.name = "dilation 2",
+       .in = {7}, .out = {3}, .kernel = {3}, .dilation = {2}, .expected = {3, 4, 5}},
+      // Kd = 4, starts -2, 0, 2: taps {-2,1}, {0,3}, {2,5}.
+      {.name = "dilation 3 with pads, exclude-pad",
+       .in = {5}, .out = {3}, .kernel = {2}, .stride = {2}, .dilation = {3}, .pads_begin = {2},
+       .pads_end = {2}, .expected = {2, 2.5, 3}},
+      {.name = "dilation 3 with pads, include-pad",
+       .in = {5}, .out = {3}, .kernel = {2}, .stride = {2}, .dilation = {3}, .pads_begin = {2},
+       .pads_end = {2}, .pads_in_avg = true, .expected = {1, 2.5, 1.5}},
+      // same_* for D=5, K=2, s=2: total pad 1; same_upper puts it at the end, same_lower at the
+      // beginning.
+      {.name = "same_upper pads (0/1), exclude-pad",
+       .in = {5}, .out = {3}, .kernel = {2}, .stride = {2}, .pads_end = {1},
+       .expected = {1.5, 3.5, 5}},
+      {.name = "same_upper pads (0/1), include-pad",
+       .in = {5}, .out = {3}, .kernel = {2}, .stride = {2}, .pads_end = {1}, .pads_in_avg = true,
+       .expected = {1.5, 3.5, 2.5}},
+      {.name = "same_lower pads (1/0), exclude-pad",
+       .in = {5}, .out = {3}, .kernel = {2}, .stride = {2}, .pads_begin = {1},
+       .expected = {1, 2.5, 4.5}},
+      {.name = "same_lower pads (1/0), include-pad",
+       .in = {5}, .out = {3}, .kernel = {2}, .stride = {2}, .pads_begin = {1},
+       .pads_in_avg = true, .expected = {0.5, 2.5, 4.5}},
+      {.name = "1-D, two channels use their own planes",
+       .in = {4}, .out = {2}, .kernel = {2}, .stride = {2}, .expected = {1.5, 3.5, 5.5, 7.5},
+       .channels = 2},
+      // 3x3 input 1..9, 2x2 windows.
+      {.name = "2-D",
+       .in = {3, 3}, .out = {2, 2}, .kernel = {2, 2}, .stride = {1, 1}, .expected = {3, 4, 6, 7}},
+      {.name = "3-D single window",
+       .in = {2, 2, 2}, .out = {1, 1, 1}, .kernel = {2, 2, 2}, .stride = {1, 1, 1},
+       .expected = {4.5}},
+      // Every window holds exactly one input cell: out = in (exclude) or in/8 (include).
+      {.name = "3-D pads, exclude-pad",
+       .in = {2, 2, 2}, .out = {2, 2, 2}, .kernel = {2, 2, 2}, .stride = {2, 2, 2},
+       .pads_begin = {1, 1, 1}, .pads_end = {1, 1, 1}, .expected = {1, 2, 3, 4, 5, 6, 7, 8}},
+      {.name = "3-D pads, include-pad",
+       .in = {2, 2, 2}, .out = {2, 2, 2}, .kernel = {2, 2, 2}, .stride = {2, 2, 2},
+       .pads_begin = {1, 1, 1}, .pads_end = {1, 1, 1}, .pads_in_avg = true,
+       .expected = {0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1}},
+      // Bins [0,2) [1,4) [3,5).
+      {.name = "adaptive uneven bins I=5 O=3",
+       .in = {5}, .out = {3}, .adaptive = true, .expected = {1.5, 3, 4.5}},
+      // Bins [0,2) [1,3) [2,4).
+      {.name = "adaptive overlapping bins I=4 O=3",
+       .in = {4}, .out = {3}, .adaptive = true, .expected = {1.5, 2.5, 3.5}},
+      // Bins [0,1) [0,1) [0,2) [1,2) [1,2).
+      {.name = "adaptive output larger than input I=2 O=5",
+       .in = {2}, .out = {5}, .adaptive = true, .expected = {1, 1, 1.5, 2, 2}},
+      {.name = "adaptive 2-D",
+       .in = {3, 3}, .out = {2, 2}, .adaptive = true, .expected = {3, 4, 6, 7}},
+      // Input (d,h,w) = 1 + 6d + 2h + w; D and W collapse to one bin, H bins [0,2) [1,3).
+      {.name = "adaptive 3-D",
+       .in = {2, 3, 2}, .out = {1, 2, 1}, .adaptive = true, .expected = {5.5, 7.5}},
+      // Non-representable averages check the single rounding: 10/3 and 17/3.
+      {.name = "non-dyadic averages",
+       .in = {4}, .out = {2}, .kernel = {3}, .stride = {1}, .expected = {10.0 / 3, 17.0 / 3},
+       .input = {1, 4, 5, 8}},
+  };
+  // clang-format on
+}
+
+}  // namespace
+
+TEST_CASE("avg_pool hand-checked cases", "[kernels][avg_pool]") {
+  const auto c = GENERATE(from_range(hand_cases()));
+  const ElementType type = GENERATE(from_range(std::begin(kFloatTypes), std::end(kFloatTypes)));
+  const PoolGeometry g = geometry_of(c);
+  INFO(c.name << " [" << irrun::to_string(type) << "] " << describe(g));
+
+  std::vector<double> input = c.input;
+  if (input.empty()) {
+    input.resize(static_cast<std::size_t>(g.planes() * g.in_plane_size()));
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<double>(i + 1);
+  }
+  REQUIRE(c.expected.size() == static_cast<std::size_t>(g.planes() * g.out_plane_size()));
+
+  // The oracle must agree with the hand-written values too, or the random tests mean nothing.
+  const std::vector<double> oracle = irrun::testing::naive_avg_pool(g, input);
+  CHECK(oracle == c.expected);
+
+  Parallel serial(1), threaded(3);
+  for (const Parallel* par : {&serial, &threaded}) {
+    const std::vector<double> got = run_kernel(g, type, input, *par);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("threads=" << par->threads() << " output " << i);
+      CHECK(got[i] == round_to(type, c.expected[i]));
+    }
+  }
+}
+
+TEST_CASE("avg_pool cancellation keeps small terms (compensated sum)", "[kernels][avg_pool]") {
+  // 2^60 + 1 - 2^60: a plain double sum loses the 1 and returns 0; the exact average is 1/3.
+  const HandCase c{.name = "cancel", .in = {3}, .out = {1}, .kernel = {3}, .stride = {1}};
+  const PoolGeometry g = geometry_of(c);
+  const std::vector<double> input = {0x1p60, 1, -0x1p60};
+  Parallel par(1);
+  for (ElementType type : {ElementType::f32, ElementType::f64}) {
+    INFO(irrun::to_string(type));
+    CHECK(run_kernel(g, type, input, par)[0] == round_to(type, 1.0 / 3));
+  }
+}
+
+TEST_CASE("avg_pool f64 keeps sub-ulp terms of the sum", "[kernels][avg_pool]") {
+  // Exact average (1 + 3*2^-53)/4 = 0.25 + 1.5*2^-54, halfway between two doubles spaced 2^-54.
+  // A plain double sum rounds every 1 + 2^-53 back to 1 and returns 0.25, 1.5 ulp off; the
+  // compensated sum with a single final rounding gives the tie's even neighbour.
+  const HandCase c{.name = "f64", .in = {4}, .out = {1}, .kernel = {4}, .stride = {1}};
+  const PoolGeometry g = geometry_of(c);
+  const double tiny = 0x1p-53;
+  Parallel par(1);
+  CHECK(run_kernel(g, ElementType::f64, {1, tiny, tiny, tiny}, par)[0] == 0.25 + 0x1p-53);
+}
+
+TEST_CASE("avg_pool rejects bad arguments", "[kernels][avg_pool]") {
+  const HandCase c{.name = "x", .in = {4}, .out = {2}, .kernel = {2}, .stride = {2}};
+  const PoolGeometry g = geometry_of(c);
+  Parallel par(1);
+
+  SECTION("unsupported element type") {
+    const Tensor in = Tensor::zeros(ElementType::i32, {1, 1, 4});
+    Tensor out = Tensor::zeros(ElementType::i32, {1, 1, 2});
+    try {
+      irrun::kernels::avg_pool(in, out, g, par);
+      FAIL("no exception");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == irrun::ExitCode::unsupported);
+      CHECK_THAT(e.what(), Catch::Contains("i32"));
+    }
+  }
+  SECTION("type mismatch") {
+    const Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 4});
+    Tensor out = Tensor::zeros(ElementType::f16, {1, 1, 2});
+    CHECK_THROWS_AS(irrun::kernels::avg_pool(in, out, g, par), std::invalid_argument);
+  }
+  SECTION("shape mismatch") {
+    const Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 5});
+    Tensor out = Tensor::zeros(ElementType::f32, {1, 1, 2});
+    CHECK_THROWS_WITH(irrun::kernels::avg_pool(in, out, g, par),
+                      Catch::Contains("[1,1,5]") && Catch::Contains("[1,1,4]"));
+  }
+  SECTION("invalid geometry") {
+    PoolGeometry bad = g;
+    bad.stride[2] = 0;
+    const Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 4});
+    Tensor out = Tensor::zeros(ElementType::f32, {1, 1, 2});
+    CHECK_THROWS_AS(irrun::kernels::avg_pool(in, out, bad, par), std::invalid_argument);
+  }
+}
+
+// ---- Randomized differential test against the naive oracle ----
+
+namespace {
+
+// SplitMix64: tiny, explicit and identical on every platform (std distributions are not).
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform-enough integer in [lo, hi].
+  std::int64_t range(std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  bool coin() { return (next() & 1) != 0; }
+
+ private:
+  std::uint64_t state_;
+};
+
+PoolGeometry random_geometry(SplitMix64& rng, std::size_t rank, bool adaptive,
+                             std::int64_t max_planes_factor = 3) {
+  PoolGeometry g;
+  g.batch = rng.range(1, 2);
+  g.channels = rng.range(1, max_planes_factor);
+  g.spatial_rank = rank;
+  g.adaptive = adaptive;
+  const std::int64_t max_in = rank == 3 ? 6 : rank == 2 ? 9 : 16;
+  for (std::size_t a = 3 - rank; a < 3; ++a) {
+    g.in[a] = rng.range(1, max_in);
+    if (adaptive) {
+      g.out[a] = rng.range(1, max_in + 2);  // may exceed the input
+      continue;
+    }
+    std::int64_t kd = 0;
+    do {
+      g.kernel[a] = rng.range(1, 4);
+      g.dilation[a] = rng.coin() ? 1 : rng.range(2, 3);
+      g.stride[a] = rng.range(1, 4);
+      g.pad_begin[a] = rng.coin() ? 0 : rng.range(1, 3);
+      g.pad_end[a] = rng.coin() ? 0 : rng.range(1, 3);
+      kd = g.dilation[a] * (g.kernel[a] - 1) + 1;
+    } while (kd > g.in[a] + g.pad_begin[a] + g.pad_end[a]);
+    // out = floor_or_ceil((in + pb + pe - Kd) / s) + 1
+    const std::int64_t span = g.in[a] + g.pad_begin[a] + g.pad_end[a] - kd;
+    g.out[a] = (rng.coin() ? (span + g.stride[a] - 1) / g.stride[a] : span / g.stride[a]) + 1;
+  }
+  g.pads_in_avg = !adaptive && rng.coin();
+  return g;
+}
+
+// A random value exactly representable in `type`, drawn so that every window sum is exact in
+// the oracle's 64-bit significand (all values are multiples of 2^-39 below 2^17, or f16).
+double random_value(SplitMix64& rng, ElementType type) {
+  if (rng.range(0, 15) == 0) return rng.coin() ? 0.0 : -0.0;
+  const double sign = rng.coin() ? -1.0 : 1.0;
+  switch (type) {
+    case ElementType::f32: {  // 24-bit mantissa, exponent -16..16
+      const auto m = static_cast<double>((rng.next() >> 40) | (1ull << 23));
+      return sign * std::ldexp(m, static_cast<int>(rng.range(-16, 16)) - 23);
+    }
+    case ElementType::f64: {  // 53-bit mantissa, value in [2^-16, 2^17)
+      const auto m = static_cast<double>((rng.next() >> 11) | (1ull << 52));
+      return sign * std::ldexp(m, static_cast<int>(rng.range(-16, 16)) - 52);
+    }
+    case ElementType::f16: {  // any finite f16 pattern, subnormals included
+      std::uint16_t bits;
+      do bits = static_cast<std::uint16_t>(rng.next());
+      while ((bits & 0x7C00) == 0x7C00);
+      return irrun::f16_bits_to_double(bits);
+    }
+    case ElementType::bf16: {  // 8-bit mantissa, exponent -31..16
+      const auto m = static_cast<double>((rng.next() >> 57) | (1ull << 7));
+      return sign * std::ldexp(m, static_cast<int>(rng.range(-31, 16)) - 7);
+    }
+    default:
+      FAIL("not a float type");
+      return 0;
+  }
+}
+
+std::vector<double> random_input(SplitMix64& rng, const PoolGeometry& g, ElementType type) {
+  std::vector<double> v(static_cast<std::size_t>(g.planes() * g.in_plane_size()));
+  for (double& x : v) x = random_value(rng, type);
+  return v;
+}
+
+std::string coordinates(const PoolGeometry& g, std::size_t index) {
+  auto i = static_cast<std::int64_t>(index);
+  const std::int64_t w = i % g.out[2];
+  i /= g.out[2];
+  const std::int64_t h = i % g.out[1];
+  i /= g.out[1];
+  const std::int64_t d = i % g.out[0];
+  const std::int64_t plane = i / g.out[0];
+  return "(plane " + std::to_string(plane) + ", d " + std::to_string(d) + ", h " +
+         std::to_string(h) + ", w " + std::to_string(w) + ")";
+}
+
+// Kernel output vs the oracle: f32/f64 within one ulp of the (exact) oracle average,
+// f16/bf16 equal to it rounded once. Returns the number of mismatches, reporting the first few.
+int compare_with_oracle(const PoolGeometry& g, ElementType type, const std::vector<double>& got,
+                        const std::vector<double>& oracle) {
+  int mismatches = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    bool ok = false;
+    if (type == ElementType::f32 || type == ElementType::f64) {
+      const double want = round_to(type, oracle[i]);
+      ok = !std::isnan(got[i]) && std::abs(ordinal(type, got[i]) - ordinal(type, want)) <= 1;
+    } else {
+      ok = std::bit_cast<std::uint64_t>(got[i]) ==
+           std::bit_cast<std::uint64_t>(round_to(type, oracle[i]));
+    }
+    if (!ok && ++mismatches <= 5) {
+      std::ostringstream os;
+      os.precision(17);
+      os << irrun::to_string(type) << " " << describe(g) << " at " << coordinates(g, i)
+         << ": kernel " << got[i] << ", oracle " << oracle[i];
+      FAIL_CHECK(os.str());
+    }
+  }
+  return mismatches;
+}
+
+}  // namespace
+
+TEST_CASE("avg_pool matches the naive oracle on random geometries", "[kernels][avg_pool]") {
+  SplitMix64 rng(0x1AF0C0FFEEull);
+  Parallel par(2);
+  int problems = 0;
+  for (int iter = 0; iter < 150; ++iter) {
+    for (std::size_t rank = 1; rank <= 3; ++rank) {
+      for (bool adaptive : {false, true}) {
+        if (adaptive && iter % 2) continue;  // window pooling has more rules: test it more
+        const PoolGeometry g = random_geometry(rng, rank, adaptive);
+        for (ElementType type : kFloatTypes) {
+          const std::vector<double> input = random_input(rng, g, type);
+          const std::vector<double> got = run_kernel(g, type, input, par);
+          const std::vector<double> oracle = irrun::testing::naive_avg_pool(g, input);
+          INFO(irrun::to_string(type) << " " << describe(g));
+          CHECK(compare_with_oracle(g, type, got, oracle) == 0);
+          ++problems;
+        }
+      }
+    }
+  }
+  CHECK(problems == 150 * 3 * 4 + 75 * 3 * 4);
+}
+
+TEST_CASE("avg_pool output is bit-identical for any thread count", "[kernels][avg_pool]") {
+  SplitMix64 rng(0xDE7E12A1ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};
+  for (int iter = 0; iter < 40; ++iter) {
+    const std::size_t rank = static_cast<std::size_t>(iter % 3) + 1;
+    // Up to 2 x 8 planes so that 7 threads get uneven chunks.
+    const PoolGeometry g = random_geometry(rng, rank, iter % 4 == 3, 8);
+    for (ElementType type : kFloatTypes) {
+      INFO(irrun::to_string(type) << " " << describe(g));
+      const Tensor in = make_input(g, type, random_input(rng, g, type));
+      std::vector<Tensor> outs;
+      for (const Parallel& par : pools) {
+        outs.push_back(make_poisoned_output(g, type));
+        irrun::kernels::avg_pool(in, outs.back(), g, par);
+      }
+      for (std::size_t k = 1; k < outs.size(); ++k) {
+        INFO("threads " << pools[k].threads() << " vs 1");
+        CHECK(std::memcmp(outs[k].buffer.data(), outs[0].buffer.data(), outs[0].byte_size()) == 0);
+      }
+    }
+  }
+}
