@@ -1,0 +1,47 @@
+// Raw little-endian blobs, float conversions, reproducible random inputs and summaries.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "irrun/tensor.hpp"
+
+namespace irrun {
+
+// Maps a raw blob (dense, row-major, little-endian) without copying. Its size must equal the
+// size of `shape` in `type` exactly, else irrun::input_error
+// "<path>: expected 602112 bytes (f32 [1,3,224,224]), found 602100".
+Tensor read_raw(const std::string& path, ElementType type, std::vector<std::int64_t> shape);
+
+// Writes the tensor's bytes atomically (see write_file_atomically).
+void write_raw(const std::string& path, const Tensor& t);
+
+// Converts between f16, bf16, f32 and f64 with one round-to-nearest-even step from the exact
+// source value. Always returns a new tensor. Throws irrun::Error(unsupported) for other types.
+Tensor convert_float(const Tensor& t, ElementType to);
+
+// Deterministic pseudo-random tensor, identical on every platform and compiler. Element i takes
+// the i-th output x of splitmix64 seeded with `seed`:
+//   floats:   v = (x >> 11) * 2^-52 - 1, uniform in [-1, 1), rounded to nearest-even in `type`
+//             (a value that rounds up to 1.0 becomes the largest value below 1)
+//   signed:   (x >> 60) - 8, in [-8, 8);  unsigned: x >> 60, in [0, 16);  boolean: x >> 63
+// Supports f16, bf16, f32, f64, i8..i64, u8..u64 and boolean; others throw Error(unsupported).
+// Throws Error(limit) on an overflowing size.
+Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uint64_t seed);
+
+struct TensorStats {
+  double min;   // NaN when there is no non-NaN element
+  double max;   // NaN when there is no non-NaN element
+  double mean;  // over non-NaN elements; NaN when there are none
+  std::size_t nan_count;
+};
+
+// Summary over all elements, in double. Supports the types random_tensor supports.
+TensorStats stats(const Tensor& t);
+
+// The first min(n, element_count) elements converted to double.
+std::vector<double> first_values(const Tensor& t, std::size_t n);
+
+}  // namespace irrun

@@ -1,0 +1,22 @@
+// Whole-file input and crash-safe output for blobs.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "irrun/tensor.hpp"
+
+namespace irrun {
+
+// Maps a whole regular file read-only. Throws irrun::input_error: "<path>: cannot open: <reason>",
+// "<path>: is a directory", "<path>: not a regular file".
+Buffer read_file(const std::string& path);
+
+// Writes header then body to a temporary file next to `path`, fsyncs it and renames it over
+// `path`, so readers see either the old file or the complete new one. On failure the temporary
+// file is removed and irrun::output_error("<path>: cannot write: <reason>") is thrown.
+void write_file_atomically(const std::string& path, std::span<const std::byte> header,
+                           std::span<const std::byte> body = {});
+
+}  // namespace irrun

@@ -1,0 +1,277 @@
+#include "irrun/blob.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "irrun/checked.hpp"
+#include "irrun/dim.hpp"
+#include "irrun/error.hpp"
+#include "irrun/file_io.hpp"
+#include "irrun/float16.hpp"
+
+namespace irrun {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "irrun assumes a little-endian host");
+
+std::string describe(ElementType type, const std::vector<std::int64_t>& shape) {
+  return std::string(to_string(type)) + " " + to_string(shape);
+}
+
+// Byte size of `shape` in `type`, or nullopt on overflow (or a type without a fixed size).
+std::optional<std::uint64_t> checked_byte_size(ElementType type,
+                                               const std::vector<std::int64_t>& shape) {
+  const std::size_t bits = bit_width(type);
+  const auto count = checked_product(shape);
+  if (bits == 0 || !count) return std::nullopt;
+  const auto total_bits = checked_mul(*count, bits);
+  if (!total_bits || !checked_add(*total_bits, 7)) return std::nullopt;
+  return packed_byte_size(type, *count);
+}
+
+void require_complete(const Tensor& t) {
+  if (t.buffer.size() < t.byte_size()) {
+    throw std::logic_error("tensor buffer holds " + std::to_string(t.buffer.size()) +
+                           " bytes, its shape needs " + std::to_string(t.byte_size()));
+  }
+}
+
+template <class T>
+T load(const std::byte* base, std::size_t i) {
+  T v;
+  std::memcpy(&v, base + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+template <class T>
+void store(std::byte* base, std::size_t i, T v) {
+  std::memcpy(base + i * sizeof(T), &v, sizeof(T));
+}
+
+// double -> float with round-to-nearest-even, defined for out-of-range values too (a plain cast
+// of a value beyond FLT_MAX is undefined behaviour in C++).
+float round_to_f32(double v) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  constexpr double kHalfwayToInf = 0x1.ffffffp127;  // FLT_MAX + half an ulp: ties go to inf
+  if (std::isnan(v)) return std::numeric_limits<float>::quiet_NaN() * (std::signbit(v) ? -1 : 1);
+  if (std::fabs(v) >= kHalfwayToInf)
+    return std::copysign(std::numeric_limits<float>::infinity(), v);
+  if (std::fabs(v) > kMax) return static_cast<float>(std::copysign(kMax, v));
+  return static_cast<float>(v);
+}
+
+// Calls f(index, value-as-double) for the first n elements, switching on the type once.
+template <class F>
+void for_each_value(const Tensor& t, std::size_t n, F&& f) {
+  require_complete(t);
+  const std::byte* p = t.buffer.data();
+  auto loop = [&](auto conv) {
+    for (std::size_t i = 0; i < n; ++i) f(i, conv(i));
+  };
+  switch (t.type) {
+    case ElementType::f16:
+      return loop([&](std::size_t i) { return f16_bits_to_double(load<std::uint16_t>(p, i)); });
+    case ElementType::bf16:
+      return loop([&](std::size_t i) { return bf16_bits_to_double(load<std::uint16_t>(p, i)); });
+    case ElementType::f32:
+      return loop([&](std::size_t i) { return static_cast<double>(load<float>(p, i)); });
+    case ElementType::f64:
+      return loop([&](std::size_t i) { return load<double>(p, i); });
+    case ElementType::i8:
+      return loop([&](std::size_t i) { return static_cast<double>(load<std::int8_t>(p, i)); });
+    case ElementType::i16:
+      return loop([&](std::size_t i) { return static_cast<double>(load<std::int16_t>(p, i)); });
+    case ElementType::i32:
+      return loop([&](std::size_t i) { return static_cast<double>(load<std::int32_t>(p, i)); });
+    case ElementType::i64:
+      return loop([&](std::size_t i) { return static_cast<double>(load<std::int64_t>(p, i)); });
+    case ElementType::boolean:
+    case ElementType::u8:
+      return loop([&](std::size_t i) { return static_cast<double>(load<std::uint8_t>(p, i)); });
+    case ElementType::u16:
+      return loop([&](std::size_t i) { return static_cast<double>(load<std::uint16_t>(p, i)); });
+    case ElementType::u32:
+      return loop([&](std::size_t i) { return static_cast<double>(load<std::uint32_t>(p, i)); });
+    case ElementType::u64:
+      return loop([&](std::size_t i) { return static_cast<double>(load<std::uint64_t>(p, i)); });
+    default:
+      throw unsupported_error("cannot read values of element type " +
+                              std::string(to_string(t.type)));
+  }
+}
+
+bool is_convertible_float(ElementType t) {
+  return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 ||
+         t == ElementType::f64;
+}
+
+// Stores a double into element i of a float tensor, rounding once to nearest-even.
+void store_float(ElementType type, std::byte* p, std::size_t i, double v) {
+  switch (type) {
+    case ElementType::f16:
+      return store(p, i, f16_bits_from_double(v));
+    case ElementType::bf16:
+      return store(p, i, bf16_bits_from_double(v));
+    case ElementType::f32:
+      return store(p, i, round_to_f32(v));
+    case ElementType::f64:
+      return store(p, i, v);
+    default:
+      throw std::logic_error("store_float: not a float type");
+  }
+}
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Tensor read_raw(const std::string& path, ElementType type, std::vector<std::int64_t> shape) {
+  if (bit_width(type) == 0) {
+    throw unsupported_error(path + ": element type " + std::string(to_string(type)) +
+                            " has no fixed size");
+  }
+  const auto expected = checked_byte_size(type, shape);
+  if (!expected) {
+    throw Error(ExitCode::limit, path + ": " + describe(type, shape) + " is too large");
+  }
+  Tensor t;
+  t.buffer = read_file(path);
+  if (t.buffer.size() != *expected) {
+    throw input_error(path + ": expected " + std::to_string(*expected) + " bytes (" +
+                      describe(type, shape) + "), found " + std::to_string(t.buffer.size()));
+  }
+  t.type = type;
+  t.shape = std::move(shape);
+  return t;
+}
+
+void write_raw(const std::string& path, const Tensor& t) {
+  require_complete(t);
+  write_file_atomically(path, {t.buffer.data(), t.byte_size()});
+}
+
+Tensor convert_float(const Tensor& t, ElementType to) {
+  if (!is_convertible_float(t.type) || !is_convertible_float(to)) {
+    throw unsupported_error("cannot convert " + std::string(to_string(t.type)) + " to " +
+                            std::string(to_string(to)) + ": only f16, bf16, f32 and f64");
+  }
+  Tensor out = Tensor::zeros(to, t.shape);
+  std::byte* dst = out.buffer.mutable_data();
+  // f16, bf16 and f32 are all exact in double, so going through double rounds only once.
+  for_each_value(t, t.element_count(),
+                 [&](std::size_t i, double v) { store_float(to, dst, i, v); });
+  return out;
+}
+
+Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uint64_t seed) {
+  Tensor t = Tensor::zeros(type, std::move(shape));
+  const std::size_t n = t.element_count();
+  std::byte* p = t.buffer.mutable_data();
+  std::uint64_t state = seed;
+  auto next_unit = [&] {
+    // 53 random bits scaled into [0, 2) then shifted: every step is exact in double.
+    return static_cast<double>(splitmix64(state) >> 11) * 0x1p-52 - 1.0;
+  };
+  switch (type) {
+    case ElementType::f16:
+      for (std::size_t i = 0; i < n; ++i) {
+        std::uint16_t b = f16_bits_from_double(next_unit());
+        if (b == 0x3c00) b = 0x3bff;  // rounded up to 1.0: keep the range half-open
+        store(p, i, b);
+      }
+      break;
+    case ElementType::bf16:
+      for (std::size_t i = 0; i < n; ++i) {
+        std::uint16_t b = bf16_bits_from_double(next_unit());
+        if (b == 0x3f80) b = 0x3f7f;
+        store(p, i, b);
+      }
+      break;
+    case ElementType::f32:
+      for (std::size_t i = 0; i < n; ++i) {
+        float f = round_to_f32(next_unit());
+        if (f == 1.0f) f = std::nextafter(1.0f, 0.0f);
+        store(p, i, f);
+      }
+      break;
+    case ElementType::f64:
+      for (std::size_t i = 0; i < n; ++i) store(p, i, next_unit());
+      break;
+    case ElementType::i8:
+      for (std::size_t i = 0; i < n; ++i)
+        store(p, i, static_cast<std::int8_t>(static_cast<int>(splitmix64(state) >> 60) - 8));
+      break;
+    case ElementType::i16:
+      for (std::size_t i = 0; i < n; ++i)
+        store(p, i, static_cast<std::int16_t>(static_cast<int>(splitmix64(state) >> 60) - 8));
+      break;
+    case ElementType::i32:
+      for (std::size_t i = 0; i < n; ++i)
+        store(p, i, static_cast<std::int32_t>(static_cast<int>(splitmix64(state) >> 60) - 8));
+      break;
+    case ElementType::i64:
+      for (std::size_t i = 0; i < n; ++i)
+        store(p, i, static_cast<std::int64_t>(static_cast<int>(splitmix64(state) >> 60) - 8));
+      break;
+    case ElementType::u8:
+      for (std::size_t i = 0; i < n; ++i)
+        store(p, i, static_cast<std::uint8_t>(splitmix64(state) >> 60));
+      break;
+    case ElementType::u16:
+      for (std::size_t i = 0; i < n; ++i)
+        store(p, i, static_cast<std::uint16_t>(splitmix64(state) >> 60));
+      break;
+    case ElementType::u32:
+      for (std::size_t i = 0; i < n; ++i)
+        store(p, i, static_cast<std::uint32_t>(splitmix64(state) >> 60));
+      break;
+    case ElementType::u64:
+      for (std::size_t i = 0; i < n; ++i) store(p, i, splitmix64(state) >> 60);
+      break;
+    case ElementType::boolean:
+      for (std::size_t i = 0; i < n; ++i)
+        store(p, i, static_cast<std::uint8_t>(splitmix64(state) >> 63));
+      break;
+    default:
+      throw unsupported_error("cannot generate random values of element type " +
+                              std::string(to_string(type)));
+  }
+  return t;
+}
+
+TensorStats stats(const Tensor& t) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  TensorStats s{nan, nan, nan, 0};
+  double sum = 0;
+  std::size_t counted = 0;
+  for_each_value(t, t.element_count(), [&](std::size_t, double v) {
+    if (std::isnan(v)) {
+      ++s.nan_count;
+      return;
+    }
+    if (counted == 0 || v < s.min) s.min = v;
+    if (counted == 0 || v > s.max) s.max = v;
+    sum += v;
+    ++counted;
+  });
+  if (counted) s.mean = sum / static_cast<double>(counted);
+  return s;
+}
+
+std::vector<double> first_values(const Tensor& t, std::size_t n) {
+  n = std::min(n, t.element_count());
+  std::vector<double> out(n);
+  for_each_value(t, n, [&](std::size_t i, double v) { out[i] = v; });
+  return out;
+}
+
+}  // namespace irrun

@@ -1,0 +1,111 @@
+#include "irrun/file_io.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "irrun/error.hpp"
+
+namespace irrun {
+namespace {
+
+std::string reason(int err) {
+  return std::generic_category().message(err);
+}
+
+[[noreturn]] void fail_write(const std::string& path, int err) {
+  throw output_error(path + ": cannot write: " + reason(err));
+}
+
+bool write_all(int fd, std::span<const std::byte> data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data = data.subspan(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Creates a new file "<dir>/.<name>.tmp.<unique>". open(O_EXCL) with mode 0666 rather than
+// mkstemp's 0600, so the final file gets the usual umask-derived permissions.
+int create_temp(const std::filesystem::path& dir, const std::string& name, std::string& tmp_path) {
+  static std::atomic<std::uint64_t> counter{0};
+  // Keep the temporary name under NAME_MAX even for long output names.
+  // (Built by appending: GCC 12 warns spuriously (-Wrestrict) on "." + std::string&&.)
+  std::string stem(1, '.');
+  stem.append(name, 0, 200);
+  stem += ".tmp.";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const auto ticks =
+        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    char unique[64];
+    std::snprintf(unique, sizeof unique, "%ld.%llx.%llx", static_cast<long>(::getpid()),
+                  static_cast<unsigned long long>(counter.fetch_add(1)),
+                  static_cast<unsigned long long>(ticks & 0xffffff));
+    tmp_path = (dir / (stem + unique)).string();
+    const int fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+}  // namespace
+
+Buffer read_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw input_error(path + ": cannot open: " + reason(errno));
+  if (S_ISDIR(st.st_mode)) throw input_error(path + ": is a directory");
+  // FIFOs and devices cannot be mapped and may never end.
+  if (!S_ISREG(st.st_mode)) throw input_error(path + ": not a regular file");
+  try {
+    return Buffer::map_file(path, 0, static_cast<std::size_t>(st.st_size));
+  } catch (const std::system_error& e) {
+    // Lost a race with a writer (file replaced or truncated) or unreadable (EACCES).
+    throw input_error(path + ": cannot open: " + reason(e.code().value()));
+  }
+}
+
+void write_file_atomically(const std::string& path, std::span<const std::byte> header,
+                           std::span<const std::byte> body) {
+  const std::filesystem::path target(path);
+  const std::string name = target.filename().string();
+  if (path.empty()) fail_write(path, ENOENT);
+  if (name.empty() || name == "." || name == "..") fail_write(path, EISDIR);
+  const std::filesystem::path dir =
+      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+
+  std::string tmp;
+  const int fd = create_temp(dir, name, tmp);
+  if (fd < 0) fail_write(path, errno);
+
+  int err = 0;
+  if (!write_all(fd, header) || !write_all(fd, body)) err = errno;
+  // fsync before rename: otherwise a crash can leave the new name pointing at an empty file.
+  if (!err && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && !err) err = errno;
+  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err) {
+    ::unlink(tmp.c_str());
+    fail_write(path, err);
+  }
+  // Persist the rename itself; best effort, the data is already complete under its final name.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace irrun

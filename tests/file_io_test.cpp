@@ -1,0 +1,155 @@
+#include "irrun/file_io.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "irrun/error.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path = fs::temp_directory_path() /
+           ("irrun-file-io-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  std::size_t entries() const {
+    return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {}));
+  }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::span<const std::byte> bytes(const std::string& s) {
+  return std::as_bytes(std::span(s));
+}
+
+// The message of the irrun::Error `f` throws, checking its exit code.
+template <class F>
+std::string error_of(F&& f, irrun::ExitCode code) {
+  try {
+    f();
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == code);
+    return e.what();
+  }
+  FAIL("no irrun::Error thrown");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("write_file_atomically writes header and body, replacing a file", "[file_io]") {
+  TempDir dir;
+  const auto path = dir.file("out.bin");
+  const std::string header = "HEAD", body = "body bytes";
+  irrun::write_file_atomically(path, bytes(header), bytes(body));
+  CHECK(slurp(path) == "HEADbody bytes");
+
+  irrun::write_file_atomically(path, bytes(std::string("new")));
+  CHECK(slurp(path) == "new");
+  irrun::write_file_atomically(path, {}, {});
+  CHECK(slurp(path) == "");
+  CHECK(dir.entries() == 1);  // no temporary files left behind
+
+  // Permissions come from the umask like any new file, not mkstemp's 0600.
+  const mode_t old = ::umask(022);
+  irrun::write_file_atomically(dir.file("perm.bin"), bytes(header));
+  ::umask(old);
+  struct stat st {};
+  REQUIRE(::stat(dir.file("perm.bin").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0644);
+}
+
+TEST_CASE("write_file_atomically failures leave nothing behind", "[file_io]") {
+  TempDir dir;
+  const std::string data = "data";
+
+  SECTION("missing directory") {
+    const auto path = dir.file("missing/out.bin");
+    CHECK(error_of([&] { irrun::write_file_atomically(path, bytes(data)); },
+                   irrun::ExitCode::output_failed) ==
+          path + ": cannot write: No such file or directory");
+    CHECK(dir.entries() == 0);
+  }
+  SECTION("parent is a file") {
+    std::ofstream(dir.file("plain")) << "x";
+    const auto path = dir.file("plain/out.bin");
+    CHECK(error_of([&] { irrun::write_file_atomically(path, bytes(data)); },
+                   irrun::ExitCode::output_failed) == path + ": cannot write: Not a directory");
+    CHECK(dir.entries() == 1);
+  }
+  SECTION("target is a directory") {
+    fs::create_directory(dir.file("sub"));
+    const auto path = dir.file("sub");
+    CHECK(error_of([&] { irrun::write_file_atomically(path, bytes(data)); },
+                   irrun::ExitCode::output_failed) == path + ": cannot write: Is a directory");
+    CHECK(dir.entries() == 1);  // only "sub": the temporary file was removed
+    CHECK(fs::is_empty(dir.path / "sub"));
+  }
+  SECTION("trailing slash") {
+    const auto path = dir.file("sub/");
+    CHECK_THAT(error_of([&] { irrun::write_file_atomically(path, bytes(data)); },
+                        irrun::ExitCode::output_failed),
+               Catch::Contains("cannot write"));
+    CHECK(dir.entries() == 0);
+  }
+  SECTION("directory not writable") {
+    // root ignores directory permissions, so the check is meaningless there.
+    if (::geteuid() != 0) {
+      fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
+      const auto path = dir.file("out.bin");
+      CHECK(error_of([&] { irrun::write_file_atomically(path, bytes(data)); },
+                     irrun::ExitCode::output_failed) == path + ": cannot write: Permission denied");
+      fs::permissions(dir.path, fs::perms::owner_all);
+      CHECK(dir.entries() == 0);
+    }
+  }
+}
+
+TEST_CASE("read_file maps a file and reports clear errors", "[file_io]") {
+  TempDir dir;
+  std::ofstream(dir.file("a.bin"), std::ios::binary) << "abc";
+  irrun::Buffer b = irrun::read_file(dir.file("a.bin"));
+  REQUIRE(b.size() == 3);
+  CHECK(std::string(reinterpret_cast<const char*>(b.data()), 3) == "abc");
+
+  std::ofstream(dir.file("empty.bin"), std::ios::binary);
+  CHECK(irrun::read_file(dir.file("empty.bin")).size() == 0);
+
+  const auto missing = dir.file("missing.bin");
+  CHECK(error_of([&] { irrun::read_file(missing); }, irrun::ExitCode::bad_input) ==
+        missing + ": cannot open: No such file or directory");
+  CHECK(error_of([&] { irrun::read_file(dir.path.string()); }, irrun::ExitCode::bad_input) ==
+        dir.path.string() + ": is a directory");
+  REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  CHECK(error_of([&] { irrun::read_file(dir.file("fifo")); }, irrun::ExitCode::bad_input) ==
+        dir.file("fifo") + ": not a regular file");
+  if (::geteuid() != 0) {
+    fs::permissions(dir.file("a.bin"), fs::perms::none);
+    CHECK(error_of([&] { irrun::read_file(dir.file("a.bin")); }, irrun::ExitCode::bad_input) ==
+          dir.file("a.bin") + ": cannot open: Permission denied");
+  }
+}

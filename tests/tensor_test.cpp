@@ -1,0 +1,144 @@
+#include "irrun/tensor.hpp"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <system_error>
+
+#include "irrun/error.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path = fs::temp_directory_path() /
+           ("irrun-tensor-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+}  // namespace
+
+using irrun::Buffer;
+using irrun::ElementType;
+using irrun::Tensor;
+
+TEST_CASE("Buffer::allocate is zeroed and 64-byte aligned", "[tensor]") {
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{1000}}) {
+    Buffer b = Buffer::allocate(n);
+    CHECK(b.size() == n);
+    CHECK(b.writable());
+    REQUIRE(b.data() != nullptr);
+    CHECK(reinterpret_cast<std::uintptr_t>(b.data()) % 64 == 0);
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(b.data()[i] == std::byte{0});
+  }
+}
+
+TEST_CASE("Buffer::slice shares the owner and checks bounds", "[tensor]") {
+  Buffer s;
+  {
+    Buffer b = Buffer::allocate(16);
+    for (int i = 0; i < 16; ++i) b.mutable_data()[i] = std::byte(i);
+    s = b.slice(4, 8);
+  }  // the slice keeps the memory alive
+  REQUIRE(s.size() == 8);
+  CHECK(s.data()[0] == std::byte{4});
+  CHECK(s.data()[7] == std::byte{11});
+  CHECK(s.slice(8, 0).size() == 0);
+  CHECK_THROWS_AS(s.slice(5, 4), std::out_of_range);
+  CHECK_THROWS_AS(s.slice(SIZE_MAX, 2), std::out_of_range);
+}
+
+TEST_CASE("Buffer::map_file maps an unaligned byte range read-only", "[tensor]") {
+  TempDir dir;
+  const auto path = dir.file("data.bin");
+  std::string content(10000, '\0');
+  for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 7);
+  write_bytes(path, content);
+
+  // An offset past the first page and not page-aligned.
+  Buffer b = Buffer::map_file(path, 4099, 5000);
+  REQUIRE(b.size() == 5000);
+  CHECK_FALSE(b.writable());
+  CHECK(b.mutable_data() == nullptr);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    REQUIRE(b.data()[i] == static_cast<std::byte>(content[4099 + i]));
+  }
+  CHECK(Buffer::map_file(path, 0, 10000).size() == 10000);
+  CHECK(Buffer::map_file(path, 10000, 0).size() == 0);
+
+  SECTION("a range past the end of the file is refused") {
+    CHECK_THROWS_AS(Buffer::map_file(path, 9999, 2), std::system_error);
+    CHECK_THROWS_AS(Buffer::map_file(path, SIZE_MAX, 2), std::system_error);
+  }
+  SECTION("a missing file reports errno") {
+    try {
+      Buffer::map_file(dir.file("missing.bin"), 0, 0);
+      FAIL("no exception");
+    } catch (const std::system_error& e) {
+      CHECK(e.code().value() == ENOENT);
+    }
+  }
+  SECTION("empty file") {
+    write_bytes(dir.file("empty.bin"), "");
+    CHECK(Buffer::map_file(dir.file("empty.bin"), 0, 0).size() == 0);
+  }
+}
+
+TEST_CASE("Tensor::zeros sizes", "[tensor]") {
+  Tensor t = Tensor::zeros(ElementType::f32, {2, 3, 4});
+  CHECK(t.element_count() == 24);
+  CHECK(t.byte_size() == 96);
+  CHECK(t.buffer.size() == 96);
+  CHECK(t.data<float>()[23] == 0.0f);
+  t.mutable_data<float>()[5] = 2.5f;
+  CHECK(t.data<float>()[5] == 2.5f);
+
+  Tensor scalar = Tensor::zeros(ElementType::f64, {});
+  CHECK(scalar.element_count() == 1);
+  CHECK(scalar.byte_size() == 8);
+
+  Tensor empty = Tensor::zeros(ElementType::i64, {3, 0, 5});
+  CHECK(empty.element_count() == 0);
+  CHECK(empty.byte_size() == 0);
+
+  Tensor packed = Tensor::zeros(ElementType::u4, {3});
+  CHECK(packed.byte_size() == 2);
+}
+
+TEST_CASE("Tensor::zeros rejects overflowing sizes with a limit error", "[tensor]") {
+  auto code_of = [](auto&& f) {
+    try {
+      f();
+    } catch (const irrun::Error& e) {
+      return e.code();
+    }
+    return irrun::ExitCode::ok;
+  };
+  const std::int64_t big = std::int64_t{1} << 40;
+  CHECK(code_of([&] { Tensor::zeros(ElementType::f32, {big, big}); }) == irrun::ExitCode::limit);
+  // Fits as an element count but not as a byte count.
+  CHECK(code_of([&] { Tensor::zeros(ElementType::f64, {std::int64_t{1} << 62}); }) ==
+        irrun::ExitCode::limit);
+  CHECK(code_of([&] { Tensor::zeros(ElementType::f32, {-1}); }) == irrun::ExitCode::limit);
+}
