@@ -33,9 +33,14 @@ std::string loose(std::string_view s) {
 
 AttrReader::AttrReader(const Layer& layer, std::size_t layer_index, std::string op_label,
                        Diagnostics& diagnostics)
-    : layer_(layer), index_(layer_index), op_label_(std::move(op_label)), diagnostics_(diagnostics) {}
+    : layer_(layer),
+      index_(layer_index),
+      op_label_(std::move(op_label)),
+      diagnostics_(diagnostics) {}
 
-bool AttrReader::has(std::string_view key) const { return layer_.attribute(key) != nullptr; }
+bool AttrReader::has(std::string_view key) const {
+  return layer_.attribute(key) != nullptr;
+}
 
 const std::string* AttrReader::take(std::string_view key) {
   const auto* value = layer_.attribute(key);
@@ -65,8 +70,10 @@ std::vector<std::uint64_t> AttrReader::uint_list(std::string_view key) {
     const bool last = comma == std::string_view::npos;
     if (field.empty()) {
       if (last && !values.empty()) break;  // trailing comma
-      throw LayerError("bad-attribute", "attribute '" + std::string(key) + "': Cannot get vector "
-                                        "of parameters! \"" + *value + "\" is incorrect");
+      throw LayerError("bad-attribute", "attribute '" + std::string(key) +
+                                            "': Cannot get vector "
+                                            "of parameters! \"" +
+                                            *value + "\" is incorrect");
     }
     if (field.front() == '-')
       throw LayerError("bad-attribute", "attribute '" + std::string(key) + "' = \"" + *value +

@@ -67,12 +67,14 @@ void compare_edges(const Model& m, Diagnostics& out) {
 }  // namespace
 
 std::size_t CheckReport::errors() const {
-  return static_cast<std::size_t>(std::count_if(diagnostics.begin(), diagnostics.end(), [](const auto& d) {
-    return d.severity == Severity::error;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(diagnostics.begin(), diagnostics.end(),
+                    [](const auto& d) { return d.severity == Severity::error; }));
 }
 
-std::size_t CheckReport::warnings() const { return diagnostics.size() - errors(); }
+std::size_t CheckReport::warnings() const {
+  return diagnostics.size() - errors();
+}
 
 CheckReport check_file(const std::string& xml_path, const CheckOptions& options) {
   CheckReport report;
@@ -112,8 +114,8 @@ CheckReport check_file(const std::string& xml_path, const CheckOptions& options)
 
 std::string format(const CheckReport& report, const Diagnostic& d) {
   if (report.model) return format(report.model->ir, d);
-  std::string s = report.path + (d.line ? ":" + std::to_string(d.line) : "") + ": error: " +
-                  d.message + " [" + d.rule + "]";
+  std::string s = report.path + (d.line ? ":" + std::to_string(d.line) : "") +
+                  ": error: " + d.message + " [" + d.rule + "]";
   return s;
 }
 

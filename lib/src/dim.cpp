@@ -46,8 +46,12 @@ std::string to_string(const Dim& d) {
   return "?";
 }
 
-Dim operator+(const Dim& d, std::int64_t v) { return {clip_add(d.min, v), clip_add(d.max, v)}; }
-Dim operator-(const Dim& d, std::int64_t v) { return {clip_sub(d.min, v), clip_sub(d.max, v)}; }
+Dim operator+(const Dim& d, std::int64_t v) {
+  return {clip_add(d.min, v), clip_add(d.max, v)};
+}
+Dim operator-(const Dim& d, std::int64_t v) {
+  return {clip_sub(d.min, v), clip_sub(d.max, v)};
+}
 
 Dim floor_div(const Dim& d, std::int64_t divisor) {
   return {d.min / divisor, d.max == kInf ? kInf : d.max / divisor};
@@ -73,7 +77,8 @@ PartialShape PartialShape::from_ir_dims(const std::vector<std::int64_t>& values)
 }
 
 bool PartialShape::is_static() const {
-  return dims && std::all_of(dims->begin(), dims->end(), [](const Dim& d) { return d.is_static(); });
+  return dims &&
+         std::all_of(dims->begin(), dims->end(), [](const Dim& d) { return d.is_static(); });
 }
 
 std::vector<std::int64_t> PartialShape::to_static() const {

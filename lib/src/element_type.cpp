@@ -75,9 +75,13 @@ std::optional<ElementType> parse_element_type_name(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view to_string(ElementType type) { return info(type).name; }
+std::string_view to_string(ElementType type) {
+  return info(type).name;
+}
 
-std::size_t bit_width(ElementType type) { return info(type).bits; }
+std::size_t bit_width(ElementType type) {
+  return info(type).bits;
+}
 
 std::size_t packed_byte_size(ElementType type, std::size_t count) {
   const std::size_t bits = bit_width(type);

@@ -8,12 +8,6 @@
 namespace irrun {
 namespace {
 
-bool is_type(const Layer& layer, std::string_view type) {
-  return layer.type.size() == type.size() &&
-         std::equal(type.begin(), type.end(), layer.type.begin(),
-                    [](char a, char b) { return std::tolower(a) == std::tolower(b); });
-}
-
 std::optional<std::size_t> port_index(const std::vector<Port>& ports, std::uint64_t id) {
   for (std::size_t i = 0; i < ports.size(); ++i) {
     if (ports[i].id == id) return i;
@@ -53,40 +47,44 @@ Graph build_graph(IrModel& model) {
     const Edge& e = model.edges[k];
     const auto from = by_id.find(e.from_layer);
     if (from == by_id.end())
-      fail(model, e.line, edge_text(e) + ": from-layer " + std::to_string(e.from_layer) +
-                              " does not exist");
+      fail(model, e.line,
+           edge_text(e) + ": from-layer " + std::to_string(e.from_layer) + " does not exist");
     const auto to = by_id.find(e.to_layer);
     if (to == by_id.end())
-      fail(model, e.line, edge_text(e) + ": to-layer " + std::to_string(e.to_layer) +
-                              " does not exist");
+      fail(model, e.line,
+           edge_text(e) + ": to-layer " + std::to_string(e.to_layer) + " does not exist");
     const Layer& src = layers[from->second];
     const Layer& dst = layers[to->second];
     const auto out = port_index(src.outputs, e.from_port);
     if (!out)
-      fail(model, e.line, edge_text(e) + ": Can not find output port with id " +
-                              std::to_string(e.from_port) + " in " + describe(src));
+      fail(model, e.line,
+           edge_text(e) + ": Can not find output port with id " + std::to_string(e.from_port) +
+               " in " + describe(src));
     const auto in = port_index(dst.inputs, e.to_port);
     if (!in)
-      fail(model, e.line, edge_text(e) + ": Can not find input port with id " +
-                              std::to_string(e.to_port) + " in " + describe(dst));
+      fail(model, e.line,
+           edge_text(e) + ": Can not find input port with id " + std::to_string(e.to_port) +
+               " in " + describe(dst));
     auto& dst_slots = slots[to->second];
     if (*in >= dst_slots.size())
-      fail(model, e.line, describe(dst) + " is inconsistent: " + edge_text(e) +
-                              " goes to input index " + std::to_string(*in) + " but the layer has " +
-                              std::to_string(dst_slots.size()) + " incoming edge(s)");
+      fail(model, e.line,
+           describe(dst) + " is inconsistent: " + edge_text(e) + " goes to input index " +
+               std::to_string(*in) + " but the layer has " + std::to_string(dst_slots.size()) +
+               " incoming edge(s)");
     if (dst_slots[*in])
-      fail(model, e.line, describe(dst) + ": input port " + std::to_string(e.to_port) +
-                              " has more than one incoming edge");
+      fail(model, e.line,
+           describe(dst) + ": input port " + std::to_string(e.to_port) +
+               " has more than one incoming edge");
     dst_slots[*in] = std::make_pair(Source{from->second, *out}, k);
   }
   for (std::size_t i = 0; i < layers.size(); ++i) {
     for (std::size_t s = 0; s < slots[i].size(); ++s) {
       if (!slots[i][s])
-        fail(model, layers[i].line, describe(layers[i]) + " has incorrect input with index " +
-                                        std::to_string(s) + ": no edge reaches input port " +
-                                        (s < layers[i].inputs.size()
-                                             ? std::to_string(layers[i].inputs[s].id)
-                                             : std::string("?")));
+        fail(model, layers[i].line,
+             describe(layers[i]) + " has incorrect input with index " + std::to_string(s) +
+                 ": no edge reaches input port " +
+                 (s < layers[i].inputs.size() ? std::to_string(layers[i].inputs[s].id)
+                                              : std::string("?")));
       g.nodes[i].inputs.push_back(slots[i][s]->first);
       g.nodes[i].in_edges.push_back(slots[i][s]->second);
     }
@@ -132,9 +130,9 @@ Graph build_graph(IrModel& model) {
   // Reachability from Results and Assigns, walking producers iteratively.
   std::vector<std::size_t> stack;
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (is_type(layers[i], "Result") || is_type(layers[i], "Assign")) stack.push_back(i);
-    if (is_type(layers[i], "Parameter")) g.parameters.push_back(i);
-    if (is_type(layers[i], "Result")) g.results.push_back(i);
+    if (has_type(layers[i], "Result") || has_type(layers[i], "Assign")) stack.push_back(i);
+    if (has_type(layers[i], "Parameter")) g.parameters.push_back(i);
+    if (has_type(layers[i], "Result")) g.results.push_back(i);
   }
   while (!stack.empty()) {
     const auto n = stack.back();

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -52,7 +52,9 @@ std::string_view trim(std::string_view s) {
 
 std::optional<std::uint64_t> parse_u64(std::string_view text) {
   text = trim(text);
-  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      }))
     return std::nullopt;
   std::uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -92,16 +94,18 @@ class Reader {
     const auto parsed = doc.load_buffer(xml_.data(), xml_.size(), pugi::parse_default);
     if (!parsed)
       throw ModelError(model_.path, lines_.line(parsed.offset),
-                       std::string("not well-formed XML: ") + parsed.description() +
-                           " at offset " + std::to_string(parsed.offset));
+                       std::string("not well-formed XML: ") + parsed.description() + " at offset " +
+                           std::to_string(parsed.offset));
     const auto net = doc.document_element();
     if (!net || !iequals(net.name(), "net"))
-      throw ModelError(model_.path, 0, "not an OpenVINO IR: the root element is <" +
-                        std::string(net ? net.name() : "") + ">, expected <net>");
+      throw ModelError(model_.path, 0,
+                       "not an OpenVINO IR: the root element is <" +
+                           std::string(net ? net.name() : "") + ">, expected <net>");
     const std::string version = net.attribute("version").as_string();
     if (version != "10" && version != "11")
-      throw ModelError(model_.path, 0, "IR version '" + version +
-                        "' is not supported: OpenVINO reads IR versions 10 and 11");
+      throw ModelError(
+          model_.path, 0,
+          "IR version '" + version + "' is not supported: OpenVINO reads IR versions 10 and 11");
     model_.ir_version = std::stoi(version);
     model_.name = net.attribute("name").as_string();
 
@@ -154,7 +158,8 @@ class Reader {
     layer.name = mandatory(node, "name", ctx);
     layer.type = mandatory(node, "type", ctx);
     layer.version = mandatory(
-        node, "version", "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + layer.type + "): ");
+        node, "version",
+        "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + layer.type + "): ");
     if (!ids_.insert(layer.id).second)
       fail(node, describe(layer) + ": duplicate layer id " + std::to_string(layer.id));
     const std::size_t index = model_.layers.size();
@@ -178,9 +183,10 @@ class Reader {
     port.line = line(node);
     const std::string ctx = describe(layer) + ": ";
     port.id = mandatory_u64(node, "id", ctx);
-    const std::string label = std::string(is_output ? "output" : "input") + " port " +
-                              std::to_string(port.id);
-    if (!ids.insert(port.id).second) fail(node, ctx + "duplicate port id " + std::to_string(port.id));
+    const std::string label =
+        std::string(is_output ? "output" : "input") + " port " + std::to_string(port.id);
+    if (!ids.insert(port.id).second)
+      fail(node, ctx + "duplicate port id " + std::to_string(port.id));
 
     if (const auto precision = node.attribute("precision")) {
       port.precision = precision.value();
@@ -190,8 +196,9 @@ class Reader {
           fail(node, ctx + label + ": precision '" + port.precision +
                          "' is not an element type (e.g. FP32, f32, FP16, I64)");
         warn(node, index, "bad-precision", label,
-             "precision '" + port.precision + "' is not an element type (ignored by OpenVINO on "
-             "input ports)");
+             "precision '" + port.precision +
+                 "' is not an element type (ignored by OpenVINO on "
+                 "input ports)");
       }
     } else if (is_output) {
       fail(node, ctx + label + ": missing mandatory attribute 'precision'");
@@ -219,8 +226,9 @@ class Reader {
       if (ec != std::errc()) value = -2;
     }
     if (value < -1)
-      fail(node, ctx + label + ": <dim>" + text + "</dim> is not a dimension: expected an integer "
-                                                  ">= -1 (-1 for a dynamic dim)");
+      fail(node, ctx + label + ": <dim>" + text +
+                     "</dim> is not a dimension: expected an integer "
+                     ">= -1 (-1 for a dynamic dim)");
     if (trim(std::string_view(text).substr(end)).size() > 0)
       warn(node, index, "dim-text", label,
            "<dim>" + text + "</dim> is read by OpenVINO as " + std::to_string(value) +
@@ -263,6 +271,14 @@ const std::string* Layer::attribute(std::string_view key) const {
   return nullptr;
 }
 
+bool has_type(const Layer& layer, std::string_view type) {
+  return iequals(layer.type, type);
+}
+
+bool is_const(const Layer& layer) {
+  return has_type(layer, "Const") || has_type(layer, "Constant");
+}
+
 std::string describe(const Layer& layer) {
   return "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + layer.type + " " +
          layer.version + ")";
@@ -272,7 +288,9 @@ std::string where(const IrModel& model, std::size_t line) {
   return model.path + (line ? ":" + std::to_string(line) : std::string()) + ": ";
 }
 
-IrModel parse_ir(std::string_view xml, const std::string& path) { return Reader(xml, path).read(); }
+IrModel parse_ir(std::string_view xml, const std::string& path) {
+  return Reader(xml, path).read();
+}
 
 IrModel read_ir(const std::string& xml_path) {
   std::error_code ec;

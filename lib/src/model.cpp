@@ -30,9 +30,7 @@ Model load_model(const std::string& xml_path, const std::optional<std::string>& 
       throw ModelError(m.weights_path, 0, std::string("cannot read weights: ") + e.what());
     }
   } else {
-    const bool has_const = std::any_of(m.ir.layers.begin(), m.ir.layers.end(), [](const Layer& l) {
-      return l.type == "Const" || l.type == "Constant";
-    });
+    const bool has_const = std::any_of(m.ir.layers.begin(), m.ir.layers.end(), is_const);
     if (has_const) {
       Diagnostic d;
       d.severity = Severity::warning;

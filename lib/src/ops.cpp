@@ -19,8 +19,8 @@ constexpr std::array<std::string_view, 4> kConstAttrs{"element_type", "shape", "
 constexpr std::array<std::string_view, 7> kAvgPoolAttrs{
     "kernel", "strides", "pads_begin", "pads_end", "exclude-pad", "rounding_type", "auto_pad"};
 constexpr std::array<std::string_view, 8> kAvgPool16Attrs{
-    "kernel",        "strides",  "pads_begin", "pads_end", "exclude-pad",
-    "rounding_type", "auto_pad", "dilations"};
+    "kernel",      "strides",       "pads_begin", "pads_end",
+    "exclude-pad", "rounding_type", "auto_pad",   "dilations"};
 
 // --- Parameter -------------------------------------------------------------------------------
 
@@ -56,7 +56,8 @@ InferResult infer_parameter(const OpAttrs& attrs, int, const InferContext&) {
 OpAttrs parse_const(AttrReader& r, int) {
   ConstAttrs a;
   const auto type = r.text("element_type");
-  if (!type) throw LayerError("bad-attribute", "No attributes defined for Const op! (no 'element_type')");
+  if (!type)
+    throw LayerError("bad-attribute", "No attributes defined for Const op! (no 'element_type')");
   // Both the enum adapter and element::Type(string) must accept the spelling: lowercase names.
   const auto parsed = parse_element_type_name(*type);
   if (!parsed || !parse_precision(*type))
@@ -102,10 +103,12 @@ InferResult infer_const(const OpAttrs& attrs, int, const InferContext& ctx) {
                                           std::to_string(a.size) + " exceeds the " +
                                           std::to_string(ctx.weights->size()) + "-byte .bin");
     if (a.size < needed)
-      throw LayerError("bad-weights", "Attribute and shape size are inconsistent for Const op! "
-                                      "size " + std::to_string(a.size) + " < " +
-                                      std::to_string(needed) + " bytes needed for " +
-                                      std::string(to_string(a.type)) + " " + to_string(a.shape));
+      throw LayerError("bad-weights",
+                       "Attribute and shape size are inconsistent for Const op! "
+                       "size " +
+                           std::to_string(a.size) + " < " + std::to_string(needed) +
+                           " bytes needed for " + std::string(to_string(a.type)) + " " +
+                           to_string(a.shape));
     // Small integer Consts feed shape inference (AdaptiveAvgPool's output_size).
     const auto* p = ctx.weights->data() + a.offset;
     if (*count <= 16 && a.type == ElementType::i64) out.values = read_ints<std::int64_t>(p, *count);
@@ -122,7 +125,9 @@ OpAttrs parse_none(AttrReader& r, int) {
   return std::monostate{};
 }
 
-InferResult infer_result(const OpAttrs&, int, const InferContext&) { return {}; }
+InferResult infer_result(const OpAttrs&, int, const InferContext&) {
+  return {};
+}
 
 // --- AvgPool ---------------------------------------------------------------------------------
 
@@ -135,8 +140,7 @@ OpAttrs parse_avg_pool(AttrReader& r, int version) {
   a.exclude_pad = r.boolean("exclude-pad", true);
   a.rounding = static_cast<RoundingType>(
       r.enumeration("rounding_type", kRoundingNames, "ov::op::RoundingType", 0));
-  a.auto_pad =
-      static_cast<AutoPad>(r.enumeration("auto_pad", kAutoPadNames, "ov::op::PadType", 0));
+  a.auto_pad = static_cast<AutoPad>(r.enumeration("auto_pad", kAutoPadNames, "ov::op::PadType", 0));
   if (version >= 16) {
     a.dilations = r.uint_list("dilations");
     r.finish(kAvgPool16Attrs);
@@ -151,7 +155,8 @@ void require_numeric_input(const InferContext& ctx, std::size_t i) {
   if (t == ElementType::undefined || t == ElementType::dynamic || t == ElementType::string ||
       t == ElementType::boolean)
     throw LayerError("bad-type", "input " + std::to_string(i) + " has element type " +
-                                     std::string(to_string(t)) + ", expected a float or integer type");
+                                     std::string(to_string(t)) +
+                                     ", expected a float or integer type");
 }
 
 InferResult to_result(PoolInference&& p, ElementType type) {
@@ -197,14 +202,22 @@ InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& 
 }
 
 constexpr std::array<OpEntry, 7> kOps{{
-    {"Parameter", 1, 1, 16, OpKind::parameter, 0, kParameterAttrs, parse_parameter, infer_parameter},
+    {"Parameter", 1, 1, 16, OpKind::parameter, 0, kParameterAttrs, parse_parameter,
+     infer_parameter},
     {"Constant", 1, 1, 15, OpKind::constant, 0, kConstAttrs, parse_const, infer_const},
     {"Result", 1, 1, 15, OpKind::result, 1, {}, parse_none, infer_result},
     {"AvgPool", 1, 1, 13, OpKind::avg_pool, 1, kAvgPoolAttrs, parse_avg_pool, infer_avg_pool_op},
     {"AvgPool", 14, 14, 15, OpKind::avg_pool, 1, kAvgPoolAttrs, parse_avg_pool, infer_avg_pool_op},
     {"AvgPool", 16, 16, 16, OpKind::avg_pool, 1, kAvgPool16Attrs, parse_avg_pool,
      infer_avg_pool_op},
-    {"AdaptiveAvgPool", 8, 8, 15, OpKind::adaptive_avg_pool, 2, {}, parse_none,
+    {"AdaptiveAvgPool",
+     8,
+     8,
+     15,
+     OpKind::adaptive_avg_pool,
+     2,
+     {},
+     parse_none,
      infer_adaptive_avg_pool_op},
 }};
 
@@ -230,7 +243,8 @@ std::optional<int> opset_number(std::string_view version) {
 }  // namespace
 
 const OpEntry* resolve_op(const Layer& layer) {
-  const std::string_view type = iequals(layer.type, "Const") ? "Constant" : layer.type;
+  const std::string_view type =
+      iequals(layer.type, "Const") ? std::string_view("Constant") : std::string_view(layer.type);
   bool known = false;
   for (const auto& op : kOps) known = known || iequals(op.type, type);
   if (!known) return nullptr;

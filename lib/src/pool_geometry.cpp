@@ -12,7 +12,9 @@ __extension__ typedef __int128 i128;
 // dilated kernels cannot overflow (irrun's own rule; OpenVINO would wrap).
 constexpr std::uint64_t kMaxAttr = std::uint64_t{1} << 40;
 
-[[noreturn]] void fail(const std::string& message) { throw ValidationError(message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw ValidationError(message);
+}
 
 template <class T>
 std::string list(const std::vector<T>& v) {
@@ -31,7 +33,9 @@ void check_range(const char* name, const std::vector<std::uint64_t>& values) {
   }
 }
 
-std::string shape_text(const PartialShape& s) { return to_string(s); }
+std::string shape_text(const PartialShape& s) {
+  return to_string(s);
+}
 
 bool rank_is_3_to_5(const PartialShape& s) {
   return !s.rank_is_static() || (s.rank() >= 3 && s.rank() <= 5);
@@ -44,14 +48,15 @@ i128 dilated(std::uint64_t kernel, std::uint64_t dilation) {
   return static_cast<i128>(dilation) * (kernel - 1) + 1;
 }
 
+// Values here are never negative (dims, pads and dilated kernels).
 std::string int_text(i128 v) {
-  if (v < 0) return "-" + int_text(-v);
-  std::string s;
+  char digits[48];
+  char* p = digits + sizeof digits;
   do {
-    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    *--p = static_cast<char>('0' + static_cast<int>(v % 10));
     v /= 10;
-  } while (v);
-  return s;
+  } while (v > 0);
+  return std::string(p, digits + sizeof digits);
 }
 
 // Same-padding total on one axis (OpenVINO dim::padding).
@@ -148,8 +153,7 @@ PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialS
     fail("Expected dilations size to be equal to kernel size. Got: " +
          std::to_string(dilations.size()));
   if (input.rank_is_static() && num_spatial != input.rank() - 2)
-    fail("Expected kernel size to be equal to input size - 2. Got: " +
-         std::to_string(num_spatial));
+    fail("Expected kernel size to be equal to input size - 2. Got: " + std::to_string(num_spatial));
   const auto is_zero = [](std::uint64_t v) { return v == 0; };
   if (std::any_of(attrs.strides.begin(), attrs.strides.end(), is_zero))
     fail("Strides has zero dimension(s). " + list(attrs.strides));
@@ -179,9 +183,8 @@ PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialS
       result.pads_begin[i] = result.pads_end[i] = 0;
     } else if (same) {
       // A zero kernel pads nothing here; the kernel-size rule below then reports it.
-      const auto total =
-          same_padding(d.min, static_cast<std::int64_t>(attrs.strides[i]),
-                       kernel[i] == 0 ? 0 : dilated(kernel[i], dilations[i]));
+      const auto total = same_padding(d.min, static_cast<std::int64_t>(attrs.strides[i]),
+                                      kernel[i] == 0 ? 0 : dilated(kernel[i], dilations[i]));
       const auto small = total / 2, big = total - small;
       result.pads_begin[i] = attrs.auto_pad == AutoPad::same_upper ? small : big;
       result.pads_end[i] = attrs.auto_pad == AutoPad::same_upper ? big : small;
@@ -207,8 +210,8 @@ PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialS
       const i128 padded = static_cast<i128>(d.min) + pb + pe;
       if (kd > padded)
         fail("Kernel after dilation has size (dim: " + int_text(kd) +
-             ") larger than the data shape after padding (dim: " + int_text(padded) +
-             ") at axis " + std::to_string(i) + ".");
+             ") larger than the data shape after padding (dim: " + int_text(padded) + ") at axis " +
+             std::to_string(i) + ".");
       if (attrs.exclude_pad && !(kd > pb && kd > pe))
         fail("Kernel after dilation is sometimes entirely in the padding area for axis " +
              std::to_string(i) + " (dilated kernel dimension: " + int_text(kd) +

@@ -12,13 +12,13 @@ enum class Severity { warning, error };
 
 struct Diagnostic {
   Severity severity = Severity::error;
-  std::string rule;                   // stable id: "dim-mismatch", "validation", "unknown-attribute"...
-  std::optional<std::size_t> layer;   // index into IrModel::layers
-  std::string port;                   // "output port 3", "edge 3:2 -> 5:0", or empty
-  std::string declared;               // for mismatches: what the file says
-  std::string inferred;               // for mismatches: what shape inference says
-  std::string message;                // the rule broken, in words
-  std::size_t line = 0;               // line in the XML file, 0 when unknown
+  std::string rule;  // stable id: "dim-mismatch", "validation", "unknown-attribute"...
+  std::optional<std::size_t> layer;  // index into IrModel::layers
+  std::string port;                  // "output port 3", "edge 3:2 -> 5:0", or empty
+  std::string declared;              // for mismatches: what the file says
+  std::string inferred;              // for mismatches: what shape inference says
+  std::string message;               // the rule broken, in words
+  std::size_t line = 0;              // line in the XML file, 0 when unknown
 };
 
 using Diagnostics = std::vector<Diagnostic>;

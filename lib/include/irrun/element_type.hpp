@@ -8,8 +8,33 @@
 namespace irrun {
 
 enum class ElementType {
-  undefined, dynamic, boolean, bf16, f16, f32, f64, i4, i8, i16, i32, i64,
-  u1, u2, u3, u4, u6, u8, u16, u32, u64, nf4, f8e4m3, f8e5m2, string, f4e2m1, f8e8m0,
+  undefined,
+  dynamic,
+  boolean,
+  bf16,
+  f16,
+  f32,
+  f64,
+  i4,
+  i8,
+  i16,
+  i32,
+  i64,
+  u1,
+  u2,
+  u3,
+  u4,
+  u6,
+  u8,
+  u16,
+  u32,
+  u64,
+  nf4,
+  f8e4m3,
+  f8e5m2,
+  string,
+  f4e2m1,
+  f8e8m0,
 };
 
 // Port `precision` attribute (`element::Type(string)`): exact spellings only, e.g. "f32" or "FP32";

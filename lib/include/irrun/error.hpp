@@ -1,8 +1,8 @@
 // Errors irrun reports: one exception type whose kind decides the process exit code.
 #pragma once
 
-#include <stdexcept>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 
 namespace irrun {
@@ -10,13 +10,13 @@ namespace irrun {
 // Exit codes of the irrun tool (documented in README.md).
 enum class ExitCode : int {
   ok = 0,
-  check_failed = 1,  // `check` found a problem, or `--expect` found a mismatch
-  usage = 2,         // bad command line
-  bad_model = 3,     // model unreadable, malformed, or failing validation
-  bad_input = 4,     // an input blob is missing, unreadable or does not match its Parameter
-  output_failed = 5, // an output file or directory cannot be written
-  unsupported = 6,   // the model needs an op or element type irrun cannot execute
-  limit = 7,         // a resource limit (e.g. --max-memory) would be exceeded
+  check_failed = 1,   // `check` found a problem, or `--expect` found a mismatch
+  usage = 2,          // bad command line
+  bad_model = 3,      // model unreadable, malformed, or failing validation
+  bad_input = 4,      // an input blob is missing, unreadable or does not match its Parameter
+  output_failed = 5,  // an output file or directory cannot be written
+  unsupported = 6,    // the model needs an op or element type irrun cannot execute
+  limit = 7,          // a resource limit (e.g. --max-memory) would be exceeded
 };
 
 class Error : public std::runtime_error {
@@ -42,9 +42,15 @@ class ModelError : public Error {
   std::string detail_;
 };
 
-inline Error model_error(const std::string& message) { return Error(ExitCode::bad_model, message); }
-inline Error input_error(const std::string& message) { return Error(ExitCode::bad_input, message); }
-inline Error output_error(const std::string& message) { return Error(ExitCode::output_failed, message); }
+inline Error model_error(const std::string& message) {
+  return Error(ExitCode::bad_model, message);
+}
+inline Error input_error(const std::string& message) {
+  return Error(ExitCode::bad_input, message);
+}
+inline Error output_error(const std::string& message) {
+  return Error(ExitCode::output_failed, message);
+}
 inline Error unsupported_error(const std::string& message) {
   return Error(ExitCode::unsupported, message);
 }

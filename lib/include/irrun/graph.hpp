@@ -16,16 +16,16 @@ struct Source {
 };
 
 struct Node {
-  std::vector<Source> inputs;          // by input index (position of the port among <input>)
-  std::vector<std::size_t> in_edges;   // index into IrModel::edges, parallel to `inputs`
-  bool reachable = false;              // kept by OpenVINO
+  std::vector<Source> inputs;         // by input index (position of the port among <input>)
+  std::vector<std::size_t> in_edges;  // index into IrModel::edges, parallel to `inputs`
+  bool reachable = false;             // kept by OpenVINO
 };
 
 struct Graph {
-  std::vector<Node> nodes;             // parallel to IrModel::layers
-  std::vector<std::size_t> order;      // topological order of all nodes
-  std::vector<std::size_t> parameters; // Parameter layers in file order (the model inputs)
-  std::vector<std::size_t> results;    // Result layers in file order
+  std::vector<Node> nodes;              // parallel to IrModel::layers
+  std::vector<std::size_t> order;       // topological order of all nodes
+  std::vector<std::size_t> parameters;  // Parameter layers in file order (the model inputs)
+  std::vector<std::size_t> results;     // Result layers in file order
 };
 
 // Resolves edges and orders the graph without recursion. Throws irrun::Error (bad_model) for

@@ -42,13 +42,18 @@ struct Edge {
 };
 
 struct IrModel {
-  std::string path;          // the .xml, as given (used in every message)
-  int ir_version = 0;        // 10 or 11
-  std::string name;          // <net name>
-  std::vector<Layer> layers; // in file order
+  std::string path;           // the .xml, as given (used in every message)
+  int ir_version = 0;         // 10 or 11
+  std::string name;           // <net name>
+  std::vector<Layer> layers;  // in file order
   std::vector<Edge> edges;
-  Diagnostics diagnostics;   // reader warnings (e.g. `1..10` read as 1 in a <dim>)
+  Diagnostics diagnostics;  // reader warnings (e.g. `1..10` read as 1 in a <dim>)
 };
+
+// Layer types are compared case-insensitively, as OpenVINO looks them up.
+bool has_type(const Layer& layer, std::string_view type);
+// A Const layer ("Const" or "Constant", any case).
+bool is_const(const Layer& layer);
 
 // "layer 3 'pool1' (AvgPool opset1)": how every message names a layer.
 std::string describe(const Layer& layer);

@@ -60,7 +60,7 @@ struct OpEntry {
   int first_opset;        // opsets whose `version` string resolves to this entry
   int last_opset;
   OpKind kind;
-  std::size_t inputs;     // required number of inputs
+  std::size_t inputs;                            // required number of inputs
   std::span<const std::string_view> attributes;  // names read from <data>
   OpAttrs (*parse)(AttrReader& reader, int version);
   InferResult (*infer)(const OpAttrs& attrs, int version, const InferContext& ctx);

@@ -44,9 +44,13 @@ struct Tensor {
   std::size_t element_count() const;
   std::size_t byte_size() const;
   template <class T>
-  const T* data() const { return reinterpret_cast<const T*>(buffer.data()); }
+  const T* data() const {
+    return reinterpret_cast<const T*>(buffer.data());
+  }
   template <class T>
-  T* mutable_data() { return reinterpret_cast<T*>(buffer.mutable_data()); }
+  T* mutable_data() {
+    return reinterpret_cast<T*>(buffer.mutable_data());
+  }
 };
 
 }  // namespace irrun

@@ -1,0 +1,39 @@
+// Running a model's graph on input tensors: parse -> infer (on the actual input shapes) -> run,
+// with the pool geometry from shape inference handed to the kernels.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "irrun/model.hpp"
+#include "irrun/parallel.hpp"
+#include "irrun/tensor.hpp"
+
+namespace irrun {
+
+struct Output {
+  std::string name;          // the Result's input tensor name, else the Result layer's name
+  std::size_t result_layer;  // index into IrModel::layers
+  Tensor tensor;
+};
+
+// Fails before any compute, naming every layer irrun cannot execute (unsupported_error), or the
+// first layer whose shapes do not validate (ModelError).
+void require_executable(const Model& model);
+
+// Runs every Result of `model`. `inputs` maps each Parameter (layer index) to its tensor, whose
+// element type must be the Parameter's and whose shape must fit the Parameter's shape.
+std::vector<Output> run_model(const Model& model, const std::map<std::size_t, Tensor>& inputs,
+                              const Parallel& parallel);
+
+// A model holding just the pooling layer named `layer_name` of `model`: a Parameter shaped like
+// the layer's declared data input (named after the producing tensor or layer), the layer's Const
+// inputs, the layer and a Result. Weights are shared with `model`.
+Model extract_layer(const Model& model, const std::string& layer_name);
+
+// The name outputs are known by (and saved under).
+std::string output_name(const Model& model, std::size_t result_layer);
+
+}  // namespace irrun

@@ -1,0 +1,217 @@
+#include "irrun/executor.hpp"
+
+#include <algorithm>
+
+#include "irrun/analysis.hpp"
+#include "irrun/error.hpp"
+#include "irrun/kernels/avg_pool.hpp"
+
+namespace irrun {
+namespace {
+
+std::map<std::size_t, PartialShape> input_shapes(const std::map<std::size_t, Tensor>& inputs) {
+  std::map<std::size_t, PartialShape> shapes;
+  for (const auto& [layer, tensor] : inputs)
+    shapes[layer] = PartialShape::from_static(tensor.shape);
+  return shapes;
+}
+
+// Analysis that must succeed: the first layer error aborts with its formatted line.
+Analysis analyze_or_throw(const Model& m, const std::map<std::size_t, PartialShape>& shapes) {
+  auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr, shapes);
+  for (const auto& d : a.diagnostics) {
+    if (d.severity == Severity::error)
+      throw ModelError(m.ir.path, d.line,
+                       describe_op(m.ir.layers[*d.layer]) + ": " + d.message + " [" + d.rule + "]");
+  }
+  return a;
+}
+
+Tensor const_tensor(const Model& m, std::size_t n, const ConstAttrs& c) {
+  if (!m.weights)
+    throw ModelError(m.ir.path, m.ir.layers[n].line,
+                     describe_op(m.ir.layers[n]) + ": needs weights, but there is no " +
+                         m.weights_path + " (give --weights FILE)");
+  Tensor t;
+  t.type = c.type;
+  t.shape = c.shape;
+  t.buffer = m.weights->slice(c.offset, packed_byte_size(c.type, t.element_count()));
+  return t;
+}
+
+}  // namespace
+
+std::string output_name(const Model& model, std::size_t result_layer) {
+  const auto& node = model.graph.nodes[result_layer];
+  if (!node.inputs.empty()) {
+    const auto& src = node.inputs[0];
+    const auto& names = model.ir.layers[src.node].outputs[src.output].names;
+    if (!names.empty()) return names.front();
+  }
+  return model.ir.layers[result_layer].name;
+}
+
+void require_executable(const Model& model) {
+  std::vector<std::string> unsupported;
+  for (auto n : model.graph.order) {
+    if (!model.graph.nodes[n].reachable) continue;
+    const Layer& layer = model.ir.layers[n];
+    const OpEntry* op = nullptr;
+    try {
+      op = resolve_op(layer);
+    } catch (const LayerError& e) {
+      throw ModelError(model.ir.path, layer.line, describe(layer) + ": " + e.what());
+    }
+    if (!op) unsupported.push_back("'" + layer.name + "' (" + layer.type + ")");
+  }
+  if (unsupported.empty()) return;
+  std::string list;
+  for (std::size_t i = 0; i < unsupported.size() && i < 5; ++i)
+    list += (i ? ", " : "") + unsupported[i];
+  if (unsupported.size() > 5) list += " and " + std::to_string(unsupported.size() - 5) + " more";
+  throw unsupported_error(model.ir.path + ": cannot execute " + std::to_string(unsupported.size()) +
+                          " layer(s) of ops irrun does not implement: " + list +
+                          "; irrun runs Parameter, Const, AvgPool, AdaptiveAvgPool and Result "
+                          "(use --layer NAME to run one pooling layer of this model)");
+}
+
+std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor>& inputs,
+                              const Parallel& parallel) {
+  require_executable(m);
+  const auto a = analyze_or_throw(m, input_shapes(inputs));
+
+  // Check every kernel's element type before computing anything.
+  for (auto n : m.graph.order) {
+    const auto& info = a.nodes[n];
+    if (!m.graph.nodes[n].reachable || !info.op) continue;
+    const auto kind = info.op->kind;
+    if ((kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool) &&
+        !kernel_supports(info.outputs[0].type))
+      throw unsupported_error(m.ir.path + ": " + describe_op(m.ir.layers[n]) + ": element type " +
+                              std::string(to_string(info.outputs[0].type)) +
+                              " is not executed (irrun runs f32, f16, bf16 and f64)");
+  }
+
+  // Tensors are released as soon as their last consumer has run.
+  std::vector<std::vector<Tensor>> values(m.ir.layers.size());
+  std::vector<std::size_t> uses(m.ir.layers.size(), 0);
+  for (auto n : m.graph.order) {
+    for (const auto& src : m.graph.nodes[n].inputs) ++uses[src.node];
+  }
+  std::vector<Output> outputs;
+  for (auto n : m.graph.order) {
+    const auto& info = a.nodes[n];
+    if (!m.graph.nodes[n].reachable) continue;
+    const auto& node = m.graph.nodes[n];
+    std::vector<const Tensor*> in;
+    for (const auto& src : node.inputs) in.push_back(&values[src.node].at(src.output));
+    switch (info.op->kind) {
+      case OpKind::parameter: {
+        const auto it = inputs.find(n);
+        if (it == inputs.end()) throw input_error("no input for " + describe(m.ir.layers[n]));
+        values[n].push_back(it->second);
+        break;
+      }
+      case OpKind::constant:
+        values[n].push_back(const_tensor(m, n, std::get<ConstAttrs>(info.attrs)));
+        break;
+      case OpKind::result:
+        outputs.push_back({output_name(m, n), n, *in[0]});
+        break;
+      case OpKind::avg_pool:
+      case OpKind::adaptive_avg_pool: {
+        auto out = Tensor::zeros(info.outputs[0].type, info.outputs[0].shape.to_static());
+        kernels::avg_pool(*in[0], out, *info.geometry, parallel);
+        values[n].push_back(std::move(out));
+        break;
+      }
+    }
+    for (const auto& src : node.inputs) {
+      if (--uses[src.node] == 0) values[src.node].clear();
+    }
+  }
+  return outputs;
+}
+
+Model extract_layer(const Model& model, const std::string& layer_name) {
+  const auto& layers = model.ir.layers;
+  const auto it = std::find_if(layers.begin(), layers.end(),
+                               [&](const Layer& l) { return l.name == layer_name; });
+  if (it == layers.end())
+    throw input_error(model.ir.path + ": no layer named '" + layer_name + "'");
+  const auto n = static_cast<std::size_t>(it - layers.begin());
+  const Layer& target = *it;
+  const OpEntry* op = nullptr;
+  try {
+    op = resolve_op(target);
+  } catch (const LayerError& e) {
+    throw ModelError(model.ir.path, target.line, describe(target) + ": " + e.what());
+  }
+  if (!op || (op->kind != OpKind::avg_pool && op->kind != OpKind::adaptive_avg_pool))
+    throw unsupported_error(model.ir.path + ": --layer: " + describe(target) +
+                            " is not a pooling layer irrun runs (AvgPool, AdaptiveAvgPool)");
+
+  Model sub;
+  sub.ir.path = model.ir.path;
+  sub.ir.ir_version = model.ir.ir_version;
+  sub.ir.name = model.ir.name + ":" + layer_name;
+  sub.weights_path = model.weights_path;
+  sub.weights = model.weights;
+  std::uint64_t next_id = 0;
+  for (const auto& l : layers) next_id = std::max(next_id, l.id + 1);
+
+  const auto& node = model.graph.nodes[n];
+  Layer copy = target;
+  for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+    const auto& src = node.inputs[i];
+    const Layer& producer = layers[src.node];
+    const Port& out_port = producer.outputs[src.output];
+    Layer feed;
+    if (i == 0) {
+      // The data input becomes a Parameter shaped like the layer's declared input port.
+      const Port& in_port = target.inputs[i];
+      feed.id = producer.id;
+      feed.name = out_port.names.empty() ? producer.name : out_port.names.front();
+      feed.type = "Parameter";
+      feed.version = "opset1";
+      feed.has_data = true;
+      const auto type = in_port.type ? in_port.type : out_port.type;
+      feed.data = {{"shape", to_string(PartialShape::from_ir_dims(in_port.dims))},
+                   {"element_type", std::string(to_string(type.value_or(ElementType::f32)))}};
+      Port p = out_port;
+      p.dims = in_port.dims;
+      if (in_port.type) p.type = in_port.type, p.precision = in_port.precision;
+      feed.outputs = {p};
+    } else {
+      if (!is_const(producer))
+        throw unsupported_error(model.ir.path + ": --layer: input " + std::to_string(i) + " of " +
+                                describe(target) + " comes from " + describe(producer) +
+                                ", not a Const; irrun cannot compute it");
+      feed = producer;
+      feed.inputs.clear();
+    }
+    feed.line = producer.line;
+    sub.ir.edges.push_back(
+        {feed.id, feed.outputs[0].id, target.id, target.inputs[i].id, target.line});
+    // A producer may feed several inputs; add it once.
+    if (std::none_of(sub.ir.layers.begin(), sub.ir.layers.end(),
+                     [&](const Layer& l) { return l.id == feed.id; }))
+      sub.ir.layers.push_back(std::move(feed));
+  }
+  sub.ir.layers.push_back(copy);
+  Layer result;
+  result.id = next_id;
+  result.name = target.name;  // outputs are named after the layer unless its port has names
+  result.type = "Result";
+  result.version = "opset1";
+  Port rp = target.outputs.at(0);
+  rp.id = 0;
+  result.inputs = {rp};
+  result.line = target.line;
+  sub.ir.edges.push_back({target.id, target.outputs.at(0).id, result.id, 0, target.line});
+  sub.ir.layers.push_back(std::move(result));
+  sub.graph = build_graph(sub.ir);
+  return sub;
+}
+
+}  // namespace irrun

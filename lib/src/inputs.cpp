@@ -1,0 +1,184 @@
+#include "irrun/inputs.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "irrun/blob.hpp"
+#include "irrun/error.hpp"
+#include "irrun/npy.hpp"
+#include "irrun/ops.hpp"
+
+namespace irrun {
+namespace {
+
+struct ParameterInfo {
+  std::size_t layer;
+  std::string name;
+  ElementType type;
+  PartialShape shape;
+};
+
+std::vector<ParameterInfo> parameters(const Model& m) {
+  std::vector<ParameterInfo> out;
+  for (auto n : m.graph.parameters) {
+    const Layer& layer = m.ir.layers[n];
+    Diagnostics ignored;
+    AttrReader reader(layer, n, "Parameter", ignored);
+    ParameterAttrs a;
+    try {
+      const auto* op = resolve_op(layer);
+      a = std::get<ParameterAttrs>(op->parse(reader, op->version));
+    } catch (const LayerError& e) {
+      throw ModelError(m.ir.path, layer.line, describe(layer) + ": " + e.what());
+    }
+    out.push_back({n, layer.name, a.type, a.shape});
+  }
+  return out;
+}
+
+std::string describe_param(const ParameterInfo& p) {
+  return "input '" + p.name + "' (" + std::string(to_string(p.type)) + " " + to_string(p.shape) +
+         ")";
+}
+
+bool fits(const PartialShape& declared, const std::vector<std::int64_t>& shape) {
+  return declared_matches(PartialShape::from_static(shape), declared) &&
+         (!declared.rank_is_static() || declared.rank() == shape.size());
+}
+
+std::vector<std::int64_t> parse_shape_list(const std::string& text, const std::string& what) {
+  PartialShape s;
+  try {
+    s = parse_partial_shape(text);
+  } catch (const std::invalid_argument& e) {
+    throw input_error(what + ": " + e.what());
+  }
+  if (!s.is_static()) throw input_error(what + ": '" + text + "' is not a static shape");
+  return s.to_static();
+}
+
+// Splits "NAME=VALUE" when NAME names a Parameter (file paths may contain '=' too).
+std::pair<std::optional<std::size_t>, std::string> split_named(const Model& m,
+                                                               const std::string& arg,
+                                                               bool value_is_path) {
+  const auto eq = arg.find('=');
+  if (eq != std::string::npos) {
+    if (auto p = find_parameter(m, arg.substr(0, eq))) return {p, arg.substr(eq + 1)};
+    if (!value_is_path || !std::filesystem::exists(arg)) {
+      std::string names;
+      for (auto n : m.graph.parameters) names += (names.empty() ? "" : ", ") + m.ir.layers[n].name;
+      throw input_error("'" + arg.substr(0, eq) + "' is not an input of " + m.ir.path +
+                        "; its inputs are: " + names);
+    }
+  }
+  return {std::nullopt, arg};
+}
+
+}  // namespace
+
+std::optional<std::size_t> find_parameter(const Model& m, const std::string& name) {
+  for (auto n : m.graph.parameters) {
+    const Layer& layer = m.ir.layers[n];
+    if (layer.name == name) return n;
+    for (const auto& port : layer.outputs) {
+      if (std::find(port.names.begin(), port.names.end(), name) != port.names.end()) return n;
+    }
+  }
+  return std::nullopt;
+}
+
+BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
+  const auto params = parameters(m);
+  auto info = [&](std::size_t layer) -> const ParameterInfo& {
+    return *std::find_if(params.begin(), params.end(),
+                         [&](const ParameterInfo& p) { return p.layer == layer; });
+  };
+
+  std::map<std::size_t, std::vector<std::int64_t>> shapes;
+  for (const auto& s : options.shapes) {
+    auto [param, value] = split_named(m, s, false);
+    if (!param) {
+      if (params.size() != 1)
+        throw input_error("--shape " + s + ": name the input (NAME=dims); the model has " +
+                          std::to_string(params.size()) + " inputs");
+      param = params[0].layer;
+    }
+    const auto& p = info(*param);
+    auto shape = parse_shape_list(value, "--shape for " + describe_param(p));
+    if (!fits(p.shape, shape))
+      throw input_error("--shape for " + describe_param(p) + ": " + to_string(shape) +
+                        " does not fit the input's shape " + to_string(p.shape));
+    shapes[*param] = std::move(shape);
+  }
+
+  BoundInputs bound;
+  for (const auto& arg : options.inputs) {
+    auto [param, path] = split_named(m, arg, true);
+    if (!param) {
+      if (params.size() != 1)
+        throw input_error("--input " + arg + ": the model has " + std::to_string(params.size()) +
+                          " inputs; name it as NAME=FILE");
+      param = params[0].layer;
+    }
+    const auto& p = info(*param);
+    if (bound.tensors.count(*param))
+      throw input_error("--input " + arg + ": " + describe_param(p) + " is given twice");
+    Tensor t;
+    const bool npy = std::filesystem::path(path).extension() == ".npy";
+    if (npy) {
+      t = read_npy(path);
+      if (t.type != p.type) {
+        if (is_floating(t.type) && is_floating(p.type)) {
+          bound.notes.push_back(path + ": converted " + std::string(to_string(t.type)) + " to " +
+                                std::string(to_string(p.type)) + " (round to nearest even) for " +
+                                describe_param(p));
+          t = convert_float(t, p.type);
+        } else {
+          throw input_error(path + ": dtype " + std::string(to_string(t.type)) +
+                            " does not match " + describe_param(p));
+        }
+      }
+      if (shapes.count(*param) && shapes[*param] != t.shape)
+        throw input_error(path + ": shape " + to_string(t.shape) + " differs from --shape " +
+                          to_string(shapes[*param]) + " for " + describe_param(p));
+    } else {
+      std::vector<std::int64_t> shape;
+      if (shapes.count(*param)) {
+        shape = shapes[*param];
+      } else if (p.shape.is_static()) {
+        shape = p.shape.to_static();
+      } else {
+        throw input_error(path + ": " + describe_param(p) + " has a dynamic shape; give --shape " +
+                          p.name + "=d0,d1,... for a raw blob, or use an .npy file");
+      }
+      t = read_raw(path, p.type, shape);
+    }
+    if (!fits(p.shape, t.shape))
+      throw input_error(path + ": shape " + to_string(t.shape) + " does not fit " +
+                        describe_param(p));
+    bound.tensors[*param] = std::move(t);
+  }
+
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto& p = params[i];
+    if (bound.tensors.count(p.layer)) continue;
+    if (!options.random_seed)
+      throw input_error("no data for " + describe_param(p) + "; give --input " + p.name +
+                        "=FILE or --random-input");
+    std::vector<std::int64_t> shape;
+    if (shapes.count(p.layer)) {
+      shape = shapes[p.layer];
+    } else if (p.shape.is_static()) {
+      shape = p.shape.to_static();
+    } else {
+      throw input_error(describe_param(p) + " has a dynamic shape; give --shape " + p.name +
+                        "=d0,d1,... to generate it");
+    }
+    // Each input gets its own stream: the seed mixed with the input's position.
+    const std::uint64_t seed = *options.random_seed * 0x9E3779B97F4A7C15ULL + i;
+    bound.tensors[p.layer] = random_tensor(p.type, shape, seed);
+  }
+  return bound;
+}
+
+}  // namespace irrun

@@ -1,0 +1,551 @@
+// Table-driven tests of `irrun check` (check_file) on whole small models written to temporary
+// files: declared vs inferred dims and types, edge consistency, attribute warnings and strict mode,
+// opset resolution, AdaptiveAvgPool's output_size from weights, Const errors
+// (docs/openvino-semantics.md sections 1, 2, 4 and 7), and unreadable files.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "irrun/check.hpp"
+
+namespace fs = std::filesystem;
+using irrun::CheckOptions;
+using irrun::CheckReport;
+using irrun::Diagnostic;
+using irrun::Severity;
+
+namespace {
+
+// A fresh directory under the system temp dir, removed with its contents at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = fs::temp_directory_path() /
+            ("irrun_check_test_" + std::to_string(stamp) + "_" + std::to_string(rd()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const auto p = file(name);
+    std::ofstream out(p, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    REQUIRE(out.good());
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+template <class T>
+std::string bytes_of(const std::vector<T>& values) {
+  std::string s(values.size() * sizeof(T), '\0');
+  if (!values.empty()) std::memcpy(s.data(), values.data(), s.size());
+  return s;
+}
+
+// --- IR text builders ----------------------------------------------------------------------
+
+std::string dims_xml(const std::string& dims) {
+  std::string s;
+  std::size_t start = 0;
+  while (start < dims.size()) {
+    auto comma = dims.find(',', start);
+    if (comma == std::string::npos) comma = dims.size();
+    s += "<dim>" + dims.substr(start, comma - start) + "</dim>";
+    start = comma + 1;
+  }
+  return s;
+}
+
+std::string in_port(int id, const std::string& dims) {
+  return "<port id=\"" + std::to_string(id) + "\">" + dims_xml(dims) + "</port>";
+}
+
+std::string out_port(int id, const std::string& precision, const std::string& dims) {
+  return "<port id=\"" + std::to_string(id) + "\" precision=\"" + precision + "\">" +
+         dims_xml(dims) + "</port>";
+}
+
+std::string layer(int id, const std::string& name, const std::string& type,
+                  const std::string& version, const std::string& data, const std::string& inputs,
+                  const std::string& outputs) {
+  std::string s = "<layer id=\"" + std::to_string(id) + "\" name=\"" + name + "\" type=\"" + type +
+                  "\" version=\"" + version + "\">\n";
+  if (!data.empty()) s += "<data " + data + "/>\n";
+  if (!inputs.empty()) s += "<input>\n" + inputs + "\n</input>\n";
+  if (!outputs.empty()) s += "<output>\n" + outputs + "\n</output>\n";
+  return s + "</layer>\n";
+}
+
+// A Parameter of static shape `dims` ("1,3,8,8").
+std::string parameter(int id, const std::string& name, const std::string& dims,
+                      const std::string& element_type = "f32",
+                      const std::string& precision = "FP32") {
+  return layer(id, name, "Parameter", "opset1",
+               "shape=\"" + dims + "\" element_type=\"" + element_type + "\"", "",
+               out_port(0, precision, dims));
+}
+
+std::string result(int id, const std::string& name, const std::string& dims) {
+  return layer(id, name, "Result", "opset1", "", in_port(0, dims), "");
+}
+
+std::string edge(int from_layer, int from_port, int to_layer, int to_port) {
+  return "<edge from-layer=\"" + std::to_string(from_layer) + "\" from-port=\"" +
+         std::to_string(from_port) + "\" to-layer=\"" + std::to_string(to_layer) + "\" to-port=\"" +
+         std::to_string(to_port) + "\"/>\n";
+}
+
+std::string ir(const std::string& layers, const std::string& edges) {
+  return "<?xml version=\"1.0\"?>\n<net name=\"c\" version=\"11\">\n<layers>\n" + layers +
+         "</layers>\n<edges>\n" + edges + "</edges>\n</net>\n";
+}
+
+// Parameter(0) -> pool(1) -> Result(2).
+std::string pool_model(const std::string& version, const std::string& data,
+                       const std::string& in_dims, const std::string& out_dims,
+                       const std::string& out_precision = "FP32",
+                       const std::string& type = "AvgPool") {
+  return ir(parameter(0, "in", in_dims) +
+                layer(1, "pool", type, version, data, in_port(0, in_dims),
+                      out_port(1, out_precision, out_dims)) +
+                result(2, "out", out_dims),
+            edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+}
+
+const std::string kPool2 = "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\"";
+
+// Parameter(0) -> Convolution(1, opaque) -> AvgPool(2) -> Result(3).
+std::string conv_model(const std::string& pool_in_dims) {
+  return ir(parameter(0, "in", "1,3,8,8") +
+                layer(1, "conv", "Convolution", "opset1",
+                      "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\" "
+                      "auto_pad=\"explicit\"",
+                      in_port(0, "1,3,8,8"), out_port(1, "FP32", "1,8,8,8")) +
+                layer(2, "pool", "AvgPool", "opset1", kPool2, in_port(0, pool_in_dims),
+                      out_port(1, "FP32", "1,8,4,4")) +
+                result(3, "out", "1,8,4,4"),
+            edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0));
+}
+
+// Parameter(0) + output_size(1) -> AdaptiveAvgPool(2) -> Result(3). `size_layer` is layer 1.
+std::string adaptive_model(const std::string& size_layer, const std::string& out_dims) {
+  return ir(parameter(0, "in", "1,3,10,12") + size_layer +
+                layer(2, "pool", "AdaptiveAvgPool", "opset8", "",
+                      in_port(0, "1,3,10,12") + in_port(1, "2"), out_port(2, "FP32", out_dims)) +
+                result(3, "out", out_dims),
+            edge(0, 0, 2, 0) + edge(1, 1, 2, 1) + edge(2, 2, 3, 0));
+}
+
+std::string const_layer(const std::string& element_type, const std::string& precision,
+                        std::uint64_t offset, std::uint64_t size) {
+  return layer(1, "size", "Const", "opset1",
+               "element_type=\"" + element_type + "\" shape=\"2\" offset=\"" +
+                   std::to_string(offset) + "\" size=\"" + std::to_string(size) + "\"",
+               "", out_port(1, precision, "2"));
+}
+
+std::string lower_case_const() {
+  auto s = const_layer("i64", "I64", 0, 16);
+  const std::string from = "type=\"Const\"";
+  s.replace(s.find(from), from.size(), "type=\"const\"");
+  return s;
+}
+
+std::string size_parameter() {
+  return layer(1, "size", "Parameter", "opset1", "shape=\"2\" element_type=\"i64\"", "",
+               out_port(1, "I64", "2"));
+}
+
+// --- the table ----------------------------------------------------------------------------
+
+struct Expected {
+  const char* rule;
+  Severity severity;
+  std::optional<std::size_t> layer;
+  std::vector<std::string> message;  // substrings
+  const char* declared = nullptr;
+  const char* inferred = nullptr;
+};
+
+struct Case {
+  const char* name;
+  std::string xml;
+  std::optional<std::string> bin;  // written next to the xml as m.bin
+  bool strict;
+  std::vector<Expected> expected;  // exactly these diagnostics, in any order
+  std::vector<std::size_t> checked;
+};
+
+constexpr auto W = Severity::warning;
+constexpr auto E = Severity::error;
+
+std::vector<Case> cases() {
+  return {
+      {"Parameter -> AvgPool -> Result with correct dims",
+       pool_model("opset1", kPool2 + " exclude-pad=\"true\" rounding_type=\"floor\"", "1,3,8,8",
+                  "1,3,4,4"),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2}},
+      {"wrong declared output dim",
+       pool_model("opset1", kPool2, "1,3,8,8", "1,3,5,4"),
+       std::nullopt,
+       false,
+       {{"dim-mismatch",
+         E,
+         1,
+         {"declared [1,3,5,4], inferred [1,3,4,4]"},
+         "[1,3,5,4]",
+         "[1,3,4,4]"}},
+       {0, 1, 2}},
+      {"declared -1 matches anything",
+       pool_model("opset1", kPool2, "1,3,8,8", "1,-1,4,-1"),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2}},
+      {"wrong declared rank",
+       pool_model("opset1", kPool2, "1,3,8,8", "1,3,4"),
+       std::nullopt,
+       false,
+       {{"dim-mismatch", E, 1, {}, "[1,3,4]", "[1,3,4,4]"}},
+       {0, 1, 2}},
+      {"wrong precision",
+       pool_model("opset1", kPool2, "1,3,8,8", "1,3,4,4", "FP16"),
+       std::nullopt,
+       false,
+       {{"type-mismatch",
+         E,
+         1,
+         {"declared precision FP16, inferred element type f32"},
+         "FP16",
+         "f32"}},
+       {0, 1, 2}},
+      {"opaque Convolution keeps its declared outputs; the pool after it is checked",
+       conv_model("1,8,8,8"),
+       std::nullopt,
+       false,
+       {},
+       {0, 2, 3}},
+      {"edge mismatch between an opaque producer and a consumer",
+       conv_model("1,8,7,7"),
+       std::nullopt,
+       false,
+       {{"edge-mismatch",
+         E,
+         2,
+         {"declared [1,8,7,7]", "layer 1 'conv'", "output port 1", "declares [1,8,8,8]"},
+         "[1,8,7,7]",
+         "[1,8,8,8]"}},
+       {0, 2, 3}},
+      {"unknown attribute exclude_pad",
+       pool_model("opset1", kPool2 + " exclude_pad=\"false\"", "1,3,8,8", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"unknown-attribute", W, 1, {"'exclude_pad'", "did you mean 'exclude-pad'"}}},
+       {0, 1, 2}},
+      {"unknown attribute exclude_pad, strict",
+       pool_model("opset1", kPool2 + " exclude_pad=\"false\"", "1,3,8,8", "1,3,4,4"),
+       std::nullopt,
+       true,
+       {{"unknown-attribute", E, 1, {"did you mean 'exclude-pad'"}}},
+       {0, 1, 2}},
+      {"unparsable bool",
+       pool_model("opset1", kPool2 + " exclude-pad=\"ture\"", "1,3,8,8", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"bad-bool", W, 1, {"'exclude-pad'", "\"ture\""}}},
+       {0, 1, 2}},
+      {"unparsable bool, strict",
+       pool_model("opset1", kPool2 + " exclude-pad=\"ture\"", "1,3,8,8", "1,3,4,4"),
+       std::nullopt,
+       true,
+       {{"bad-bool", E, 1, {}}},
+       {0, 1, 2}},
+      {"1..10 in <dim>, strict",
+       pool_model("opset1", kPool2, "1,3,8,8", "1,3,4,4..10"),
+       std::nullopt,
+       true,
+       {{"dim-text", E, 1, {"read by OpenVINO as 4"}}, {"dim-text", E, 2, {}}},
+       {0, 1, 2}},
+      {"bad enum value",
+       pool_model("opset1", kPool2 + " rounding_type=\"xyz\"", "1,3,8,8", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"bad-attribute", E, 1, {"\"xyz\" is not a member of enum ov::op::RoundingType"}}},
+       {0, 2}},
+      {"AvgPool opset14 accepts ceil_torch",
+       pool_model("opset14",
+                  "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"1,1\" pads_end=\"1,1\" "
+                  "rounding_type=\"ceil_torch\"",
+                  "1,3,9,3", "1,3,5,2"),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2}},
+      {"AvgPool opset1 rejects ceil_torch",
+       pool_model("opset1", kPool2 + " rounding_type=\"ceil_torch\"", "1,3,8,8", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"validation", E, 1, {"Rounding CEIL_TORCH is not supported."}}},
+       {0, 2}},
+      {"unsupported opset",
+       pool_model("opset99", kPool2, "1,3,8,8", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"unknown-opset", E, 1, {"Cannot create AvgPool", "from unsupported opset: opset99"}}},
+       {0, 2}},
+      {"AdaptiveAvgPool not in opset5",
+       adaptive_model(size_parameter(), "1,3,3,5")
+           .replace(adaptive_model(size_parameter(), "1,3,3,5").find("opset8"), 6, "opset5"),
+       std::nullopt,
+       false,
+       {{"unknown-opset",
+         E,
+         2,
+         {"Opset opset5 doesn't contain the operation with type: AdaptiveAvgPool"}}},
+       {0, 1, 3}},
+      {"AdaptiveAvgPool output_size from an i64 Const",
+       adaptive_model(const_layer("i64", "I64", 0, 16), "1,3,3,5"),
+       bytes_of<std::int64_t>({3, 5}),
+       false,
+       {},
+       {0, 1, 2, 3}},
+      {"AdaptiveAvgPool output_size from an i64 Const at an offset, wrong declared dim",
+       adaptive_model(const_layer("i64", "I64", 8, 16), "1,3,3,4"),
+       bytes_of<std::int64_t>({99, 3, 5}),
+       false,
+       {{"dim-mismatch", E, 2, {}, "[1,3,3,4]", "[1,3,3,5]"}},
+       {0, 1, 2, 3}},
+      {"AdaptiveAvgPool output_size from an i32 Const",
+       adaptive_model(const_layer("i32", "I32", 0, 8), "1,3,3,4"),
+       bytes_of<std::int32_t>({3, 5}),
+       false,
+       {{"dim-mismatch", E, 2, {}, "[1,3,3,4]", "[1,3,3,5]"}},
+       {0, 1, 2, 3}},
+      {"AdaptiveAvgPool output_size from a Parameter: a declared static dim matches",
+       adaptive_model(size_parameter(), "1,3,3,5"),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2, 3}},
+      {"Const beyond the end of the .bin",
+       adaptive_model(const_layer("i64", "I64", 8, 16), "1,3,3,5"),
+       bytes_of<std::int64_t>({3, 5}),
+       false,
+       {{"bad-weights", E, 1, {"Incorrect weights in bin file!"}}},
+       {0, 2, 3}},
+      {"Const size too small",
+       adaptive_model(const_layer("i64", "I64", 0, 8), "1,3,3,5"),
+       bytes_of<std::int64_t>({3, 5}),
+       false,
+       {{"bad-weights", E, 1, {"Attribute and shape size are inconsistent"}}},
+       {0, 2, 3}},
+      {"missing .bin: a no-weights warning, output_size unknown",
+       adaptive_model(const_layer("i64", "I64", 0, 16), "1,3,3,5"),
+       std::nullopt,
+       false,
+       {{"no-weights", W, std::nullopt, {"no weights file"}}},
+       {0, 1, 2, 3}},
+      // The type is looked up case-insensitively (section 1), so `const` is a Const too and
+      // needs the weights just the same (model.hpp: a "no-weights" warning if the model has
+      // Consts).
+      {"missing .bin with a lower-case const layer",
+       adaptive_model(lower_case_const(), "1,3,3,5"),
+       std::nullopt,
+       false,
+       {{"no-weights", W, std::nullopt, {"no weights file"}}},
+       {0, 1, 2, 3}},
+      {"a validation failure does not stop the other layers",
+       ir(parameter(0, "in", "1,3,8,8") +
+              layer(1, "big", "AvgPool", "opset1", "kernel=\"10,2\" strides=\"1,1\"",
+                    in_port(0, "1,3,8,8"), out_port(1, "FP32", "1,3,4,4")) +
+              layer(2, "small", "AvgPool", "opset1", kPool2, in_port(0, "1,3,4,4"),
+                    out_port(1, "FP32", "1,3,2,3")) +
+              result(3, "out", "1,3,2,3"),
+          edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0)),
+       std::nullopt,
+       false,
+       {{"validation",
+         E,
+         1,
+         {"Kernel after dilation has size (dim: 10) larger than the data shape after padding "
+          "(dim: 8) at axis 0."}},
+        {"dim-mismatch", E, 2, {}, "[1,3,2,3]", "[1,3,2,2]"}},
+       {0, 2, 3}},
+      {"an unreachable layer is a warning",
+       ir(parameter(0, "in", "1,3,8,8") + result(1, "out", "1,3,8,8") +
+              layer(2, "dead", "AvgPool", "opset1", kPool2, in_port(0, "1,3,8,8"),
+                    out_port(1, "FP32", "1,3,4,4")),
+          edge(0, 0, 1, 0) + edge(0, 0, 2, 0)),
+       std::nullopt,
+       false,
+       {{"unreachable-layer", W, 2, {}}},
+       {0, 1}},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("check_file on whole models", "[check]") {
+  for (const auto& c : cases()) {
+    CAPTURE(c.name);
+    TempDir dir;
+    const auto xml = dir.write("m.xml", c.xml);
+    if (c.bin) dir.write("m.bin", *c.bin);
+    CheckOptions options;
+    options.strict = c.strict;
+    const CheckReport report = irrun::check_file(xml, options);
+    REQUIRE(report.model.has_value());
+    CHECK(report.path == xml);
+    std::string all;
+    for (const auto& d : report.diagnostics) all += irrun::format(report, d) + "\n";
+    CAPTURE(all);
+
+    CHECK(report.diagnostics.size() == c.expected.size());
+    std::vector<bool> used(report.diagnostics.size(), false);
+    std::size_t errors = 0;
+    for (const auto& e : c.expected) {
+      CAPTURE(e.rule);
+      errors += e.severity == Severity::error;
+      const Diagnostic* found = nullptr;
+      for (std::size_t i = 0; i < report.diagnostics.size() && !found; ++i) {
+        if (!used[i] && report.diagnostics[i].rule == e.rule) {
+          used[i] = true;
+          found = &report.diagnostics[i];
+        }
+      }
+      CHECK(found != nullptr);
+      if (!found) continue;
+      CHECK(found->severity == e.severity);
+      CHECK(found->layer == e.layer);
+      for (const auto& s : e.message) CHECK_THAT(found->message, Catch::Contains(s));
+      if (e.declared) CHECK(found->declared == e.declared);
+      if (e.inferred) CHECK(found->inferred == e.inferred);
+      if (found->layer) CHECK(found->line > 0);
+    }
+    CHECK(report.errors() == errors);
+    CHECK(report.warnings() == c.expected.size() - errors);
+    CHECK(report.passed() == (errors == 0));
+    CHECK(report.checked == c.checked);
+    // Diagnostics come in file order.
+    CHECK(std::is_sorted(report.diagnostics.begin(), report.diagnostics.end(),
+                         [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; }));
+  }
+}
+
+TEST_CASE("check diagnostics name the port and line", "[check]") {
+  TempDir dir;
+  const std::string text = pool_model("opset1", kPool2, "1,3,8,8", "1,3,5,4");
+  const auto xml = dir.write("m.xml", text);
+  const auto report = irrun::check_file(xml, {});
+  REQUIRE(report.diagnostics.size() == 1);
+  const auto& d = report.diagnostics[0];
+  CHECK(d.port == "output port 1");
+  // The pool's output port is the only `<port id="1" precision` in the file.
+  const auto pos = text.find("<port id=\"1\" precision=");
+  REQUIRE(pos != std::string::npos);
+  const auto line = static_cast<std::size_t>(std::count(
+                        text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n')) +
+                    1;
+  CHECK(d.line == line);
+  CHECK(irrun::format(report, d) ==
+        xml + ":" + std::to_string(line) +
+            ": error: layer 1 'pool' (AvgPool-1 opset1) output port 1: declared [1,3,5,4], "
+            "inferred [1,3,4,4] [dim-mismatch]");
+}
+
+TEST_CASE("edge mismatches are reported at the edge's line", "[check]") {
+  TempDir dir;
+  const std::string text = conv_model("1,8,7,7");
+  const auto report = irrun::check_file(dir.write("m.xml", text), {});
+  REQUIRE(report.diagnostics.size() == 1);
+  const auto& d = report.diagnostics[0];
+  CHECK(d.rule == "edge-mismatch");
+  CHECK(d.port == "input port 0");
+  const auto pos = text.find("<edge from-layer=\"1\"");
+  REQUIRE(pos != std::string::npos);
+  CHECK(d.line == static_cast<std::size_t>(std::count(
+                      text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n')) +
+                      1);
+}
+
+TEST_CASE("an explicit weights file", "[check]") {
+  TempDir dir;
+  const auto xml = dir.write("m.xml", adaptive_model(const_layer("i64", "I64", 0, 16), "1,3,3,4"));
+  const auto bin = dir.write("other.bin", bytes_of<std::int64_t>({3, 4}));
+  CheckOptions options;
+  options.weights = bin;
+  const auto report = irrun::check_file(xml, options);
+  CHECK(report.diagnostics.empty());
+  CHECK(report.passed());
+  REQUIRE(report.model.has_value());
+  CHECK(report.model->weights_path == bin);
+
+  options.weights = dir.file("missing.bin");
+  const auto missing = irrun::check_file(xml, options);
+  REQUIRE(missing.diagnostics.size() == 1);
+  CHECK(missing.diagnostics[0].rule == "unreadable");
+  CHECK_THAT(missing.diagnostics[0].message, Catch::Contains("missing.bin"));
+  CHECK_FALSE(missing.passed());
+}
+
+TEST_CASE("unreadable files give one unreadable diagnostic", "[check]") {
+  TempDir dir;
+  fs::create_directories(dir.file("sub.xml"));
+  struct Case {
+    const char* name;
+    std::string path;
+    const char* message;
+    std::size_t line;
+  };
+  const std::vector<Case> unreadable = {
+      {"does not exist", dir.file("nope.xml"), "cannot open", 0},
+      {"a directory", dir.file("sub.xml"), "is a directory", 0},
+      {"empty", dir.write("empty.xml", ""), "empty file", 0},
+      {"not well-formed", dir.write("bad.xml", "<net version=\"10\">\n<layers>\n</net>\n"),
+       "not well-formed XML", 3},
+      {"IR version 9", dir.write("v9.xml", "<net version=\"9\"/>\n"), "IR version '9'", 0},
+      {"dangling edge", dir.write("edge.xml", ir(parameter(0, "in", "1,1,4"), edge(0, 0, 5, 0))),
+       "to-layer 5 does not exist", 0},
+  };
+  for (const auto& c : unreadable) {
+    CAPTURE(c.name);
+    const auto report = irrun::check_file(c.path, {});
+    CHECK_FALSE(report.model.has_value());
+    CHECK(report.checked.empty());
+    REQUIRE(report.diagnostics.size() == 1);
+    const auto& d = report.diagnostics[0];
+    CHECK(d.rule == "unreadable");
+    CHECK(d.severity == Severity::error);
+    CHECK_FALSE(d.layer.has_value());
+    CHECK_THAT(d.message, Catch::Contains(c.message));
+    if (c.line) CHECK(d.line == c.line);
+    CHECK(report.errors() == 1);
+    CHECK_FALSE(report.passed());
+    CHECK_THAT(irrun::format(report, d), Catch::StartsWith(c.path));
+    CHECK_THAT(irrun::format(report, d), Catch::EndsWith("[unreadable]"));
+  }
+}
