@@ -63,61 +63,61 @@ Command add_info(CLI::App& app, const Globals& globals) {
   cmd->add_option("--weights", opts->weights, "Weights file (default: MODEL.bin)");
   cmd->footer("Shapes read 'declared -> inferred' where shape inference disagrees with the file.");
 
-  return {cmd, [opts, &globals]() {
-            const auto m = load_model(opts->model, opts->weights.empty()
-                                                       ? std::nullopt
-                                                       : std::optional<std::string>(opts->weights));
-            const auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
-            if (!globals.quiet)
-              std::printf("%s: IR v%d '%s': %zu layers, %zu input(s), %zu output(s), weights %s\n",
-                          m.ir.path.c_str(), m.ir.ir_version, m.ir.name.c_str(),
-                          m.ir.layers.size(), m.graph.parameters.size(), m.graph.results.size(),
-                          m.weights ? (m.weights_path + " (" + std::to_string(m.weights->size()) +
-                                       " bytes)")
-                                          .c_str()
-                                    : "none");
-            std::vector<std::vector<std::string>> rows{
-                {"id", "name", "type", "attributes", "inputs", "outputs", "run"}};
-            for (auto n : m.graph.order) {
-              const Layer& layer = m.ir.layers[n];
-              const NodeInfo& info = a.nodes[n];
-              std::vector<std::string> ins, outs;
-              const auto& node = m.graph.nodes[n];
-              for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-                const auto& src = node.inputs[i];
-                ins.push_back(shapes(PartialShape::from_ir_dims(layer.inputs[i].dims),
-                                     a.nodes[src.node].outputs[src.output].shape));
-              }
-              for (std::size_t i = 0; i < layer.outputs.size(); ++i) {
-                std::optional<PartialShape> inferred;
-                if (info.inferred && i < info.outputs.size()) inferred = info.outputs[i].shape;
-                outs.push_back(shapes(PartialShape::from_ir_dims(layer.outputs[i].dims), inferred));
-              }
-              const bool runs = info.inferred && info.op &&
-                                (info.op->kind == OpKind::parameter ||
-                                 info.op->kind == OpKind::constant ||
-                                 info.op->kind == OpKind::result ||
-                                 (!info.outputs.empty() && kernel_supports(info.outputs[0].type)));
-              rows.push_back({std::to_string(layer.id), layer.name,
-                              info.op ? op_label(*info.op) : layer.type + " " + layer.version,
-                              key_attributes(info), join(ins, " "), join(outs, " "),
-                              runs ? "yes" : (node.reachable ? "no" : "unused")});
-            }
-            std::vector<std::size_t> width(rows[0].size(), 0);
-            for (const auto& r : rows)
-              for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-            for (const auto& r : rows) {
-              std::string line;
-              for (std::size_t c = 0; c < r.size(); ++c) {
-                line += r[c];
-                if (c + 1 < r.size()) line += std::string(width[c] - r[c].size() + 2, ' ');
-              }
-              std::printf("%s\n", line.c_str());
-            }
-            for (const auto& d : m.ir.diagnostics) std::printf("%s\n", format(m.ir, d).c_str());
-            for (const auto& d : a.diagnostics) std::printf("%s\n", format(m.ir, d).c_str());
-            return 0;
-          }};
+  return {
+      cmd, [opts, &globals]() {
+        const auto m = load_model(opts->model, opts->weights.empty()
+                                                   ? std::nullopt
+                                                   : std::optional<std::string>(opts->weights));
+        const auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+        if (!globals.quiet)
+          std::printf(
+              "%s: IR v%d '%s': %zu layers, %zu input(s), %zu output(s), weights %s\n",
+              m.ir.path.c_str(), m.ir.ir_version, m.ir.name.c_str(), m.ir.layers.size(),
+              m.graph.parameters.size(), m.graph.results.size(),
+              m.weights
+                  ? (m.weights_path + " (" + std::to_string(m.weights->size()) + " bytes)").c_str()
+                  : "none");
+        std::vector<std::vector<std::string>> rows{
+            {"id", "name", "type", "attributes", "inputs", "outputs", "run"}};
+        for (auto n : m.graph.order) {
+          const Layer& layer = m.ir.layers[n];
+          const NodeInfo& info = a.nodes[n];
+          std::vector<std::string> ins, outs;
+          const auto& node = m.graph.nodes[n];
+          for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+            const auto& src = node.inputs[i];
+            ins.push_back(shapes(PartialShape::from_ir_dims(layer.inputs[i].dims),
+                                 a.nodes[src.node].outputs[src.output].shape));
+          }
+          for (std::size_t i = 0; i < layer.outputs.size(); ++i) {
+            std::optional<PartialShape> inferred;
+            if (info.inferred && i < info.outputs.size()) inferred = info.outputs[i].shape;
+            outs.push_back(shapes(PartialShape::from_ir_dims(layer.outputs[i].dims), inferred));
+          }
+          const bool runs = info.inferred && info.op &&
+                            (info.op->kind == OpKind::parameter ||
+                             info.op->kind == OpKind::constant || info.op->kind == OpKind::result ||
+                             (!info.outputs.empty() && kernel_supports(info.outputs[0].type)));
+          rows.push_back({std::to_string(layer.id), layer.name,
+                          info.op ? op_label(*info.op) : layer.type + " " + layer.version,
+                          key_attributes(info), join(ins, " "), join(outs, " "),
+                          runs ? "yes" : (node.reachable ? "no" : "unused")});
+        }
+        std::vector<std::size_t> width(rows[0].size(), 0);
+        for (const auto& r : rows)
+          for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+        for (const auto& r : rows) {
+          std::string line;
+          for (std::size_t c = 0; c < r.size(); ++c) {
+            line += r[c];
+            if (c + 1 < r.size()) line += std::string(width[c] - r[c].size() + 2, ' ');
+          }
+          std::printf("%s\n", line.c_str());
+        }
+        for (const auto& d : m.ir.diagnostics) std::printf("%s\n", format(m.ir, d).c_str());
+        for (const auto& d : a.diagnostics) std::printf("%s\n", format(m.ir, d).c_str());
+        return 0;
+      }};
 }
 
 }  // namespace irrun::cli

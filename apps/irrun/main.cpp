@@ -1,8 +1,8 @@
 // irrun: validate, run and compare the pooling layers of OpenVINO IR models.
-#include <CLI/CLI.hpp>
-#include <algorithm>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,6 +16,9 @@ Examples:
   irrun check model.xml                     validate every pooling layer's declared shapes
   irrun check --strict a.xml b.xml          also fail on what OpenVINO silently ignores
   irrun info model.xml                      the graph as a table
+  irrun model.xml --input x.npy -o out/     run it and save each output as out/NAME.npy
+  irrun model.xml --random-input --seed 7   run on reproducible random inputs
+  irrun net.xml --layer pool5 --input x.bin run one pooling layer of a whole network
 Exit codes: 0 ok, 1 check failed, 2 usage error, 3 bad model, 4 bad input,
             5 output not writable, 6 unsupported op or type, 7 resource limit.)";
 
@@ -52,6 +55,7 @@ int main(int argc, char** argv) {
   const std::vector<irrun::cli::Command> commands{
       irrun::cli::add_check(app, globals),
       irrun::cli::add_info(app, globals),
+      irrun::cli::add_run(app, globals),
   };
 
   auto args = normalise_args(argc, argv);

@@ -1,0 +1,160 @@
+// Test-only helpers for the end-to-end CLI tests: run the built irrun binary (IRRUN_BINARY) with
+// an argument vector (no shell, so no quoting), capture stdout, stderr and the exit code, and
+// give paths into the samples directory (IRRUN_SAMPLES_DIR) and a scratch directory.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifndef IRRUN_BINARY
+#error "tests/CMakeLists.txt defines IRRUN_BINARY as the path of the irrun executable"
+#endif
+#ifndef IRRUN_SAMPLES_DIR
+#error "tests/CMakeLists.txt defines IRRUN_SAMPLES_DIR as the samples directory"
+#endif
+
+namespace irrun::testing {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed with everything in it on destruction.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& tag = "cli") {
+    std::random_device rd;
+    path_ = fs::temp_directory_path() /
+            ("irrun-" + tag + "-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  const fs::path& path() const { return path_; }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+  // Writes `text` to `name` inside the directory and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto p = file(name);
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + p);
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Path of a file in samples/.
+inline std::string sample(const std::string& name) {
+  return (fs::path(IRRUN_SAMPLES_DIR) / name).string();
+}
+
+// What one run of the binary produced.
+struct RunResult {
+  int exit_code = -1;  // the process exit status, or 128 + signal if it was killed
+  std::string out;     // stdout
+  std::string err;     // stderr
+
+  // stdout split into lines (without the '\n').
+  std::vector<std::string> out_lines() const { return split_lines(out); }
+  std::vector<std::string> err_lines() const { return split_lines(err); }
+
+  static std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+};
+
+// Runs IRRUN_BINARY with `args` (argv[1..]); stdin is /dev/null, stdout and stderr go to files in
+// a scratch directory and are read back once the process has exited.
+inline RunResult run_irrun(const std::vector<std::string>& args) {
+  ScratchDir dir("cli-run");
+  const auto out_path = dir.file("stdout");
+  const auto err_path = dir.file("stderr");
+
+  std::vector<std::string> argv_store;
+  argv_store.reserve(args.size() + 1);
+  argv_store.emplace_back(IRRUN_BINARY);
+  argv_store.insert(argv_store.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_store) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    // Child: only async-signal-safe calls until exec.
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0 || err < 0) ::_exit(126);
+    ::dup2(in, STDIN_FILENO);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("waitpid failed");
+  }
+  RunResult r;
+  if (WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.exit_code = 128 + WTERMSIG(status);
+  r.out = read_text(out_path);
+  r.err = read_text(err_path);
+  return r;
+}
+
+inline RunResult run_irrun(std::initializer_list<std::string> args) {
+  return run_irrun(std::vector<std::string>(args));
+}
+
+// True when some line of `lines` contains every one of `parts`.
+inline bool any_line_has_all(const std::vector<std::string>& lines,
+                             std::initializer_list<std::string> parts) {
+  for (const auto& line : lines) {
+    bool all = true;
+    for (const auto& p : parts) all = all && line.find(p) != std::string::npos;
+    if (all) return true;
+  }
+  return false;
+}
+
+// Number of lines of `lines` that contain `part`.
+inline std::size_t count_lines_with(const std::vector<std::string>& lines,
+                                    const std::string& part) {
+  std::size_t n = 0;
+  for (const auto& line : lines) n += line.find(part) != std::string::npos ? 1 : 0;
+  return n;
+}
+
+}  // namespace irrun::testing

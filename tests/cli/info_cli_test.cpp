@@ -1,0 +1,220 @@
+// End-to-end tests of `irrun info`: the layer table printed for the samples in samples/.
+#include <catch2/catch.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli_support.hpp"
+
+namespace {
+
+using irrun::testing::run_irrun;
+using irrun::testing::sample;
+using irrun::testing::ScratchDir;
+
+const std::vector<std::string> kColumns = {"id",     "name",    "type", "attributes",
+                                           "inputs", "outputs", "run"};
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(' ');
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(' ') - b + 1);
+}
+
+// The table `irrun info` prints: the header row's words give the column starts (columns are
+// left-aligned and padded), every following row until the first diagnostic is a layer.
+struct Table {
+  std::vector<std::map<std::string, std::string>> rows;
+
+  static Table parse(const std::vector<std::string>& lines) {
+    Table t;
+    std::size_t h = 0;
+    while (h < lines.size() && lines[h].rfind("id  ", 0) != 0) ++h;
+    REQUIRE(h < lines.size());
+    const auto& header = lines[h];
+    std::vector<std::size_t> start;
+    for (const auto& c : kColumns) {
+      const auto pos = header.find(c, start.empty() ? 0 : start.back());
+      REQUIRE(pos != std::string::npos);
+      start.push_back(pos);
+    }
+    for (std::size_t i = h + 1; i < lines.size(); ++i) {
+      const auto& line = lines[i];
+      if (line.empty() || line.find(": warning: ") != std::string::npos ||
+          line.find(": error: ") != std::string::npos)
+        break;
+      std::map<std::string, std::string> row;
+      for (std::size_t c = 0; c < kColumns.size(); ++c) {
+        const auto b = start[c];
+        const auto e = c + 1 < start.size() ? start[c + 1] : std::string::npos;
+        row[kColumns[c]] =
+            b < line.size()
+                ? trim(line.substr(b, e == std::string::npos ? std::string::npos : e - b))
+                : "";
+      }
+      t.rows.push_back(row);
+    }
+    return t;
+  }
+
+  std::optional<std::map<std::string, std::string>> row(const std::string& name) const {
+    for (const auto& r : rows)
+      if (r.at("name") == name) return r;
+    return std::nullopt;
+  }
+};
+
+Table info_table(const std::string& sample_name) {
+  const auto r = run_irrun({"info", sample(sample_name)});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  return Table::parse(r.out_lines());
+}
+
+}  // namespace
+
+TEST_CASE("irrun info prints a summary line and a layer table for every sample", "[cli][info]") {
+  const std::vector<std::pair<std::string, std::size_t>> samples = {
+      {"avgpool_v11.xml", 3},  {"avgpool_chain_v10.xml", 6}, {"adaptive_v11.xml", 4},
+      {"multi_op_v11.xml", 8}, {"two_inputs_v11.xml", 6},    {"bad_dim_v11.xml", 3},
+  };
+  for (const auto& [name, layers] : samples) {
+    INFO(name);
+    const auto r = run_irrun({"info", sample(name)});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    const auto lines = r.out_lines();
+    REQUIRE(lines.size() >= 2);
+    CHECK(lines[0].rfind(sample(name) + ": IR v", 0) == 0);
+    CHECK(lines[0].find(std::to_string(layers) + " layers") != std::string::npos);
+    const auto t = Table::parse(lines);
+    CHECK(t.rows.size() == layers);
+  }
+}
+
+TEST_CASE("irrun info shows types, attributes, shapes and the run column", "[cli][info]") {
+  SECTION("avgpool_v11: AvgPool-1 with ceil rounding") {
+    const auto t = info_table("avgpool_v11.xml");
+    const auto pool = t.row("pool");
+    REQUIRE(pool);
+    CHECK(pool->at("id") == "1");
+    CHECK(pool->at("type") == "AvgPool-1");
+    CHECK(pool->at("attributes").find("k=3x3") != std::string::npos);
+    CHECK(pool->at("attributes").find("s=2x2") != std::string::npos);
+    CHECK(pool->at("attributes").find("exclude-pad") != std::string::npos);
+    CHECK(pool->at("attributes").find("ceil") != std::string::npos);
+    CHECK(pool->at("inputs") == "[1,3,8,8]");
+    CHECK(pool->at("outputs") == "[1,3,5,5]");
+    CHECK(pool->at("run") == "yes");
+    const auto input = t.row("input");
+    REQUIRE(input);
+    CHECK(input->at("type") == "Parameter-1");
+    CHECK(input->at("attributes") == "f32 [1,3,8,8]");
+    const auto result = t.row("pool/sink_port_0");
+    REQUIRE(result);
+    CHECK(result->at("type") == "Result-1");
+    CHECK(result->at("inputs") == "[1,3,5,5]");
+  }
+  SECTION("avgpool_chain_v10: AvgPool-1, AvgPool-14 and AvgPool-16") {
+    const auto t = info_table("avgpool_chain_v10.xml");
+    const auto same = t.row("pool_same");
+    const auto torch = t.row("pool_ceil_torch");
+    const auto dilated = t.row("pool_dilated");
+    REQUIRE(same);
+    REQUIRE(torch);
+    REQUIRE(dilated);
+    CHECK(same->at("type") == "AvgPool-1");
+    CHECK(same->at("attributes").find("same_upper") != std::string::npos);
+    CHECK(same->at("outputs") == "[1,4,9,10]");
+    CHECK(torch->at("type") == "AvgPool-14");
+    CHECK(torch->at("attributes").find("ceil_torch") != std::string::npos);
+    CHECK(torch->at("outputs") == "[1,4,5,6]");
+    CHECK(dilated->at("type") == "AvgPool-16");
+    CHECK(dilated->at("attributes").find("d=2x2") != std::string::npos);
+    CHECK(dilated->at("attributes").find("include-pad") != std::string::npos);
+    CHECK(dilated->at("outputs") == "[1,4,5,5]");
+    for (const auto& r : t.rows) CHECK(r.at("run") == "yes");
+  }
+  SECTION("adaptive_v11: AdaptiveAvgPool-8 and its Const output_size from the .bin") {
+    const auto r = run_irrun({"info", sample("adaptive_v11.xml")});
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out_lines()[0].find("adaptive_v11.bin (16 bytes)") != std::string::npos);
+    const auto t = Table::parse(r.out_lines());
+    const auto pool = t.row("adaptive_pool");
+    REQUIRE(pool);
+    CHECK(pool->at("type") == "AdaptiveAvgPool-8");
+    CHECK(pool->at("inputs") == "[1,2,7,9] [2]");
+    CHECK(pool->at("outputs") == "[1,2,3,4]");
+    CHECK(pool->at("run") == "yes");
+    const auto size = t.row("output_size");
+    REQUIRE(size);
+    CHECK(size->at("type") == "Constant-1");
+    CHECK(size->at("attributes") == "i64 [2]");
+  }
+  SECTION("multi_op_v11: ops irrun does not implement are listed but do not run") {
+    const auto t = info_table("multi_op_v11.xml");
+    for (const auto* name : {"conv", "conv/add_bias", "relu"}) {
+      INFO(name);
+      const auto row = t.row(name);
+      REQUIRE(row);
+      CHECK(row->at("run") == "no");
+    }
+    CHECK(t.row("conv")->at("type").find("Convolution") != std::string::npos);
+    CHECK(t.row("conv")->at("outputs") == "[1,8,16,16]");
+    const auto pool = t.row("pool");
+    REQUIRE(pool);
+    CHECK(pool->at("type") == "AvgPool-1");
+    CHECK(pool->at("inputs") == "[1,8,16,16]");
+    CHECK(pool->at("outputs") == "[1,8,8,8]");
+    CHECK(pool->at("run") == "yes");
+  }
+  SECTION("two_inputs_v11: an f32 and an f16 input") {
+    const auto r = run_irrun({"info", sample("two_inputs_v11.xml")});
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out_lines()[0].find("2 input(s), 2 output(s)") != std::string::npos);
+    const auto t = Table::parse(r.out_lines());
+    REQUIRE(t.row("image"));
+    REQUIRE(t.row("mask"));
+    CHECK(t.row("image")->at("attributes") == "f32 [1,3,12,12]");
+    CHECK(t.row("mask")->at("attributes") == "f16 [1,1,10,10]");
+    REQUIRE(t.row("mask_pool"));
+    CHECK(t.row("mask_pool")->at("type") == "AvgPool-14");
+    CHECK(t.row("mask_pool")->at("outputs") == "[1,1,4,4]");
+    CHECK(t.row("mask_pool")->at("run") == "yes");
+  }
+  SECTION("bad_dim_v11: declared -> inferred where they differ") {
+    const auto t = info_table("bad_dim_v11.xml");
+    REQUIRE(t.row("pool"));
+    CHECK(t.row("pool")->at("outputs") == "[1,3,4,4] -> [1,3,5,5]");
+  }
+}
+
+TEST_CASE("irrun -q info prints the table without the summary line", "[cli][info]") {
+  const auto r = run_irrun({"-q", "info", sample("avgpool_v11.xml")});
+  CHECK(r.exit_code == 0);
+  const auto lines = r.out_lines();
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines[0].rfind("id  ", 0) == 0);
+  CHECK(Table::parse(lines).rows.size() == 3);
+}
+
+TEST_CASE("irrun info on a missing file fails with exit code 3", "[cli][info]") {
+  ScratchDir dir;
+  const auto missing = dir.file("no_such_model.xml");
+  const auto r = run_irrun({"info", missing});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(r.out.empty());
+  const auto err = r.err_lines();
+  REQUIRE(err.size() == 1);
+  CHECK(err[0].find(missing) != std::string::npos);
+  CHECK(err[0].find("No such file") != std::string::npos);
+}
+
+TEST_CASE("irrun info without a model is a usage error", "[cli][info]") {
+  const auto r = run_irrun({"info"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_FALSE(r.err.empty());
+}
