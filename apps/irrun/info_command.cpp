@@ -77,6 +77,10 @@ Command add_info(CLI::App& app, const Globals& globals) {
               m.weights
                   ? (m.weights_path + " (" + std::to_string(m.weights->size()) + " bytes)").c_str()
                   : "none");
+        const bool whole_model_runs =
+            std::all_of(m.graph.order.begin(), m.graph.order.end(), [&](std::size_t n) {
+              return !m.graph.nodes[n].reachable || (a.nodes[n].op && a.nodes[n].inferred);
+            });
         std::vector<std::vector<std::string>> rows{
             {"id", "name", "type", "attributes", "inputs", "outputs", "run"}};
         for (auto n : m.graph.order) {
@@ -98,10 +102,17 @@ Command add_info(CLI::App& app, const Globals& globals) {
                             (info.op->kind == OpKind::parameter ||
                              info.op->kind == OpKind::constant || info.op->kind == OpKind::result ||
                              (!info.outputs.empty() && kernel_supports(info.outputs[0].type)));
+          const bool pool = info.op && (info.op->kind == OpKind::avg_pool ||
+                                        info.op->kind == OpKind::adaptive_avg_pool);
+          // In a model with ops irrun cannot run, a pooling layer still runs alone (--layer).
+          const char* run = !node.reachable    ? "unused"
+                            : !runs            ? "no"
+                            : whole_model_runs ? "yes"
+                            : pool             ? "--layer"
+                                               : "no";
           rows.push_back({std::to_string(layer.id), layer.name,
                           info.op ? op_label(*info.op) : layer.type + " " + layer.version,
-                          key_attributes(info), join(ins, " "), join(outs, " "),
-                          runs ? "yes" : (node.reachable ? "no" : "unused")});
+                          key_attributes(info), join(ins, " "), join(outs, " "), run});
         }
         std::vector<std::size_t> width(rows[0].size(), 0);
         for (const auto& r : rows)

@@ -43,7 +43,8 @@ std::vector<std::string> normalise_args(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"irrun: validate, run and compare the pooling layers of OpenVINO IR models"};
+  CLI::App app{"irrun: validate, run and compare the pooling layers of OpenVINO IR models",
+               "irrun"};
   app.footer(kExamples);
   app.set_version_flag("--version", std::string("irrun ") + IRRUN_VERSION);
   app.require_subcommand(1);

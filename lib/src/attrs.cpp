@@ -54,7 +54,7 @@ void AttrReader::warn(std::string rule, std::string message) {
   d.rule = std::move(rule);
   d.layer = index_;
   d.message = std::move(message);
-  d.line = layer_.line;
+  d.line = layer_.data_line ? layer_.data_line : layer_.line;
   diagnostics_.push_back(std::move(d));
 }
 

@@ -166,6 +166,7 @@ class Reader {
 
     if (auto data = node.child("data")) {
       layer.has_data = true;
+      layer.data_line = line(data);
       for (auto a : data.attributes()) layer.data.emplace_back(a.name(), a.value());
     }
     std::set<std::uint64_t> port_ids;
@@ -306,6 +307,8 @@ IrModel read_ir(const std::string& xml_path) {
   if (in.bad()) throw ModelError(xml_path, 0, "cannot read");
   const std::string text = buffer.str();
   if (text.empty()) throw ModelError(xml_path, 0, "empty file, expected an IR .xml file");
+  if (text.substr(0, 512).find('\0') != std::string::npos)
+    throw ModelError(xml_path, 0, "binary data, not an IR .xml file");
   return parse_ir(text, xml_path);
 }
 

@@ -196,8 +196,8 @@ TEST_CASE("irrun check --strict turns what OpenVINO silently ignores into errors
   const auto text = replace_all(original, "exclude-pad=\"true\"", "exclude_pad=\"true\"");
   REQUIRE(text != original);
   const auto path = dir.write("typo.xml", text);
-  // The warning points at the layer (its <layer> line).
-  const auto line = line_of(path, "<layer id=\"1\" name=\"pool\"");
+  // The warning points at the <data> element holding the attribute (the line after <layer>).
+  const auto line = line_of(path, "<layer id=\"1\" name=\"pool\"") + 1;
   const auto where = path + ":" + std::to_string(line) + ": ";
 
   const auto lenient = run_irrun({"check", path});

@@ -32,6 +32,7 @@ struct Layer {
   std::vector<Port> inputs;
   std::vector<Port> outputs;
   std::size_t line = 0;
+  std::size_t data_line = 0;  // line of <data>, 0 when absent
 
   const std::string* attribute(std::string_view key) const;
 };
