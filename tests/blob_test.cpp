@@ -13,6 +13,7 @@
 
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
@@ -20,20 +21,7 @@ namespace fs = std::filesystem;
 using irrun::ElementType;
 using irrun::Tensor;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           ("irrun-blob-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using TempDir = irrun::testing::ScratchDir;
 
 std::string bytes_of(const Tensor& t) {
   return std::string(reinterpret_cast<const char*>(t.buffer.data()), t.byte_size());
@@ -85,7 +73,7 @@ std::uint64_t f32_bits(float f) {
 }  // namespace
 
 TEST_CASE("raw round trip for every element type", "[blob]") {
-  TempDir dir;
+  TempDir dir("blob");
   const std::vector<std::int64_t> shape{3, 1, 7};
   for (auto type : {ElementType::f32, ElementType::f16, ElementType::bf16, ElementType::f64,
                     ElementType::i8, ElementType::u8, ElementType::i32, ElementType::i64,
@@ -110,7 +98,7 @@ TEST_CASE("raw round trip for every element type", "[blob]") {
 }
 
 TEST_CASE("raw size mismatch names expected and found sizes", "[blob]") {
-  TempDir dir;
+  TempDir dir("blob");
   const auto path = dir.file("in.bin");
   std::ofstream(path, std::ios::binary) << std::string(602100, '\0');
   try {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "irrun/check.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using irrun::CheckOptions;
@@ -26,35 +27,7 @@ using irrun::Severity;
 
 namespace {
 
-// A fresh directory under the system temp dir, removed with its contents at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = fs::temp_directory_path() /
-            ("irrun_check_test_" + std::to_string(stamp) + "_" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    const auto p = file(name);
-    std::ofstream out(p, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    REQUIRE(out.good());
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
+using TempDir = irrun::testing::ScratchDir;
 
 template <class T>
 std::string bytes_of(const std::vector<T>& values) {
@@ -412,7 +385,7 @@ std::vector<Case> cases() {
 TEST_CASE("check_file on whole models", "[check]") {
   for (const auto& c : cases()) {
     CAPTURE(c.name);
-    TempDir dir;
+    TempDir dir("check");
     const auto xml = dir.write("m.xml", c.xml);
     if (c.bin) dir.write("m.bin", *c.bin);
     CheckOptions options;
@@ -457,7 +430,7 @@ TEST_CASE("check_file on whole models", "[check]") {
 }
 
 TEST_CASE("check diagnostics name the port and line", "[check]") {
-  TempDir dir;
+  TempDir dir("check");
   const std::string text = pool_model("opset1", kPool2, "1,3,8,8", "1,3,5,4");
   const auto xml = dir.write("m.xml", text);
   const auto report = irrun::check_file(xml, {});
@@ -478,7 +451,7 @@ TEST_CASE("check diagnostics name the port and line", "[check]") {
 }
 
 TEST_CASE("edge mismatches are reported at the edge's line", "[check]") {
-  TempDir dir;
+  TempDir dir("check");
   const std::string text = conv_model("1,8,7,7");
   const auto report = irrun::check_file(dir.write("m.xml", text), {});
   REQUIRE(report.diagnostics.size() == 1);
@@ -493,7 +466,7 @@ TEST_CASE("edge mismatches are reported at the edge's line", "[check]") {
 }
 
 TEST_CASE("an explicit weights file", "[check]") {
-  TempDir dir;
+  TempDir dir("check");
   const auto xml = dir.write("m.xml", adaptive_model(const_layer("i64", "I64", 0, 16), "1,3,3,4"));
   const auto bin = dir.write("other.bin", bytes_of<std::int64_t>({3, 4}));
   CheckOptions options;
@@ -513,7 +486,7 @@ TEST_CASE("an explicit weights file", "[check]") {
 }
 
 TEST_CASE("unreadable files give one unreadable diagnostic", "[check]") {
-  TempDir dir;
+  TempDir dir("check");
   fs::create_directories(dir.file("sub.xml"));
   struct Case {
     const char* name;

@@ -11,29 +11,13 @@
 #include <string>
 
 #include "irrun/error.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           ("irrun-file-io-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {}));
-  }
-};
+using TempDir = irrun::testing::ScratchDir;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -62,7 +46,7 @@ std::string error_of(F&& f, irrun::ExitCode code) {
 }  // namespace
 
 TEST_CASE("write_file_atomically writes header and body, replacing a file", "[file_io]") {
-  TempDir dir;
+  TempDir dir("file-io");
   const auto path = dir.file("out.bin");
   const std::string header = "HEAD", body = "body bytes";
   irrun::write_file_atomically(path, bytes(header), bytes(body));
@@ -84,7 +68,7 @@ TEST_CASE("write_file_atomically writes header and body, replacing a file", "[fi
 }
 
 TEST_CASE("write_file_atomically failures leave nothing behind", "[file_io]") {
-  TempDir dir;
+  TempDir dir("file-io");
   const std::string data = "data";
 
   SECTION("missing directory") {
@@ -107,7 +91,7 @@ TEST_CASE("write_file_atomically failures leave nothing behind", "[file_io]") {
     CHECK(error_of([&] { irrun::write_file_atomically(path, bytes(data)); },
                    irrun::ExitCode::output_failed) == path + ": cannot write: Is a directory");
     CHECK(dir.entries() == 1);  // only "sub": the temporary file was removed
-    CHECK(fs::is_empty(dir.path / "sub"));
+    CHECK(fs::is_empty(dir.path() / "sub"));
   }
   SECTION("trailing slash") {
     const auto path = dir.file("sub/");
@@ -119,18 +103,18 @@ TEST_CASE("write_file_atomically failures leave nothing behind", "[file_io]") {
   SECTION("directory not writable") {
     // root ignores directory permissions, so the check is meaningless there.
     if (::geteuid() != 0) {
-      fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
+      fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec);
       const auto path = dir.file("out.bin");
       CHECK(error_of([&] { irrun::write_file_atomically(path, bytes(data)); },
                      irrun::ExitCode::output_failed) == path + ": cannot write: Permission denied");
-      fs::permissions(dir.path, fs::perms::owner_all);
+      fs::permissions(dir.path(), fs::perms::owner_all);
       CHECK(dir.entries() == 0);
     }
   }
 }
 
 TEST_CASE("read_file maps a file and reports clear errors", "[file_io]") {
-  TempDir dir;
+  TempDir dir("file-io");
   std::ofstream(dir.file("a.bin"), std::ios::binary) << "abc";
   irrun::Buffer b = irrun::read_file(dir.file("a.bin"));
   REQUIRE(b.size() == 3);
@@ -142,8 +126,8 @@ TEST_CASE("read_file maps a file and reports clear errors", "[file_io]") {
   const auto missing = dir.file("missing.bin");
   CHECK(error_of([&] { irrun::read_file(missing); }, irrun::ExitCode::bad_input) ==
         missing + ": cannot open: No such file or directory");
-  CHECK(error_of([&] { irrun::read_file(dir.path.string()); }, irrun::ExitCode::bad_input) ==
-        dir.path.string() + ": is a directory");
+  CHECK(error_of([&] { irrun::read_file(dir.path().string()); }, irrun::ExitCode::bad_input) ==
+        dir.path().string() + ": is a directory");
   REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
   CHECK(error_of([&] { irrun::read_file(dir.file("fifo")); }, irrun::ExitCode::bad_input) ==
         dir.file("fifo") + ": not a regular file");

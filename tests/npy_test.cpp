@@ -13,6 +13,7 @@
 #include "irrun/blob.hpp"
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
@@ -20,20 +21,7 @@ namespace fs = std::filesystem;
 using irrun::ElementType;
 using irrun::Tensor;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           ("irrun-npy-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using TempDir = irrun::testing::ScratchDir;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -90,7 +78,7 @@ TEST_CASE("npy_header matches numpy.save byte for byte", "[npy]") {
 }
 
 TEST_CASE("npy round trip for every element type", "[npy]") {
-  TempDir dir;
+  TempDir dir("npy");
   const std::vector<std::int64_t> shape{2, 3, 5};
   for (auto type : {ElementType::f32, ElementType::f16, ElementType::f64, ElementType::i8,
                     ElementType::i16, ElementType::i32, ElementType::i64, ElementType::u8,
@@ -109,7 +97,7 @@ TEST_CASE("npy round trip for every element type", "[npy]") {
 }
 
 TEST_CASE("npy writes bf16 as exactly widened f32", "[npy]") {
-  TempDir dir;
+  TempDir dir("npy");
   const Tensor t = irrun::random_tensor(ElementType::bf16, {4, 4}, 7);
   irrun::write_npy(dir.file("b.npy"), t);
   const Tensor r = irrun::read_npy(dir.file("b.npy"));
@@ -122,7 +110,7 @@ TEST_CASE("npy writes bf16 as exactly widened f32", "[npy]") {
 }
 
 TEST_CASE("npy scalars and empty arrays", "[npy]") {
-  TempDir dir;
+  TempDir dir("npy");
   Tensor s = Tensor::zeros(ElementType::f64, {});
   s.mutable_data<double>()[0] = -3.25;
   irrun::write_npy(dir.file("s.npy"), s);
@@ -265,7 +253,7 @@ TEST_CASE("npy header parsing rejects malformed headers clearly", "[npy]") {
 }
 
 TEST_CASE("npy data size must match the header exactly", "[npy]") {
-  TempDir dir;
+  TempDir dir("npy");
   const std::string head = irrun::npy_header(ElementType::f32, {2, 3});
   const auto path = dir.file("d.npy");
   auto message = [&](std::size_t data_bytes) {
@@ -288,7 +276,7 @@ TEST_CASE("npy data size must match the header exactly", "[npy]") {
 }
 
 TEST_CASE("npy data at a misaligned offset is copied to aligned memory", "[npy]") {
-  TempDir dir;
+  TempDir dir("npy");
   // Header length 61 puts the data at offset 71, misaligned for f32.
   const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }   \n";
   REQUIRE(header.size() == 61);

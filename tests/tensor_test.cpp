@@ -12,25 +12,13 @@
 #include <system_error>
 
 #include "irrun/error.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           ("irrun-tensor-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using TempDir = irrun::testing::ScratchDir;
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -70,7 +58,7 @@ TEST_CASE("Buffer::slice shares the owner and checks bounds", "[tensor]") {
 }
 
 TEST_CASE("Buffer::map_file maps an unaligned byte range read-only", "[tensor]") {
-  TempDir dir;
+  TempDir dir("tensor");
   const auto path = dir.file("data.bin");
   std::string content(10000, '\0');
   for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 7);

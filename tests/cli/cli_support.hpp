@@ -25,48 +25,11 @@
 #error "tests/CMakeLists.txt defines IRRUN_SAMPLES_DIR as the samples directory"
 #endif
 
+#include "support/scratch_dir.hpp"
+
 namespace irrun::testing {
 
 namespace fs = std::filesystem;
-
-// A fresh directory under the system temp dir, removed with everything in it on destruction.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& tag = "cli") {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() /
-            ("irrun-" + tag + "-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-  // Writes `text` to `name` inside the directory and returns its path.
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto p = file(name);
-    std::ofstream out(p, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + p);
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
-
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Path of a file in samples/.
 inline std::string sample(const std::string& name) {
