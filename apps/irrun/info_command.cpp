@@ -43,6 +43,14 @@ std::string key_attributes(const NodeInfo& info) {
   return s;
 }
 
+// Long framework-generated names (100+ characters in TF models) are shortened in the middle
+// so the table stays readable; the end of a name is usually the telling part.
+std::string shorten(const std::string& name, std::size_t max = 48) {
+  if (name.size() <= max) return name;
+  const std::size_t tail = max / 2, head = max - tail - 3;
+  return name.substr(0, head) + "..." + name.substr(name.size() - tail);
+}
+
 // "declared -> inferred" when they differ, else just the shape.
 std::string shapes(const PartialShape& declared, const std::optional<PartialShape>& inferred) {
   const auto d = to_string(declared);
@@ -110,7 +118,7 @@ Command add_info(CLI::App& app, const Globals& globals) {
                             : whole_model_runs ? "yes"
                             : pool             ? "--layer"
                                                : "no";
-          rows.push_back({std::to_string(layer.id), layer.name,
+          rows.push_back({std::to_string(layer.id), shorten(layer.name),
                           info.op ? op_label(*info.op) : layer.type + " " + layer.version,
                           key_attributes(info), join(ins, " "), join(outs, " "), run});
         }
