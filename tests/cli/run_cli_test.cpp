@@ -443,3 +443,48 @@ TEST_CASE("an output directory that cannot be created exits 5 and writes nothing
     CHECK(files_in(dir.path()) == std::vector<std::string>{"not_a_dir"});
   }
 }
+
+TEST_CASE("a dynamic model: .npy shapes it, a raw .bin needs --shape; shared outputs get two files",
+          "[cli][run]") {
+  using namespace irrun::testing;
+  ScratchDir dir;
+  // x f32 [1,1,?,?] -> AvgPool k2 s2 (port named "p") -> two Results.
+  const auto model = dir.write(
+      "dyn.xml", net(parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}, "f32", "FP32", "x") +
+                         avg_pool(1, "pool", "opset1",
+                                  "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" "
+                                  "pads_end=\"0,0\"",
+                                  {1, 1, -1, -1}, {1, 1, -1, -1}, "FP32", "p") +
+                         result(2, "r1", {1, 1, -1, -1}) + result(3, "r2", {1, 1, -1, -1}),
+                     edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(1, 1, 3, 0)));
+
+  // 4x4 iota: windows {0,1,4,5}, {2,3,6,7}, {8,9,12,13}, {10,11,14,15}.
+  const auto npy = dir.file("x.npy");
+  irrun::write_npy(npy, iota_tensor(ElementType::f32, {1, 1, 4, 4}));
+  auto r = run_irrun({model, "-i", npy, "-o", dir.file("a")});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // Both Results read tensor "p": the second file gets a suffix.
+  CHECK(files_in(dir.file("a")) == std::vector<std::string>{"p.npy", "p_1.npy"});
+  for (const auto& name : {"a/p.npy", "a/p_1.npy"}) {
+    const Tensor t = irrun::read_npy(dir.file(name));
+    CHECK(t.shape == Shape{1, 1, 2, 2});
+    CHECK(values_of(t) == std::vector<double>{2.5, 4.5, 10.5, 12.5});
+  }
+
+  // The same 8 values raw: --shape decides between 2x4 and 4x2.
+  const auto bin = iota_bin(dir, "x.bin", 8);
+  r = run_irrun({model, "-i", bin, "-o", dir.file("b")});
+  CHECK(r.exit_code == 4);
+  CHECK(has(r.err, "input 'x' (f32 [1,1,?,?]) has a dynamic shape; give --shape x="));
+  CHECK_FALSE(fs::exists(dir.file("b")));
+  r = run_irrun({model, "-i", bin, "--shape", "x=1,1,2,4", "-o", dir.file("b")});
+  REQUIRE(r.exit_code == 0);
+  CHECK(values_of(irrun::read_npy(dir.file("b/p.npy"))) == std::vector<double>{2.5, 4.5});
+  r = run_irrun({model, "-i", bin, "--shape", "x=1,1,4,2", "-o", dir.file("c")});
+  REQUIRE(r.exit_code == 0);
+  // 4x2: windows {0,1,2,3} and {4,5,6,7}.
+  const Tensor t = irrun::read_npy(dir.file("c/p.npy"));
+  CHECK(t.shape == Shape{1, 1, 2, 1});
+  CHECK(values_of(t) == std::vector<double>{1.5, 5.5});
+}
