@@ -41,6 +41,16 @@ std::string describe_param(const ParameterInfo& p) {
          ")";
 }
 
+// Runs `read` (which reads one input file), naming the Parameter in any error it throws.
+template <class Read>
+Tensor read_for(const ParameterInfo& p, Read&& read) {
+  try {
+    return read();
+  } catch (const Error& e) {
+    throw Error(e.code(), describe_param(p) + ": " + e.what());
+  }
+}
+
 bool fits(const PartialShape& declared, const std::vector<std::int64_t>& shape) {
   return declared_matches(PartialShape::from_static(shape), declared) &&
          (!declared.rank_is_static() || declared.rank() == shape.size());
@@ -126,7 +136,7 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
     Tensor t;
     const bool npy = std::filesystem::path(path).extension() == ".npy";
     if (npy) {
-      t = read_npy(path);
+      t = read_for(p, [&] { return read_npy(path); });
       if (t.type != p.type) {
         if (is_floating(t.type) && is_floating(p.type)) {
           bound.notes.push_back(path + ": converted " + std::string(to_string(t.type)) + " to " +
@@ -151,7 +161,7 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
         throw input_error(path + ": " + describe_param(p) + " has a dynamic shape; give --shape " +
                           p.name + "=d0,d1,... for a raw blob, or use an .npy file");
       }
-      t = read_raw(path, p.type, shape);
+      t = read_for(p, [&] { return read_raw(path, p.type, shape); });
     }
     if (!fits(p.shape, t.shape))
       throw input_error(path + ": shape " + to_string(t.shape) + " does not fit " +

@@ -1,0 +1,490 @@
+// End-to-end tests of `irrun [run] MODEL.xml`: they run the built binary on the samples with
+// inputs written here (small iotas, so every expected value can be checked by hand), read the
+// output .npy files back with the library's read_npy, and check exit codes, stdout summaries and
+// that failed runs write nothing.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli_support.hpp"
+#include "irrun/npy.hpp"
+#include "support/ir_text.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using irrun::ElementType;
+using irrun::Tensor;
+using irrun::testing::read_text;
+using irrun::testing::run_irrun;
+using irrun::testing::RunResult;
+using irrun::testing::sample;
+using irrun::testing::ScratchDir;
+using irrun::testing::values_of;
+using Shape = std::vector<std::int64_t>;
+
+// Writes the bytes of `values` (little-endian on the test machines) to `name` in `dir`.
+template <class T>
+std::string write_raw(const ScratchDir& dir, const std::string& name,
+                      const std::vector<T>& values) {
+  const auto p = dir.file(name);
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(values.data()),
+            static_cast<std::streamsize>(values.size() * sizeof(T)));
+  return p;
+}
+
+// 0, 1, ..., n-1 as f32 in a raw .bin.
+std::string iota_bin(const ScratchDir& dir, const std::string& name, std::size_t n) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i);
+  return write_raw(dir, name, v);
+}
+
+// The names of the files in `dir` (sorted); empty when it does not exist.
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// samples/avgpool_v11.xml (k3 s2 p1/1 ceil exclude-pad, 8x8 -> 5x5) on iota input
+// x = 64c + 8h + w. Per axis the in-bounds taps of output o are {2o-1, 2o, 2o+1} within [0,7]:
+// {0,1}, {1,2,3}, {3,4,5}, {5,6,7}, {7}, with means 0.5, 2, 4, 6, 7. Each window is a rectangle,
+// so its average is 64c + 8*mean_h + mean_w.
+std::vector<double> avgpool_v11_iota_expected() {
+  const std::vector<double> channel0 = {
+      4.5,  6,  8,  10, 11,  //
+      16.5, 18, 20, 22, 23,  //
+      32.5, 34, 36, 38, 39,  //
+      48.5, 50, 52, 54, 55,  //
+      56.5, 58, 60, 62, 63,  //
+  };
+  std::vector<double> all;
+  for (int c = 0; c < 3; ++c)
+    for (double v : channel0) all.push_back(v + 64 * c);
+  return all;
+}
+
+// The stdout of a run of avgpool_v11.xml on iota: min 4.5, max 128 + 63, and the mean is
+// 64 (mean over c of 64c) + 9 * 3.9 (8*mean_h + mean_w with the mean of the 5 means 19.5/5).
+const std::vector<std::string> kAvgpoolIotaSummary = {
+    "output 'pool': f32 [1,3,5,5]  min 4.5  max 191  mean 99.1",
+    "  [4.5, 6, 8, 10, 11, 16.5, 18, 20, ...]",
+};
+
+// A bf16 model: x bf16 [1,1,1,4] -> AvgPool k(1,2) s(1,2) -> [1,1,1,2], port named "half".
+std::string bf16_model(const ScratchDir& dir) {
+  using namespace irrun::testing;
+  return dir.write(
+      "bf16.xml",
+      net(parameter(0, "x", "1,1,1,4", {1, 1, 1, 4}, "bf16", "BF16", "x") +
+              avg_pool(1, "p", "opset1",
+                       "kernel=\"1,2\" strides=\"1,2\" pads_begin=\"0,0\" pads_end=\"0,0\"",
+                       {1, 1, 1, 4}, {1, 1, 1, 2}, "BF16", "half") +
+              result(2, "r", {1, 1, 1, 2}, "BF16"),
+          edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+}
+
+}  // namespace
+
+TEST_CASE("irrun MODEL and irrun run MODEL are the same command", "[cli][run]") {
+  ScratchDir dir;
+  const auto in = iota_bin(dir, "in.bin", 3 * 8 * 8);
+  const auto a = run_irrun({sample("avgpool_v11.xml"), "--input", in, "-o", dir.file("a")});
+  const auto b = run_irrun({"run", sample("avgpool_v11.xml"), "--input", in, "-o", dir.file("b")});
+  INFO(a.out << a.err);
+  CHECK(a.exit_code == 0);
+  CHECK(b.exit_code == a.exit_code);
+  CHECK(b.out == a.out);
+  CHECK(b.err == a.err);
+  CHECK(files_in(dir.file("a")) == std::vector<std::string>{"pool.npy"});
+  CHECK(read_text(dir.file("b/pool.npy")) == read_text(dir.file("a/pool.npy")));
+
+  // Global options before the model, and the failure path, are the same too.
+  const auto c = run_irrun({"-q", sample("two_inputs_v11.xml")});
+  const auto d = run_irrun({"-q", "run", sample("two_inputs_v11.xml")});
+  CHECK(c.exit_code == 4);
+  CHECK(d.exit_code == c.exit_code);
+  CHECK(d.err == c.err);
+}
+
+TEST_CASE("a raw .bin input gives the hand-computed pooling and summary", "[cli][run]") {
+  ScratchDir dir;
+  const auto in = iota_bin(dir, "in.bin", 3 * 8 * 8);
+  const auto out_dir = dir.file("out");
+  const auto r = run_irrun({sample("avgpool_v11.xml"), "--input", in, "--output-dir", out_dir});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out_lines() == kAvgpoolIotaSummary);
+
+  const Tensor t = irrun::read_npy(out_dir + "/pool.npy");
+  CHECK(t.type == ElementType::f32);
+  CHECK(t.shape == Shape{1, 3, 5, 5});
+  CHECK(values_of(t) == avgpool_v11_iota_expected());
+}
+
+TEST_CASE("an .npy input, by name, and a converted float .npy", "[cli][run]") {
+  ScratchDir dir;
+  const auto model = sample("avgpool_v11.xml");
+  for (auto type : {ElementType::f32, ElementType::f64, ElementType::f16}) {
+    CAPTURE(irrun::to_string(type));
+    // iota up to 191 is exact in f16 too.
+    const auto npy = dir.file("in.npy");
+    irrun::write_npy(npy, irrun::testing::iota_tensor(type, {1, 3, 8, 8}));
+    const auto out_dir = dir.file(std::string("out_") + std::string(irrun::to_string(type)));
+    const auto r = run_irrun({model, "-i", "input=" + npy, "-o", out_dir});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out_lines() == kAvgpoolIotaSummary);
+    if (type == ElementType::f32) {
+      CHECK(r.err.empty());
+    } else {
+      // One note on stderr that the input was converted.
+      REQUIRE(r.err_lines().size() == 1);
+      CHECK(has(r.err, "converted " + std::string(irrun::to_string(type)) + " to f32"));
+      CHECK(has(r.err, "'input'"));
+    }
+    CHECK(values_of(irrun::read_npy(out_dir + "/pool.npy")) == avgpool_v11_iota_expected());
+  }
+}
+
+TEST_CASE("--output-dir writes one file per Result, named after its tensor", "[cli][run]") {
+  ScratchDir dir;
+  // image: f32 [1,3,12,12] iota; mask: f16 [1,1,10,10] iota (0..99, exact in f16).
+  const auto image = iota_bin(dir, "image.bin", 3 * 12 * 12);
+  std::vector<std::uint16_t> mask(100);
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    mask[i] = irrun::f16_bits_from_double(static_cast<double>(i));
+  const auto mask_bin = write_raw(dir, "mask.bin", mask);
+  const auto model = sample("two_inputs_v11.xml");
+
+  const auto out_dir = dir.file("npy");
+  const auto r =
+      run_irrun({model, "--input", "image=" + image, "--input", "mask=" + mask_bin, "-o", out_dir});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(files_in(out_dir) == std::vector<std::string>{"image_pool.npy", "mask_pool.npy"});
+
+  // image_pool: k2 s2 on x = 144c + 12h + w: 144c + 12*(2i + 0.5) + (2j + 0.5).
+  const Tensor image_pool = irrun::read_npy(out_dir + "/image_pool.npy");
+  CHECK(image_pool.type == ElementType::f32);
+  REQUIRE(image_pool.shape == Shape{1, 3, 6, 6});
+  const auto iv = values_of(image_pool);
+  CHECK(std::vector<double>(iv.begin(), iv.begin() + 6) ==
+        std::vector<double>{6.5, 8.5, 10.5, 12.5, 14.5, 16.5});
+  for (int c = 0; c < 3; ++c)
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j)
+        CHECK(iv[static_cast<std::size_t>((c * 6 + i) * 6 + j)] == 144 * c + 24 * i + 2 * j + 6.5);
+
+  // mask_pool: AvgPool-14 k3 s3 ceil_torch exclude-pad on x = 10h + w: per axis the windows are
+  // {0,1,2}, {3,4,5}, {6,7,8} and {9}, with means 1, 4, 7, 9; output 10*mean_h + mean_w.
+  const Tensor mask_pool = irrun::read_npy(out_dir + "/mask_pool.npy");
+  CHECK(mask_pool.type == ElementType::f16);
+  CHECK(mask_pool.shape == Shape{1, 1, 4, 4});
+  CHECK(values_of(mask_pool) == std::vector<double>{11, 14, 17, 19,  //
+                                                    41, 44, 47, 49,  //
+                                                    71, 74, 77, 79,  //
+                                                    91, 94, 97, 99});
+
+  // Both summaries on stdout.
+  const auto lines = r.out_lines();
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "output 'image_pool': f32 [1,3,6,6]  min 6.5  max 424.5  mean 215.5");
+  CHECK(lines[1] == "  [6.5, 8.5, 10.5, 12.5, 14.5, 16.5, 30.5, 32.5, ...]");
+  CHECK(lines[2] == "output 'mask_pool': f16 [1,1,4,4]  min 11  max 99  mean 57.75");
+  CHECK(lines[3] == "  [11, 14, 17, 19, 41, 44, 47, 49, ...]");
+
+  // --output-format bin: the same data, raw.
+  const auto bin_dir = dir.file("bin");
+  const auto rb = run_irrun({model, "--input", "image=" + image, "--input", "mask=" + mask_bin,
+                             "-o", bin_dir, "--output-format", "bin"});
+  REQUIRE(rb.exit_code == 0);
+  CHECK(files_in(bin_dir) == std::vector<std::string>{"image_pool.bin", "mask_pool.bin"});
+  const auto image_raw = read_text(bin_dir + "/image_pool.bin");
+  CHECK(image_raw.size() == 3 * 6 * 6 * 4);
+  CHECK(image_raw == std::string(reinterpret_cast<const char*>(image_pool.buffer.data()),
+                                 image_pool.byte_size()));
+  const auto mask_raw = read_text(bin_dir + "/mask_pool.bin");
+  CHECK(mask_raw.size() == 16 * 2);
+  CHECK(mask_raw ==
+        std::string(reinterpret_cast<const char*>(mask_pool.buffer.data()), mask_pool.byte_size()));
+}
+
+TEST_CASE("outputs without tensor names are named after the Result layer", "[cli][run]") {
+  ScratchDir dir;
+  const auto out_dir = dir.file("out");
+  const auto r = run_irrun({sample("avgpool_chain_v10.xml"), "--random-input", "-o", out_dir});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // IR v10 has no tensor names; '/' is not kept in a file name.
+  CHECK(files_in(out_dir) == std::vector<std::string>{"pool_ceil_torch_sink_port_0.npy",
+                                                      "pool_dilated_sink_port_0.npy"});
+  CHECK(has(r.out, "output 'pool_ceil_torch/sink_port_0': f32 [1,4,5,6]"));
+  CHECK(has(r.out, "output 'pool_dilated/sink_port_0': f32 [1,4,5,5]"));
+}
+
+TEST_CASE("bf16 outputs are written as f32 .npy, and raw as bf16", "[cli][run]") {
+  ScratchDir dir;
+  const auto model = bf16_model(dir);
+  // bf16 1, 2, 3, 4.
+  const auto in = write_raw<std::uint16_t>(dir, "in.bin", {0x3F80, 0x4000, 0x4040, 0x4080});
+  const auto r = run_irrun({model, "--input", in, "-o", dir.file("npy")});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out_lines() ==
+        std::vector<std::string>{"output 'half': bf16 [1,1,1,2]  min 1.5  max 3.5  mean 2.5",
+                                 "  [1.5, 3.5]"});
+  const auto npy = dir.file("npy/half.npy");
+  CHECK(has(read_text(npy), "'descr': '<f4'"));
+  const Tensor t = irrun::read_npy(npy);
+  CHECK(t.type == ElementType::f32);
+  CHECK(t.shape == Shape{1, 1, 1, 2});
+  CHECK(values_of(t) == std::vector<double>{1.5, 3.5});
+
+  const auto rb =
+      run_irrun({model, "--input", in, "-o", dir.file("bin"), "--output-format", "bin"});
+  REQUIRE(rb.exit_code == 0);
+  // 1.5 is bf16 0x3FC0, 3.5 is 0x4060 (little-endian bytes).
+  CHECK(read_text(dir.file("bin/half.bin")) == std::string("\xC0\x3F\x60\x40", 4));
+}
+
+TEST_CASE("--threads 1, 2 and the default give byte-identical files", "[cli][run]") {
+  ScratchDir dir;
+  for (const auto& model : {"avgpool_chain_v10.xml", "two_inputs_v11.xml", "adaptive_v11.xml"}) {
+    CAPTURE(model);
+    std::vector<RunResult> runs;
+    const std::vector<std::vector<std::string>> thread_args = {
+        {"--threads", "1"}, {"--threads", "2"}, {"--threads", "0"}, {}};
+    for (std::size_t k = 0; k < thread_args.size(); ++k) {
+      std::vector<std::string> args = {
+          sample(model), "--random-input",
+          "--seed",      "5",
+          "-o",          dir.file(std::string(model) + std::to_string(k))};
+      args.insert(args.end(), thread_args[k].begin(), thread_args[k].end());
+      runs.push_back(run_irrun(args));
+      INFO(runs.back().err);
+      REQUIRE(runs.back().exit_code == 0);
+    }
+    const auto first_dir = fs::path(dir.file(std::string(model) + "0"));
+    const auto names = files_in(first_dir);
+    REQUIRE_FALSE(names.empty());
+    for (std::size_t k = 1; k < runs.size(); ++k) {
+      const auto other = fs::path(dir.file(std::string(model) + std::to_string(k)));
+      CHECK(runs[k].out == runs[0].out);
+      REQUIRE(files_in(other) == names);
+      for (const auto& name : names)
+        CHECK(read_text((other / name).string()) == read_text((first_dir / name).string()));
+    }
+  }
+}
+
+TEST_CASE("--random-input --seed N is reproducible and seed-dependent", "[cli][run]") {
+  ScratchDir dir;
+  auto run_seed = [&](const std::string& seed, const std::string& out) {
+    std::vector<std::string> args = {sample("two_inputs_v11.xml"), "--random-input", "-o",
+                                     dir.file(out)};
+    if (!seed.empty()) args.insert(args.end(), {"--seed", seed});
+    const auto r = run_irrun(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r;
+  };
+  const auto a = run_seed("11", "a");
+  const auto b = run_seed("11", "b");
+  const auto c = run_seed("12", "c");
+  const auto d = run_seed("", "d");  // the default seed is 0
+  const auto e = run_seed("0", "e");
+  CHECK(a.out == b.out);
+  CHECK(a.out != c.out);
+  CHECK(d.out == e.out);
+  CHECK(a.out != d.out);
+  for (const auto& name : {"image_pool.npy", "mask_pool.npy"}) {
+    const auto av = read_text(dir.file(std::string("a/") + name));
+    CHECK(read_text(dir.file(std::string("b/") + name)) == av);
+    CHECK(read_text(dir.file(std::string("c/") + name)) != av);
+    CHECK(read_text(dir.file(std::string("d/") + name)) ==
+          read_text(dir.file(std::string("e/") + name)));
+  }
+}
+
+TEST_CASE("--layer pool runs the pool of a network irrun cannot run", "[cli][run]") {
+  ScratchDir dir;
+  const auto model = sample("multi_op_v11.xml");
+
+  SECTION("without --layer: exit 6 naming the ops and suggesting --layer") {
+    const auto r = run_irrun({model, "--random-input", "-o", dir.file("out")});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 6);
+    CHECK(r.out.empty());
+    REQUIRE(r.err_lines().size() == 1);
+    CHECK(has(r.err, "'conv' (Convolution)"));
+    CHECK(has(r.err, "'relu' (Relu)"));
+    CHECK(has(r.err, "--layer"));
+    CHECK_FALSE(fs::exists(dir.file("out")));
+  }
+  SECTION("--layer pool on an iota input") {
+    // The pool's data input is relu's output, [1,8,16,16]: x = 256c + 16h + w. k2 s2 windows
+    // average to 256c + 16*(2i + 0.5) + (2j + 0.5).
+    const auto in = iota_bin(dir, "relu.bin", 8 * 16 * 16);
+    for (const auto& input : {in, "relu_out=" + in}) {
+      const auto out_dir = dir.file("out");
+      fs::remove_all(out_dir);
+      const auto r = run_irrun({model, "--layer", "pool", "--input", input, "-o", out_dir});
+      INFO(r.out << r.err);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.err.empty());
+      CHECK(r.out_lines() ==
+            std::vector<std::string>{
+                "output 'pool_out': f32 [1,8,8,8]  min 8.5  max 2038.5  mean 1023.5",
+                "  [8.5, 10.5, 12.5, 14.5, 16.5, 18.5, 20.5, 22.5, ...]"});
+      CHECK(files_in(out_dir) == std::vector<std::string>{"pool_out.npy"});
+      const Tensor t = irrun::read_npy(out_dir + "/pool_out.npy");
+      REQUIRE(t.shape == Shape{1, 8, 8, 8});
+      const auto v = values_of(t);
+      for (int c = 0; c < 8; ++c)
+        for (int i = 0; i < 8; ++i)
+          for (int j = 0; j < 8; ++j)
+            CHECK(v[static_cast<std::size_t>((c * 8 + i) * 8 + j)] ==
+                  256 * c + 32 * i + 2 * j + 8.5);
+    }
+  }
+  SECTION("--layer with random input") {
+    const auto r = run_irrun({model, "--layer", "pool", "--random-input", "--seed", "3"});
+    CHECK(r.exit_code == 0);
+    CHECK(has(r.out, "output 'pool_out': f32 [1,8,8,8]"));
+  }
+  SECTION("--layer naming a non-pool or unknown layer") {
+    auto r = run_irrun({model, "--layer", "conv", "--random-input"});
+    CHECK(r.exit_code == 6);
+    CHECK(has(r.err, "not a pooling layer"));
+    r = run_irrun({model, "--layer", "nope", "--random-input"});
+    CHECK(r.exit_code == 4);
+    CHECK(has(r.err, "no layer named 'nope'"));
+  }
+}
+
+TEST_CASE("every input mistake exits 4 with one line and writes nothing", "[cli][run]") {
+  ScratchDir dir;
+  const auto avgpool = sample("avgpool_v11.xml");
+  const auto good = iota_bin(dir, "good.bin", 3 * 8 * 8);
+  const auto image = iota_bin(dir, "image.bin", 3 * 12 * 12);
+  const auto short_bin = write_raw(dir, "short.bin", std::vector<float>(25, 1.0f));
+  const auto ints = dir.file("ints.npy");
+  irrun::write_npy(ints, Tensor::zeros(ElementType::i32, {1, 3, 8, 8}));
+  const auto wrong_shape = dir.file("wrong_shape.npy");
+  irrun::write_npy(wrong_shape, Tensor::zeros(ElementType::f32, {1, 3, 8, 7}));
+  fs::create_directories(dir.file("a_dir.bin"));
+
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> expected;  // parts of the one stderr line
+  };
+  const std::vector<Case> cases = {
+      {{avgpool}, {"no data for input 'input' (f32 [1,3,8,8])", "--random-input"}},
+      {{avgpool, "-i", dir.file("missing.bin")}, {"'input'", "missing.bin", "cannot open"}},
+      {{avgpool, "-i", short_bin}, {"'input'", "expected 768 bytes", "found 100"}},
+      {{avgpool, "-i", ints}, {"dtype i32 does not match input 'input' (f32 [1,3,8,8])"}},
+      {{avgpool, "-i", wrong_shape}, {"shape [1,3,8,7] does not fit input 'input'"}},
+      {{avgpool, "-i", "picture=" + good}, {"'picture' is not an input", "its inputs are: input"}},
+      {{avgpool, "-i", good, "-i", "input=" + good}, {"'input'", "given twice"}},
+      {{avgpool, "-i", dir.file("a_dir.bin")}, {"'input'", "is a directory"}},
+      {{avgpool, "--random-input", "--shape", "input=1,3,8,9"},
+       {"[1,3,8,9] does not fit the input's shape [1,3,8,8]"}},
+      {{sample("two_inputs_v11.xml"), "-i", good}, {"2 inputs", "NAME=FILE"}},
+      {{sample("two_inputs_v11.xml"), "-i", "image=" + image}, {"no data for input 'mask'"}},
+      {{sample("multi_op_v11.xml"), "--layer", "pool", "-i", short_bin},
+       {"'relu_out'", "expected 8192 bytes (f32 [1,8,16,16]), found 100"}},
+  };
+  for (const auto& c : cases) {
+    for (bool existing_dir : {false, true}) {
+      const auto out_dir = dir.file("out");
+      fs::remove_all(out_dir);
+      if (existing_dir) fs::create_directories(out_dir);
+      auto args = c.args;
+      args.insert(args.end(), {"-o", out_dir});
+      const auto r = run_irrun(args);
+      INFO(c.args.back() << " (existing output dir: " << existing_dir << "):\n" << r.out << r.err);
+      CHECK(r.exit_code == 4);
+      CHECK(r.out.empty());
+      const auto lines = r.err_lines();
+      REQUIRE(lines.size() == 1);
+      CHECK(lines[0].rfind("irrun: error: ", 0) == 0);
+      for (const auto& part : c.expected) CHECK(has(lines[0], part));
+      CHECK(fs::exists(out_dir) == existing_dir);
+      CHECK(files_in(out_dir).empty());
+    }
+  }
+}
+
+TEST_CASE("an output directory that cannot be created exits 5 and writes nothing", "[cli][run]") {
+  ScratchDir dir;
+  const auto file = dir.write("not_a_dir", "keep me");
+  for (const auto& out : {file, file + "/sub"}) {
+    const auto r = run_irrun({sample("avgpool_v11.xml"), "--random-input", "-o", out});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 5);
+    CHECK(r.err_lines().size() == 1);
+    CHECK(has(r.err, "not_a_dir"));
+    CHECK(read_text(file) == "keep me");
+    CHECK(files_in(dir.path()) == std::vector<std::string>{"not_a_dir"});
+  }
+}
+
+TEST_CASE("a dynamic model: .npy shapes it, a raw .bin needs --shape; shared outputs get two files",
+          "[cli][run]") {
+  using namespace irrun::testing;
+  ScratchDir dir;
+  // x f32 [1,1,?,?] -> AvgPool k2 s2 (port named "p") -> two Results.
+  const auto model = dir.write(
+      "dyn.xml", net(parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}, "f32", "FP32", "x") +
+                         avg_pool(1, "pool", "opset1",
+                                  "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" "
+                                  "pads_end=\"0,0\"",
+                                  {1, 1, -1, -1}, {1, 1, -1, -1}, "FP32", "p") +
+                         result(2, "r1", {1, 1, -1, -1}) + result(3, "r2", {1, 1, -1, -1}),
+                     edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(1, 1, 3, 0)));
+
+  // 4x4 iota: windows {0,1,4,5}, {2,3,6,7}, {8,9,12,13}, {10,11,14,15}.
+  const auto npy = dir.file("x.npy");
+  irrun::write_npy(npy, iota_tensor(ElementType::f32, {1, 1, 4, 4}));
+  auto r = run_irrun({model, "-i", npy, "-o", dir.file("a")});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // Both Results read tensor "p": the second file gets a suffix.
+  CHECK(files_in(dir.file("a")) == std::vector<std::string>{"p.npy", "p_1.npy"});
+  for (const auto& name : {"a/p.npy", "a/p_1.npy"}) {
+    const Tensor t = irrun::read_npy(dir.file(name));
+    CHECK(t.shape == Shape{1, 1, 2, 2});
+    CHECK(values_of(t) == std::vector<double>{2.5, 4.5, 10.5, 12.5});
+  }
+
+  // The same 8 values raw: --shape decides between 2x4 and 4x2.
+  const auto bin = iota_bin(dir, "x.bin", 8);
+  r = run_irrun({model, "-i", bin, "-o", dir.file("b")});
+  CHECK(r.exit_code == 4);
+  CHECK(has(r.err, "input 'x' (f32 [1,1,?,?]) has a dynamic shape; give --shape x="));
+  CHECK_FALSE(fs::exists(dir.file("b")));
+  r = run_irrun({model, "-i", bin, "--shape", "x=1,1,2,4", "-o", dir.file("b")});
+  REQUIRE(r.exit_code == 0);
+  CHECK(values_of(irrun::read_npy(dir.file("b/p.npy"))) == std::vector<double>{2.5, 4.5});
+  r = run_irrun({model, "-i", bin, "--shape", "x=1,1,4,2", "-o", dir.file("c")});
+  REQUIRE(r.exit_code == 0);
+  // 4x2: windows {0,1,2,3} and {4,5,6,7}.
+  const Tensor t = irrun::read_npy(dir.file("c/p.npy"));
+  CHECK(t.shape == Shape{1, 1, 2, 1});
+  CHECK(values_of(t) == std::vector<double>{1.5, 5.5});
+}

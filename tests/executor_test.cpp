@@ -1,0 +1,435 @@
+// Tests of running whole graphs (lib/src/executor.cpp) on small inline models and hand-made
+// tensors: chains, branches, several Parameters and Results, AdaptiveAvgPool with its
+// output_size from the weights, f16/bf16/f64, dynamic Parameters, unsupported ops and element
+// types, --layer extraction and the output naming rule. Every expected value is worked out by
+// hand in a comment next to it (inputs are small iotas or short lists).
+#include "irrun/executor.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "irrun/error.hpp"
+#include "support/ir_text.hpp"
+
+using irrun::ElementType;
+using irrun::ExitCode;
+using irrun::Model;
+using irrun::Output;
+using irrun::Parallel;
+using irrun::Tensor;
+using irrun::testing::avg_pool;
+using irrun::testing::bits16_of;
+using irrun::testing::edge;
+using irrun::testing::i64_weights;
+using irrun::testing::iota_tensor;
+using irrun::testing::layer;
+using irrun::testing::make_tensor;
+using irrun::testing::model_from_xml;
+using irrun::testing::net;
+using irrun::testing::parameter;
+using irrun::testing::port;
+using irrun::testing::result;
+using irrun::testing::values_of;
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+const std::string kK2S2 =
+    "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" exclude-pad=\"true\" "
+    "rounding_type=\"floor\" auto_pad=\"explicit\"";
+
+// The one output named `name` (REQUIREs that there is exactly one).
+const Output& output_named(const std::vector<Output>& outputs, const std::string& name) {
+  const Output* found = nullptr;
+  std::size_t count = 0;
+  for (const auto& o : outputs) {
+    if (o.name == name) found = &o, ++count;
+  }
+  INFO("output " << name);
+  REQUIRE(count == 1);
+  return *found;
+}
+
+std::size_t layer_index(const Model& m, const std::string& name) {
+  for (std::size_t i = 0; i < m.ir.layers.size(); ++i)
+    if (m.ir.layers[i].name == name) return i;
+  FAIL("no layer " << name);
+  return 0;
+}
+
+// Runs and returns the error the run throws (FAILs if it does not throw irrun::Error).
+irrun::Error run_error(const Model& m, const std::map<std::size_t, Tensor>& inputs) {
+  const Parallel par(1);
+  try {
+    run_model(m, inputs, par);
+  } catch (const irrun::Error& e) {
+    return e;
+  }
+  FAIL("run_model did not throw");
+  return irrun::Error(ExitCode::ok, "");
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a chain pool -> pool whose first pool also feeds a Result", "[executor]") {
+  // x [1,1,4,4] -> p1 (k3 s1 p1/1 exclude-pad, size kept) -> p2 (AvgPool-14 k2 s2) -> Result;
+  // p1 also feeds a second Result.
+  const auto xml =
+      net(parameter(0, "x", "1,1,4,4", {1, 1, 4, 4}, "f32", "FP32", "x") +
+              avg_pool(1, "p1", "opset1",
+                       "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
+                       "exclude-pad=\"true\"",
+                       {1, 1, 4, 4}, {1, 1, 4, 4}, "FP32", "p1_out") +
+              avg_pool(2, "p2", "opset14", kK2S2, {1, 1, 4, 4}, {1, 1, 2, 2}, "FP32", "p2_out") +
+              result(3, "p2/sink", {1, 1, 2, 2}) + result(4, "p1/sink", {1, 1, 4, 4}),
+          edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0) + edge(1, 1, 4, 0));
+  const Model m = model_from_xml(xml);
+  const Parallel par(2);
+  const auto outputs = run_model(m, {{0, iota_tensor(ElementType::f32, {1, 1, 4, 4})}}, par);
+  REQUIRE(outputs.size() == 2);
+
+  // x is 4*h + w. Per axis, the in-bounds taps of output o are {o-1, o, o+1} within [0,3]:
+  // o=0 {0,1} mean 0.5, o=1 {0,1,2} 1, o=2 {1,2,3} 2, o=3 {2,3} 2.5, and the window average of
+  // 4*h + w is 4*mean_h + mean_w.
+  const auto& p1 = output_named(outputs, "p1_out");
+  CHECK(p1.tensor.type == ElementType::f32);
+  CHECK(p1.tensor.shape == Shape{1, 1, 4, 4});
+  CHECK(p1.result_layer == 4);
+  CHECK(values_of(p1.tensor) == std::vector<double>{2.5, 3, 4, 4.5,    //
+                                                    4.5, 5, 6, 6.5,    //
+                                                    8.5, 9, 10, 10.5,  //
+                                                    10.5, 11, 12, 12.5});
+  // p2: 2x2 means of p1: (2.5+3+4.5+5)/4, (4+4.5+6+6.5)/4, (8.5+9+10.5+11)/4, (10+10.5+12+12.5)/4.
+  const auto& p2 = output_named(outputs, "p2_out");
+  CHECK(p2.tensor.shape == Shape{1, 1, 2, 2});
+  CHECK(p2.result_layer == 3);
+  CHECK(values_of(p2.tensor) == std::vector<double>{3.75, 5.25, 9.75, 11.25});
+}
+
+TEST_CASE("one pool feeding two Results, and a Parameter feeding a Result directly", "[executor]") {
+  const auto xml = net(parameter(0, "x", "1,1,1,4", {1, 1, 1, 4}, "f32", "FP32", "x_t") +
+                           avg_pool(1, "p", "opset1",
+                                    "kernel=\"1,2\" strides=\"1,2\" pads_begin=\"0,0\" "
+                                    "pads_end=\"0,0\"",
+                                    {1, 1, 1, 4}, {1, 1, 1, 2}) +
+                           result(2, "ra", {1, 1, 1, 2}) + result(3, "rb", {1, 1, 1, 2}) +
+                           result(4, "rx", {1, 1, 1, 4}),
+                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(1, 1, 3, 0) + edge(0, 0, 4, 0));
+  const Model m = model_from_xml(xml);
+  const Parallel par(1);
+  const auto outputs =
+      run_model(m, {{0, make_tensor(ElementType::f32, {1, 1, 1, 4}, {1, 2, 3, 4})}}, par);
+  REQUIRE(outputs.size() == 3);
+  // The pool's output port has no names: each Result is named after itself.
+  CHECK(values_of(output_named(outputs, "ra").tensor) == std::vector<double>{1.5, 3.5});
+  CHECK(values_of(output_named(outputs, "rb").tensor) == std::vector<double>{1.5, 3.5});
+  CHECK(output_named(outputs, "ra").result_layer == 2);
+  CHECK(output_named(outputs, "rb").result_layer == 3);
+  // The Parameter's port is named x_t: the input comes back unchanged under that name.
+  const auto& passthrough = output_named(outputs, "x_t");
+  CHECK(passthrough.tensor.shape == Shape{1, 1, 1, 4});
+  CHECK(values_of(passthrough.tensor) == std::vector<double>{1, 2, 3, 4});
+}
+
+TEST_CASE("several Parameters and Results, f32 and f64", "[executor]") {
+  // a f32 [1,1,2,2] -> global 2x2 average; b f64 [1,2,3] -> AvgPool-16 k3 s1 p1/1 include-pad.
+  const auto xml =
+      net(parameter(0, "a", "1,1,2,2", {1, 1, 2, 2}, "f32", "FP32", "a") +
+              parameter(1, "b", "1,2,3", {1, 2, 3}, "f64", "FP64", "b") +
+              avg_pool(2, "pa", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}, "FP32", "pa") +
+              avg_pool(3, "pb", "opset16",
+                       "kernel=\"3\" strides=\"1\" pads_begin=\"1\" pads_end=\"1\" "
+                       "exclude-pad=\"false\"",
+                       {1, 2, 3}, {1, 2, 3}, "FP64", "pb") +
+              result(4, "ra", {1, 1, 1, 1}) + result(5, "rb", {1, 2, 3}, "FP64"),
+          edge(0, 0, 2, 0) + edge(1, 0, 3, 0) + edge(2, 1, 4, 0) + edge(3, 1, 5, 0));
+  const Model m = model_from_xml(xml);
+  const Parallel par(0);
+  const auto outputs =
+      run_model(m,
+                {{0, make_tensor(ElementType::f32, {1, 1, 2, 2}, {1, 2, 3, 4})},
+                 {1, make_tensor(ElementType::f64, {1, 2, 3}, {1, 2, 3, 10, 20, 30})}},
+                par);
+  REQUIRE(outputs.size() == 2);
+  const auto& a = output_named(outputs, "pa");
+  CHECK(a.tensor.type == ElementType::f32);
+  CHECK(values_of(a.tensor) == std::vector<double>{2.5});  // (1+2+3+4)/4
+  // Padding counts (exclude-pad=false, pads 1/1), so every window divides by 3:
+  // (0+1+2)/3, (1+2+3)/3, (2+3+0)/3 and the same times 10 for the second channel.
+  const auto& b = output_named(outputs, "pb");
+  CHECK(b.tensor.type == ElementType::f64);
+  CHECK(b.tensor.shape == Shape{1, 2, 3});
+  CHECK(values_of(b.tensor) == std::vector<double>{1, 2, 5.0 / 3.0, 10, 20, 50.0 / 3.0});
+}
+
+TEST_CASE("AdaptiveAvgPool takes output_size from a Const in the weights", "[executor]") {
+  // output_size {2,3} is an i64 Const at byte offset 8 of the weights.
+  const auto xml = net(
+      parameter(0, "x", "1,1,3,4", {1, 1, 3, 4}) +
+          layer(1, "os", "Const", "opset1",
+                "element_type=\"i64\" shape=\"2\" offset=\"8\" size=\"16\"", "",
+                port(0, {2}, "I64", "os")) +
+          layer(2, "ada", "AdaptiveAvgPool", "opset8", "",
+                port(0, {1, 1, 3, 4}) + port(1, {2}, "I64"), port(2, {1, 1, 2, 3}, "FP32", "ada")) +
+          result(3, "r", {1, 1, 2, 3}),
+      edge(0, 0, 2, 0) + edge(1, 0, 2, 1) + edge(2, 2, 3, 0));
+  const Model m = model_from_xml(xml, i64_weights(8, {2, 3}));
+  const Parallel par(2);
+  const auto outputs = run_model(m, {{0, iota_tensor(ElementType::f32, {1, 1, 3, 4})}}, par);
+  REQUIRE(outputs.size() == 1);
+  const auto& out = outputs[0];
+  CHECK(out.name == "ada");
+  CHECK(out.tensor.shape == Shape{1, 1, 2, 3});
+  // x = 4*h + w. Bins [floor(i*I/O), ceil((i+1)*I/O)): rows (I=3, O=2) {0,1} and {1,2};
+  // columns (I=4, O=3) {0,1}, {1,2}, {2,3}. Averages 4*mean_h + mean_w with mean_h 0.5 or 1.5
+  // and mean_w 0.5, 1.5, 2.5.
+  CHECK(values_of(out.tensor) == std::vector<double>{2.5, 3.5, 4.5, 6.5, 7.5, 8.5});
+}
+
+TEST_CASE("f16 and bf16 models are accumulated wide and rounded once", "[executor]") {
+  // x [1,1,1,7] -> k(1,4) s(1,4) ceil: windows {x0..x3} and {x4,x5,x6} (3 in bounds).
+  const std::string data =
+      "kernel=\"1,4\" strides=\"1,4\" pads_begin=\"0,0\" pads_end=\"0,0\" exclude-pad=\"true\" "
+      "rounding_type=\"ceil\"";
+  auto model_of = [&](const std::string& type, const std::string& precision) {
+    return model_from_xml(
+        net(parameter(0, "x", "1,1,1,7", {1, 1, 1, 7}, type, precision) +
+                avg_pool(1, "p", "opset1", data, {1, 1, 1, 7}, {1, 1, 1, 2}, precision, "p") +
+                result(2, "r", {1, 1, 1, 2}, precision),
+            edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  };
+  const Parallel par(1);
+
+  SECTION("f16") {
+    const auto m = model_of("f16", "FP16");
+    const auto out = run_model(
+        m, {{0, make_tensor(ElementType::f16, {1, 1, 1, 7}, {2048, 1, 1, 0, 1, 2, 4})}}, par);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].tensor.type == ElementType::f16);
+    // (2048+1+1+0)/4 = 512.5 exactly: f16 0x6001 (512 * (1 + 1/1024)). Rounding after every
+    // add, as OpenVINO does, would lose both 1s (2049 is a tie that goes to 2048): 512.
+    // (1+2+4)/3 = 2.333...: f16 ulp at 2 is 2^-9, 1/3 = 170.67 ulps -> 171: 0x4000 + 171.
+    CHECK(bits16_of(out[0].tensor) == std::vector<std::uint16_t>{0x6001, 0x40AB});
+  }
+  SECTION("bf16") {
+    const auto m = model_of("bf16", "BF16");
+    const auto out = run_model(
+        m, {{0, make_tensor(ElementType::bf16, {1, 1, 1, 7}, {256, 1, 1, 0, 1, 2, 4})}}, par);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].tensor.type == ElementType::bf16);
+    // (256+1+1+0)/4 = 64.5: bf16 ulp at 64 is 0.5, exact: 0x4281. Per-add rounding gives 64.
+    // 7/3: ulp at 2 is 2^-6, 1/3 = 21.33 ulps -> 21: 2 * (1 + 21/128) = 2.328125 = 0x4015.
+    CHECK(bits16_of(out[0].tensor) == std::vector<std::uint16_t>{0x4281, 0x4015});
+  }
+  SECTION("f64") {
+    const auto m = model_of("f64", "FP64");
+    const auto out = run_model(
+        m, {{0, make_tensor(ElementType::f64, {1, 1, 1, 7}, {2048, 1, 1, 0, 1, 2, 4})}}, par);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].tensor.type == ElementType::f64);
+    CHECK(values_of(out[0].tensor) == std::vector<double>{512.5, 7.0 / 3.0});
+  }
+}
+
+TEST_CASE("dynamic Parameter dims are resolved from the input tensor's shape", "[executor]") {
+  const auto xml = net(parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}) +
+                           avg_pool(1, "p", "opset1", kK2S2, {1, 1, -1, -1}, {1, 1, -1, -1}) +
+                           result(2, "r", {1, 1, -1, -1}),
+                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  const Model m = model_from_xml(xml);
+  const Parallel par(2);
+
+  // 2x4 iota: windows {0,1,4,5} and {2,3,6,7}.
+  auto out = run_model(m, {{0, iota_tensor(ElementType::f32, {1, 1, 2, 4})}}, par);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].tensor.shape == Shape{1, 1, 1, 2});
+  CHECK(values_of(out[0].tensor) == std::vector<double>{2.5, 4.5});
+
+  // The same model on 4x2: windows {0,1,2,3} and {4,5,6,7}.
+  out = run_model(m, {{0, iota_tensor(ElementType::f32, {1, 1, 4, 2})}}, par);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].tensor.shape == Shape{1, 1, 2, 1});
+  CHECK(values_of(out[0].tensor) == std::vector<double>{1.5, 5.5});
+}
+
+TEST_CASE("a model with ops irrun does not run fails before compute, naming them", "[executor]") {
+  const auto xml = net(
+      parameter(0, "x", "1,1,4,4", {1, 1, 4, 4}) +
+          layer(1, "act", "Relu", "opset1", "", port(0, {1, 1, 4, 4}), port(1, {1, 1, 4, 4})) +
+          layer(2, "sig", "Sigmoid", "opset1", "", port(0, {1, 1, 4, 4}), port(1, {1, 1, 4, 4})) +
+          avg_pool(3, "pool", "opset1", kK2S2, {1, 1, 4, 4}, {1, 1, 2, 2}) +
+          result(4, "r", {1, 1, 2, 2}),
+      edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0) + edge(3, 1, 4, 0));
+  const Model m = model_from_xml(xml);
+
+  std::string message;
+  try {
+    irrun::require_executable(m);
+    FAIL("require_executable accepted Relu and Sigmoid");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::unsupported);
+    message = e.what();
+  }
+  INFO(message);
+  CHECK(contains(message, "test.xml"));
+  CHECK(contains(message, "2 layer(s)"));
+  CHECK(contains(message, "'act' (Relu)"));
+  CHECK(contains(message, "'sig' (Sigmoid)"));
+  CHECK_FALSE(contains(message, "'pool'"));
+  CHECK(contains(message, "--layer"));
+
+  // run_model checks the same first: no input is even looked at.
+  const auto e = run_error(m, {});
+  CHECK(e.code() == ExitCode::unsupported);
+  CHECK(std::string(e.what()) == message);
+}
+
+TEST_CASE("an element type the kernels do not run is rejected before compute", "[executor]") {
+  const auto xml =
+      net(parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}, "i32", "I32") +
+              avg_pool(1, "ipool", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}, "I32") +
+              result(2, "r", {1, 1, 1, 1}, "I32"),
+          edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  const Model m = model_from_xml(xml);
+  CHECK_NOTHROW(irrun::require_executable(m));  // the ops are fine; the type is not
+
+  // Without any input: the type check comes before the Parameter is bound.
+  auto e = run_error(m, {});
+  CHECK(e.code() == ExitCode::unsupported);
+  INFO(e.what());
+  CHECK(contains(e.what(), "'ipool'"));
+  CHECK(contains(e.what(), "i32"));
+  CHECK(contains(e.what(), "f32, f16, bf16 and f64"));
+
+  Tensor in = Tensor::zeros(ElementType::i32, {1, 1, 2, 2});
+  e = run_error(m, {{0, in}});
+  CHECK(e.code() == ExitCode::unsupported);
+}
+
+TEST_CASE("a Parameter without a tensor is an input error", "[executor]") {
+  const auto xml = net(parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}) +
+                           avg_pool(1, "p", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}) +
+                           result(2, "r", {1, 1, 1, 1}),
+                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  const auto e = run_error(model_from_xml(xml), {});
+  CHECK(e.code() == ExitCode::bad_input);
+  CHECK(contains(e.what(), "'x'"));
+}
+
+namespace {
+
+// x (dynamic H, W) -> act (Relu, declares 4x4, port named relu_out) -> ada (AdaptiveAvgPool,
+// output_size Const {2,2}, port named ada_out) -> Result; act -> sig (Sigmoid, unnamed port) ->
+// pool (AvgPool k2 s2, unnamed port) -> Result.
+Model multi_op_model() {
+  const auto xml = net(
+      parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}, "f32", "FP32", "x") +
+          layer(1, "act", "Relu", "opset1", "", port(0, {1, 1, -1, -1}),
+                port(1, {1, 1, 4, 4}, "FP32", "relu_out")) +
+          layer(2, "os", "Const", "opset1",
+                "element_type=\"i64\" shape=\"2\" offset=\"0\" size=\"16\"", "",
+                port(0, {2}, "I64", "os")) +
+          layer(3, "ada", "AdaptiveAvgPool", "opset8", "",
+                port(0, {1, 1, 4, 4}) + port(1, {2}, "I64"),
+                port(2, {1, 1, 2, 2}, "FP32", "ada_out")) +
+          result(4, "ada/sink", {1, 1, 2, 2}) +
+          layer(5, "sig", "Sigmoid", "opset1", "", port(0, {1, 1, 4, 4}), port(1, {1, 1, 4, 4})) +
+          avg_pool(6, "pool", "opset1", kK2S2, {1, 1, 4, 4}, {1, 1, 2, 2}) +
+          result(7, "pool/sink", {1, 1, 2, 2}),
+      edge(0, 0, 1, 0) + edge(1, 1, 3, 0) + edge(2, 0, 3, 1) + edge(3, 2, 4, 0) + edge(1, 1, 5, 0) +
+          edge(5, 1, 6, 0) + edge(6, 1, 7, 0));
+  return model_from_xml(xml, i64_weights(0, {2, 2}));
+}
+
+}  // namespace
+
+TEST_CASE("extract_layer runs one pooling layer of a model irrun cannot run", "[executor]") {
+  const Model m = multi_op_model();
+  CHECK_THROWS_AS(irrun::require_executable(m), irrun::Error);
+  const Parallel par(1);
+
+  SECTION("AdaptiveAvgPool: data from a named tensor, the Const kept") {
+    const Model sub = irrun::extract_layer(m, "ada");
+    CHECK_NOTHROW(irrun::require_executable(sub));
+    REQUIRE(sub.graph.parameters.size() == 1);
+    const auto& param = sub.ir.layers[sub.graph.parameters[0]];
+    // Named after the tensor feeding the layer and shaped like the layer's declared input
+    // port ([1,1,4,4]), not like the model's dynamic Parameter.
+    CHECK(param.name == "relu_out");
+    CHECK(param.type == "Parameter");
+    REQUIRE(param.outputs.size() == 1);
+    CHECK(param.outputs[0].dims == Shape{1, 1, 4, 4});
+    REQUIRE(param.attribute("shape") != nullptr);
+    CHECK(*param.attribute("shape") == "[1,1,4,4]");
+    CHECK(*param.attribute("element_type") == "f32");
+    const auto os = layer_index(sub, "os");
+    CHECK(irrun::is_const(sub.ir.layers[os]));
+    REQUIRE(sub.graph.results.size() == 1);
+
+    // 4x4 iota, bins of 2 on both axes: {0,1,4,5}, {2,3,6,7}, {8,9,12,13}, {10,11,14,15}.
+    const auto out = run_model(
+        sub, {{sub.graph.parameters[0], iota_tensor(ElementType::f32, {1, 1, 4, 4})}}, par);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].name == "ada_out");  // the layer's output tensor name
+    CHECK(out[0].tensor.shape == Shape{1, 1, 2, 2});
+    CHECK(values_of(out[0].tensor) == std::vector<double>{2.5, 4.5, 10.5, 12.5});
+  }
+  SECTION("AvgPool: data from an unnamed port, output without tensor names") {
+    const Model sub = irrun::extract_layer(m, "pool");
+    REQUIRE(sub.graph.parameters.size() == 1);
+    const auto& param = sub.ir.layers[sub.graph.parameters[0]];
+    CHECK(param.name == "sig");  // the producing layer's name
+    CHECK(param.outputs[0].dims == Shape{1, 1, 4, 4});
+    const auto out = run_model(
+        sub, {{sub.graph.parameters[0], iota_tensor(ElementType::f32, {1, 1, 4, 4})}}, par);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].name == "pool");  // the layer's name
+    CHECK(values_of(out[0].tensor) == std::vector<double>{2.5, 4.5, 10.5, 12.5});
+  }
+  SECTION("an unknown layer or a layer that is not a pool") {
+    try {
+      irrun::extract_layer(m, "nope");
+      FAIL("extract_layer accepted an unknown layer");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == ExitCode::bad_input);
+      CHECK(contains(e.what(), "no layer named 'nope'"));
+    }
+    try {
+      irrun::extract_layer(m, "act");
+      FAIL("extract_layer accepted a Relu");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == ExitCode::unsupported);
+      CHECK(contains(e.what(), "'act'"));
+      CHECK(contains(e.what(), "not a pooling layer"));
+    }
+  }
+}
+
+TEST_CASE("output_name: the Result's input tensor name, else the Result's name", "[executor]") {
+  // pa's port has two names (the first wins, "\," is an escaped comma); pb's has none.
+  const auto xml = net(
+      parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}) +
+          avg_pool(1, "pa", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}, "FP32", "a\\,b,second") +
+          avg_pool(2, "pb", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}) +
+          result(3, "ra", {1, 1, 1, 1}) + result(4, "rb", {1, 1, 1, 1}),
+      edge(0, 0, 1, 0) + edge(0, 0, 2, 0) + edge(1, 1, 3, 0) + edge(2, 1, 4, 0));
+  const Model m = model_from_xml(xml);
+  CHECK(irrun::output_name(m, 3) == "a,b");
+  CHECK(irrun::output_name(m, 4) == "rb");
+
+  const Parallel par(1);
+  const auto out =
+      run_model(m, {{0, make_tensor(ElementType::f32, {1, 1, 2, 2}, {1, 2, 3, 5})}}, par);
+  REQUIRE(out.size() == 2);
+  CHECK(values_of(output_named(out, "a,b").tensor) == std::vector<double>{2.75});
+  CHECK(values_of(output_named(out, "rb").tensor) == std::vector<double>{2.75});
+}
