@@ -131,6 +131,18 @@ Command add_run(CLI::App& app, const Globals& globals) {
         const Parallel parallel(o->threads);
         const auto outputs = run_model(model, bound.tensors, parallel);
 
+        // Compare before writing: --output-dir may be the --expect directory itself.
+        std::optional<ExpectResult> result;
+        if (!o->expect.empty()) {
+          result = expect_golden(o->expect, outputs, o->tolerance);
+          if (golden) {
+            if (sha256_file(full.ir.path) != golden->model_xml.sha256)
+              result->notes.push_back(o->model + ": the model differs from the one the " +
+                                      "golden was written from (sha256 of the xml)");
+          }
+          for (const auto& note : result->notes) spdlog::warn("{}", note);
+        }
+
         if (!o->output_dir.empty()) {
           RunRecord record;
           if (!o->layer.empty()) record.layer = o->layer;
@@ -141,17 +153,6 @@ Command add_run(CLI::App& app, const Globals& globals) {
           record.threads = o->threads;
           write_golden(o->output_dir, describe_run(full, record), run_inputs(model, bound), outputs,
                        o->output_format == "npy", o->save_inputs);
-        }
-
-        std::optional<ExpectResult> result;
-        if (!o->expect.empty()) {
-          result = expect_golden(o->expect, outputs, o->tolerance);
-          if (golden) {
-            if (sha256_file(full.ir.path) != golden->model_xml.sha256)
-              result->notes.push_back(o->model + ": the model differs from the one the " +
-                                      "golden was written from (sha256 of the xml)");
-          }
-          for (const auto& note : result->notes) spdlog::warn("{}", note);
         }
 
         if (o->format == "json") {

@@ -296,3 +296,17 @@ TEST_CASE("golden: check --format json and --junit", "[cli][golden]") {
   CHECK(unwritable.exit_code == 5);
   CHECK(unwritable.err_lines().size() == 1);
 }
+
+TEST_CASE("golden: --expect DIR --output-dir DIR compares before rewriting", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_v11.xml");
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("g"), "--save-inputs"}).exit_code ==
+          0);
+  // Another seed into the same directory: compared with the old golden (a mismatch), then the
+  // directory holds the new run, which the next comparison accepts.
+  CHECK(run_irrun({model, "--random-input", "--seed", "5", "--expect", dir.file("g"), "-o",
+                   dir.file("g"), "--save-inputs"})
+            .exit_code == 1);
+  CHECK(manifest_of(dir, "g")["options"]["seed"] == 5);
+  CHECK(run_irrun({model, "--expect", dir.file("g")}).exit_code == 0);
+}
