@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "irrun/check.hpp"
 #include "irrun/error.hpp"
+#include "irrun/report.hpp"
 
 namespace irrun::cli {
 
@@ -15,6 +16,8 @@ Command add_check(CLI::App& app, const Globals& globals) {
     std::vector<std::string> models;
     CheckOptions check;
     std::string weights;
+    std::string format = "text";
+    std::string junit;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -23,9 +26,17 @@ Command add_check(CLI::App& app, const Globals& globals) {
   cmd->add_flag("--strict", opts->check.strict,
                 "Treat warnings (what OpenVINO silently ignores) as errors");
   cmd->add_option("--weights", opts->weights, "Weights file (default: MODEL.bin); one model only");
+  cmd->add_option("--format", opts->format,
+                  "text: one line per problem; json: one JSON document for all files")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--junit", opts->junit,
+                  "Also write a JUnit XML report to FILE (a testsuite per file, a testcase per "
+                  "checked layer)");
   cmd->footer(
       "One line per problem: FILE:LINE: error: layer ID 'NAME' (TYPE-VERSION opsetN) PORT: what\n"
-      "Exit 0 when every file is clean, 1 when any file has a problem, 2 on usage errors.");
+      "Exit 0 when every file is clean, 1 when any file has a problem, 2 on usage errors,\n"
+      "5 when the --junit file cannot be written.");
 
   return {cmd, [opts, &globals]() {
             if (!opts->weights.empty()) {
@@ -35,17 +46,25 @@ Command add_check(CLI::App& app, const Globals& globals) {
               }
               opts->check.weights = opts->weights;
             }
+            const bool text = opts->format == "text";
             bool all_passed = true;
+            std::vector<CheckReport> reports;
             for (const auto& path : opts->models) {
-              const auto report = check_file(path, opts->check);
-              for (const auto& d : report.diagnostics)
-                std::printf("%s\n", format(report, d).c_str());
+              auto report = check_file(path, opts->check);
               all_passed = all_passed && report.passed();
-              if (!globals.quiet)
-                std::printf("%s: %s: %zu layer(s) checked, %zu error(s), %zu warning(s)\n",
-                            path.c_str(), report.passed() ? "ok" : "FAILED", report.checked.size(),
-                            report.errors(), report.warnings());
+              if (text) {
+                for (const auto& d : report.diagnostics)
+                  std::printf("%s\n", format(report, d).c_str());
+                if (!globals.quiet)
+                  std::printf("%s: %s: %zu layer(s) checked, %zu error(s), %zu warning(s)\n",
+                              path.c_str(), report.passed() ? "ok" : "FAILED",
+                              report.checked.size(), report.errors(), report.warnings());
+              }
+              if (!text || !opts->junit.empty()) reports.push_back(std::move(report));
             }
+            if (!text) std::fputs(check_json(reports).c_str(), stdout);
+            std::fflush(stdout);
+            if (!opts->junit.empty()) write_check_junit(opts->junit, reports);
             return static_cast<int>(all_passed ? ExitCode::ok : ExitCode::check_failed);
           }};
 }

@@ -18,8 +18,11 @@ Examples:
   irrun info model.xml                      the graph as a table
   irrun model.xml --input x.npy -o out/     run it and save each output as out/NAME.npy
   irrun model.xml --random-input --seed 7   run on reproducible random inputs
+  irrun model.xml --random-input -o golden/ --save-inputs   write a golden directory
+  irrun model.xml --expect golden/          replay it and compare (exit 1 on a mismatch)
   irrun net.xml --layer pool5 --input x.bin run one pooling layer of a whole network
-Exit codes: 0 ok, 1 check failed, 2 usage error, 3 bad model, 4 bad input,
+Exit codes: 0 ok, 1 check failed or --expect mismatch, 2 usage error, 3 bad model,
+            4 bad input or golden,
             5 output not writable, 6 unsupported op or type, 7 resource limit.)";
 
 bool is_subcommand(const std::string& arg) {

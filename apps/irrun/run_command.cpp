@@ -3,29 +3,23 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
 #include "irrun/blob.hpp"
+#include "irrun/compare.hpp"
 #include "irrun/dim.hpp"
 #include "irrun/error.hpp"
 #include "irrun/executor.hpp"
+#include "irrun/golden.hpp"
 #include "irrun/inputs.hpp"
-#include "irrun/npy.hpp"
+#include "irrun/report.hpp"
+#include "irrun/sha256.hpp"
 
 namespace irrun::cli {
 namespace {
-
-// A file name from a tensor name: anything but [A-Za-z0-9._-] becomes '_'.
-std::string file_stem(const std::string& name) {
-  std::string s;
-  for (char c : name)
-    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
-  if (s.empty() || s == "." || s == "..") s = "output";
-  return s;
-}
 
 std::string summary(const Output& o) {
   const auto st = stats(o.tensor);
@@ -45,24 +39,6 @@ std::string summary(const Output& o) {
   return s + "]";
 }
 
-void write_outputs(const std::vector<Output>& outputs, const std::string& dir, bool npy) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw output_error(dir + ": --output-dir is not a directory");
-  fs::create_directories(dir, ec);
-  if (ec) throw output_error(dir + ": cannot create the output directory: " + ec.message());
-  std::set<std::string> used;
-  for (const auto& o : outputs) {
-    std::string stem = file_stem(o.name);
-    for (int k = 1; used.count(stem); ++k) stem = file_stem(o.name) + "_" + std::to_string(k);
-    used.insert(stem);
-    const auto path = (fs::path(dir) / (stem + (npy ? ".npy" : ".bin"))).string();
-    npy ? write_npy(path, o.tensor) : write_raw(path, o.tensor);
-    spdlog::debug("wrote {}", path);
-  }
-}
-
 }  // namespace
 
 Command add_run(CLI::App& app, const Globals& globals) {
@@ -75,7 +51,11 @@ Command add_run(CLI::App& app, const Globals& globals) {
     int threads = 0;
     std::string output_dir;
     std::string output_format = "npy";
+    bool save_inputs = false;
     std::string layer;
+    std::string expect;
+    Tolerance tolerance;
+    std::string format = "text";
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Run the model's pooling graph on input blobs (default)");
@@ -89,32 +69,107 @@ Command add_run(CLI::App& app, const Globals& globals) {
   cmd->add_option("--threads", o->threads, "Threads (0: all cores); results never depend on it")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("-o,--output-dir", o->output_dir, "Write one file per output into DIR");
+  auto* output_dir = cmd->add_option(
+      "-o,--output-dir", o->output_dir,
+      "Write one file per output into DIR, and DIR/manifest.json describing the run");
   cmd->add_option("--output-format", o->output_format, "npy or bin")
       ->capture_default_str()
       ->check(CLI::IsMember({"npy", "bin"}));
+  cmd->add_flag("--save-inputs", o->save_inputs,
+                "Also write every input (given or generated) as DIR/inputs/NAME.npy, so DIR "
+                "alone replays the run with --expect DIR")
+      ->needs(output_dir);
   cmd->add_option("--layer", o->layer,
                   "Run only this pooling layer; --input feeds its data input, Consts come from "
                   "the .bin");
+  auto* expect = cmd->add_option(
+      "--expect", o->expect,
+      "Compare the outputs with a golden DIR (written by --output-dir) or a single .npy/.bin; "
+      "exit 1 on a mismatch. Without --input/--random-input/--shape the golden's inputs, "
+      "--shape and --layer are replayed");
+  cmd->add_option("--rtol", o->tolerance.rtol,
+                  "Relative tolerance for --expect: |got - golden| <= atol + rtol*|golden|")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber)
+      ->needs(expect);
+  cmd->add_option("--atol", o->tolerance.atol,
+                  "Absolute tolerance for --expect (default 0 with rtol 0: exact, NaN == NaN)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber)
+      ->needs(expect);
+  cmd->add_option("--format", o->format, "Summary on stdout: text or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
 
-  return {cmd, [o, &globals]() {
-            auto model =
-                load_model(o->model, o->weights.empty() ? std::nullopt
-                                                        : std::optional<std::string>(o->weights));
-            if (!o->layer.empty()) model = extract_layer(model, o->layer);
-            require_executable(model);
-            if (o->random) o->inputs.random_seed = o->seed;
-            const auto bound = bind_inputs(model, o->inputs);
-            for (const auto& note : bound.notes) spdlog::info("{}", note);
-            const Parallel parallel(o->threads);
-            const auto outputs = run_model(model, bound.tensors, parallel);
-            if (!o->output_dir.empty())
-              write_outputs(outputs, o->output_dir, o->output_format == "npy");
-            if (!globals.quiet) {
-              for (const auto& out : outputs) std::printf("%s\n", summary(out).c_str());
-            }
-            return 0;
-          }};
+  return {
+      cmd, [o, &globals]() {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        std::optional<Manifest> golden;
+        if (!o->expect.empty() && fs::is_directory(o->expect, ec))
+          golden = read_manifest(o->expect);
+        const bool replay =
+            golden && o->inputs.inputs.empty() && !o->random && o->inputs.shapes.empty();
+        if (replay && o->layer.empty() && golden->run.layer) {
+          o->layer = *golden->run.layer;
+          spdlog::info("--expect {}: running --layer {} as the golden did", o->expect, o->layer);
+        }
+
+        const auto full = load_model(
+            o->model, o->weights.empty() ? std::nullopt : std::optional<std::string>(o->weights));
+        const auto model = o->layer.empty() ? full : extract_layer(full, o->layer);
+        require_executable(model);
+        InputOptions inputs = o->inputs;
+        if (replay) {
+          inputs = replay_inputs(*golden, o->expect);
+          spdlog::debug("--expect {}: replaying the golden's inputs", o->expect);
+        } else if (o->random) {
+          inputs.random_seed = o->seed;
+        }
+        const auto bound = bind_inputs(model, inputs);
+        for (const auto& note : bound.notes) spdlog::info("{}", note);
+        const Parallel parallel(o->threads);
+        const auto outputs = run_model(model, bound.tensors, parallel);
+
+        // Compare before writing: --output-dir may be the --expect directory itself.
+        std::optional<ExpectResult> result;
+        if (!o->expect.empty()) {
+          result = expect_golden(o->expect, outputs, o->tolerance);
+          if (golden) {
+            if (sha256_file(full.ir.path) != golden->model_xml.sha256)
+              result->notes.push_back(o->model + ": the model differs from the one the " +
+                                      "golden was written from (sha256 of the xml)");
+          }
+          for (const auto& note : result->notes) spdlog::warn("{}", note);
+        }
+
+        if (!o->output_dir.empty()) {
+          RunRecord record;
+          if (!o->layer.empty()) record.layer = o->layer;
+          record.shapes = inputs.shapes;
+          record.inputs = inputs.inputs;
+          record.seed = inputs.random_seed;
+          record.output_format = o->output_format;
+          record.threads = o->threads;
+          write_golden(o->output_dir, describe_run(full, record), run_inputs(model, bound), outputs,
+                       o->output_format == "npy", o->save_inputs);
+        }
+
+        if (o->format == "json") {
+          std::fputs(run_json(o->model, outputs, result ? &*result : nullptr).c_str(), stdout);
+        } else {
+          if (!globals.quiet) {
+            for (const auto& out : outputs) std::printf("%s\n", summary(out).c_str());
+          }
+          if (result) {
+            for (const auto& line : format_lines(*result, !globals.quiet))
+              std::printf("%s\n", line.c_str());
+          }
+        }
+        std::fflush(stdout);
+        if (result && !result->passed()) return static_cast<int>(ExitCode::check_failed);
+        return 0;
+      }};
 }
 
 }  // namespace irrun::cli

@@ -167,6 +167,7 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
       throw input_error(path + ": shape " + to_string(t.shape) + " does not fit " +
                         describe_param(p));
     bound.tensors[*param] = std::move(t);
+    bound.files[*param] = path;
   }
 
   for (std::size_t i = 0; i < params.size(); ++i) {

@@ -20,8 +20,9 @@ struct InputOptions {
 };
 
 struct BoundInputs {
-  std::map<std::size_t, Tensor> tensors;  // by Parameter layer index
-  std::vector<std::string> notes;         // e.g. a float .npy converted to the Parameter's type
+  std::map<std::size_t, Tensor> tensors;     // by Parameter layer index
+  std::vector<std::string> notes;            // e.g. a float .npy converted to the Parameter's type
+  std::map<std::size_t, std::string> files;  // the file each loaded (not generated) input came from
 };
 
 // Loads or generates one tensor per Parameter. Every mistake (unknown or missing NAME, wrong

@@ -1,0 +1,50 @@
+// Golden directories: writing a run's outputs (and optionally inputs) with their manifest, and
+// comparing a run with a golden directory or a single golden .npy/.bin file (`--expect`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "irrun/compare.hpp"
+#include "irrun/executor.hpp"
+#include "irrun/inputs.hpp"
+#include "irrun/manifest.hpp"
+#include "irrun/model.hpp"
+
+namespace irrun {
+
+// A file name from a tensor name: anything but [A-Za-z0-9._-] becomes '_'.
+std::string file_stem(const std::string& name);
+
+// One input of a run, as bound to its Parameter.
+struct RunInput {
+  std::string name;         // the Parameter's name
+  const Tensor* tensor;     // the bound tensor
+  std::string source_path;  // the --input file it came from; empty when generated
+};
+
+// The inputs of a bound run, in Parameter order.
+std::vector<RunInput> run_inputs(const Model& model, const BoundInputs& bound);
+
+// A manifest describing the model (path and sha256 of the xml and, if present, the weights) and
+// the run's options; inputs and outputs are filled in by write_golden.
+Manifest describe_run(const Model& model, const RunRecord& run);
+
+// Writes DIR/NAME.npy (or .bin) per output, DIR/inputs/NAME.npy per input when `save_inputs`,
+// then DIR/manifest.json, each file atomically. Returns the manifest written. Throws
+// irrun::output_error when something cannot be written.
+Manifest write_golden(const std::string& dir, Manifest manifest,
+                      const std::vector<RunInput>& inputs, const std::vector<Output>& outputs,
+                      bool npy, bool save_inputs);
+
+// The input options that replay a golden run: its saved input files, else its recorded --input
+// files (whose sha256 must still match) and --seed, and its --shape values.
+InputOptions replay_inputs(const Manifest& manifest, const std::string& dir);
+
+// Compares `outputs` with the golden at `path`: a directory holding manifest.json, or a single
+// .npy/.bin file for a model with one output. A missing golden directory, manifest or file
+// throws irrun::input_error; a golden file listed in the manifest but unreadable is a mismatch.
+ExpectResult expect_golden(const std::string& path, const std::vector<Output>& outputs,
+                           const Tolerance& tolerance);
+
+}  // namespace irrun

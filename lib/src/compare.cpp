@@ -1,0 +1,152 @@
+#include "irrun/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "irrun/blob.hpp"
+#include "irrun/dim.hpp"
+
+namespace irrun {
+namespace {
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string index_text(const std::vector<std::int64_t>& index) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(index[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+std::string to_string(CompareStatus status) {
+  switch (status) {
+    case CompareStatus::match:
+      return "match";
+    case CompareStatus::mismatch:
+      return "mismatch";
+    case CompareStatus::shape_mismatch:
+      return "shape-mismatch";
+    case CompareStatus::type_mismatch:
+      return "type-mismatch";
+    case CompareStatus::missing_in_run:
+      return "missing-in-run";
+    case CompareStatus::missing_in_golden:
+      return "missing-in-golden";
+  }
+  return "mismatch";
+}
+
+std::vector<std::int64_t> unravel_index(std::size_t flat, const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> index(shape.size(), 0);
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    const auto extent = static_cast<std::size_t>(std::max<std::int64_t>(shape[k], 1));
+    index[k] = static_cast<std::int64_t>(flat % extent);
+    flat /= extent;
+  }
+  return index;
+}
+
+TensorComparison compare_tensors(const std::string& name, const Tensor& expected,
+                                 ElementType expected_type, const Tensor& actual,
+                                 const Tolerance& tolerance, std::size_t max_reported) {
+  TensorComparison c;
+  c.name = name;
+  if (expected_type != actual.type) {
+    c.status = CompareStatus::type_mismatch;
+    std::ostringstream s;
+    s << "element type " << to_string(actual.type) << " differs from the golden's "
+      << to_string(expected_type);
+    c.detail = s.str();
+    return c;
+  }
+  if (expected.shape != actual.shape) {
+    c.status = CompareStatus::shape_mismatch;
+    std::ostringstream s;
+    s << "shape " << to_string(actual.shape) << " differs from the golden's "
+      << to_string(expected.shape);
+    c.detail = s.str();
+    return c;
+  }
+  const std::size_t n = actual.element_count();
+  const auto e = first_values(expected, n);
+  const auto a = first_values(actual, n);
+  const double inf = std::numeric_limits<double>::infinity();
+  c.count = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = a[i], y = e[i];
+    if (x == y || (std::isnan(x) && std::isnan(y))) continue;
+    const double abs_err = std::isnan(x) || std::isnan(y) ? inf : std::fabs(x - y);
+    const double rel_err = y == 0 ? inf : abs_err / std::fabs(y);
+    c.max_abs_error = std::max(c.max_abs_error, abs_err);
+    c.max_rel_error = std::max(c.max_rel_error, rel_err);
+    // NaN against a number, and inf against anything else, never match.
+    const bool ok =
+        std::isfinite(abs_err) && abs_err <= tolerance.atol + tolerance.rtol * std::fabs(y);
+    if (ok) continue;
+    ++c.out_of_tolerance;
+    if (c.first.size() < max_reported) c.first.push_back({unravel_index(i, actual.shape), y, x});
+  }
+  if (c.out_of_tolerance) c.status = CompareStatus::mismatch;
+  return c;
+}
+
+bool ExpectResult::passed() const {
+  return std::all_of(outputs.begin(), outputs.end(),
+                     [](const TensorComparison& c) { return c.passed(); });
+}
+
+std::vector<std::string> format_lines(const ExpectResult& result, bool verbose_ok) {
+  std::vector<std::string> lines;
+  const std::string tol =
+      "rtol " + number(result.tolerance.rtol) + ", atol " + number(result.tolerance.atol);
+  std::size_t failed = 0;
+  for (const auto& c : result.outputs) {
+    std::string head = "expect '";
+    head.append(c.name).append("': ");
+    if (c.passed()) {
+      if (verbose_ok)
+        lines.push_back(head + "ok: " + std::to_string(c.count) + " value(s) within " + tol +
+                        " (max abs error " + number(c.max_abs_error) + ", max rel error " +
+                        number(c.max_rel_error) + ")");
+      continue;
+    }
+    ++failed;
+    if (c.status != CompareStatus::mismatch) {
+      lines.push_back(head + "MISMATCH: " + c.detail + " [" + to_string(c.status) + "]");
+      continue;
+    }
+    lines.push_back(head + "MISMATCH: " + std::to_string(c.out_of_tolerance) + " of " +
+                    std::to_string(c.count) + " value(s) out of tolerance (" + tol +
+                    "); max abs error " + number(c.max_abs_error) + ", max rel error " +
+                    number(c.max_rel_error));
+    for (const auto& m : c.first)
+      lines.push_back("  at " + index_text(m.index) + ": golden " + number(m.expected) + ", got " +
+                      number(m.actual) + " (abs error " + number(std::fabs(m.actual - m.expected)) +
+                      ")");
+    if (c.out_of_tolerance > c.first.size())
+      lines.push_back("  ... and " + std::to_string(c.out_of_tolerance - c.first.size()) + " more");
+  }
+  if (failed == 0 && !verbose_ok) return lines;
+  std::string summary = "expect ";
+  summary.append(result.golden).append(": ");
+  if (failed == 0)
+    summary += "ok: " + std::to_string(result.outputs.size()) + " output(s) match (" + tol + ")";
+  else
+    summary += "FAILED: " + std::to_string(failed) + " of " +
+               std::to_string(result.outputs.size()) + " output(s) differ from the golden";
+  lines.push_back(summary);
+  return lines;
+}
+
+}  // namespace irrun

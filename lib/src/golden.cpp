@@ -1,0 +1,241 @@
+#include "irrun/golden.hpp"
+
+#include <cctype>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "irrun/blob.hpp"
+#include "irrun/dim.hpp"
+#include "irrun/error.hpp"
+#include "irrun/npy.hpp"
+#include "irrun/sha256.hpp"
+
+namespace irrun {
+namespace fs = std::filesystem;
+namespace {
+
+std::string data_sha256(const Tensor& t) {
+  return sha256_hex(std::span<const std::byte>(t.buffer.data(), t.byte_size()));
+}
+
+std::string describe(const std::string& name, ElementType type,
+                     const std::vector<std::int64_t>& shape) {
+  std::ostringstream s;
+  s << "'" << name << "' (" << to_string(type) << " " << to_string(shape) << ")";
+  return s.str();
+}
+
+void make_directory(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw output_error(dir.string() + ": not a directory");
+  fs::create_directories(dir, ec);
+  if (ec) throw output_error(dir.string() + ": cannot create the directory: " + ec.message());
+}
+
+// A file name unique within `used`: STEM.EXT, else STEM_1.EXT, STEM_2.EXT...
+std::string unique_name(const std::string& name, const char* ext, std::set<std::string>& used) {
+  std::string stem = file_stem(name);
+  for (int k = 1; used.count(stem); ++k) stem = file_stem(name) + "_" + std::to_string(k);
+  used.insert(stem);
+  return stem + ext;
+}
+
+TensorComparison problem(const std::string& name, CompareStatus status, std::string detail) {
+  TensorComparison c;
+  c.name = name;
+  c.status = status;
+  c.detail = std::move(detail);
+  return c;
+}
+
+// The golden's element type: the manifest's, unless the file holds another dtype than the one
+// irrun writes for it (bf16 is stored widened to f32 in .npy).
+ElementType golden_type(ElementType declared, ElementType stored) {
+  if (stored == declared || (declared == ElementType::bf16 && stored == ElementType::f32))
+    return declared;
+  return stored;
+}
+
+}  // namespace
+
+std::string file_stem(const std::string& name) {
+  std::string s;
+  for (char c : name)
+    s += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
+  if (s.empty() || s == "." || s == "..") s = "output";
+  return s;
+}
+
+std::vector<RunInput> run_inputs(const Model& model, const BoundInputs& bound) {
+  std::vector<RunInput> inputs;
+  for (auto n : model.graph.parameters) {
+    const auto t = bound.tensors.find(n);
+    if (t == bound.tensors.end()) continue;
+    const auto f = bound.files.find(n);
+    inputs.push_back(
+        {model.ir.layers[n].name, &t->second, f == bound.files.end() ? std::string() : f->second});
+  }
+  return inputs;
+}
+
+Manifest describe_run(const Model& model, const RunRecord& run) {
+  Manifest m;
+  m.irrun_version = IRRUN_VERSION;
+  m.model_xml = {model.ir.path, sha256_file(model.ir.path)};
+  if (model.weights) m.model_bin = FileDigest{model.weights_path, sha256_file(model.weights_path)};
+  m.run = run;
+  return m;
+}
+
+Manifest write_golden(const std::string& dir, Manifest manifest,
+                      const std::vector<RunInput>& inputs, const std::vector<Output>& outputs,
+                      bool npy, bool save_inputs) {
+  make_directory(dir);
+  // A write that fails half-way must not leave an old manifest describing a mix of old and new
+  // files: remove it first, so the directory is either complete or has no manifest.
+  std::error_code ec;
+  fs::remove(fs::path(dir) / kManifestFile, ec);
+  if (ec) throw output_error(dir + ": cannot replace " + kManifestFile + ": " + ec.message());
+  manifest.inputs.clear();
+  manifest.outputs.clear();
+  std::set<std::string> used;
+  for (const auto& o : outputs) {
+    ManifestTensor t;
+    t.name = o.name;
+    t.type = o.tensor.type;
+    t.shape = o.tensor.shape;
+    t.file = unique_name(o.name, npy ? ".npy" : ".bin", used);
+    const auto path = (fs::path(dir) / t.file).string();
+    npy ? write_npy(path, o.tensor) : write_raw(path, o.tensor);
+    t.sha256 = sha256_file(path);
+    t.data_sha256 = data_sha256(o.tensor);
+    manifest.outputs.push_back(std::move(t));
+  }
+  std::set<std::string> used_inputs;
+  for (const auto& in : inputs) {
+    ManifestTensor t;
+    t.name = in.name;
+    t.type = in.tensor->type;
+    t.shape = in.tensor->shape;
+    t.source = in.source_path.empty() ? "random" : "file";
+    t.source_path = in.source_path;
+    t.data_sha256 = data_sha256(*in.tensor);
+    if (save_inputs) {
+      make_directory(fs::path(dir) / "inputs");
+      t.file = "inputs/" + unique_name(in.name, ".npy", used_inputs);
+      const auto path = (fs::path(dir) / t.file).string();
+      write_npy(path, *in.tensor);
+      t.sha256 = sha256_file(path);
+    } else if (!in.source_path.empty()) {
+      t.sha256 = sha256_file(in.source_path);
+    }
+    manifest.inputs.push_back(std::move(t));
+  }
+  write_manifest(dir, manifest);
+  return manifest;
+}
+
+InputOptions replay_inputs(const Manifest& manifest, const std::string& dir) {
+  InputOptions options;
+  options.shapes = manifest.run.shapes;
+  for (const auto& in : manifest.inputs) {
+    if (!in.file.empty()) {
+      options.inputs.push_back(in.name + "=" + (fs::path(dir) / in.file).string());
+    } else if (in.source == "file") {
+      const auto sha = sha256_file(in.source_path);
+      if (!in.sha256.empty() && sha != in.sha256)
+        throw input_error(in.source_path + ": input '" + in.name +
+                          "' changed since the golden was written (sha256 " + sha + ", manifest " +
+                          in.sha256 + "); give --input or rewrite the golden");
+      options.inputs.push_back(in.name + "=" + in.source_path);
+    } else if (in.source == "random") {
+      if (!manifest.run.seed)
+        throw input_error((fs::path(dir) / kManifestFile).string() + ": input '" + in.name +
+                          "' was generated but the manifest records no seed");
+      options.random_seed = manifest.run.seed;
+    } else {
+      throw input_error((fs::path(dir) / kManifestFile).string() + ": input '" + in.name +
+                        "' has no saved file and unknown source '" + in.source + "'");
+    }
+  }
+  return options;
+}
+
+ExpectResult expect_golden(const std::string& path, const std::vector<Output>& outputs,
+                           const Tolerance& tolerance) {
+  ExpectResult r;
+  r.golden = path;
+  r.tolerance = tolerance;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw input_error(path + ": --expect: no such file or directory");
+
+  if (!fs::is_directory(path, ec)) {
+    if (outputs.size() != 1)
+      throw Error(ExitCode::usage,
+                  "--expect " + path + ": a single golden file needs a model with one output; " +
+                      "this one has " + std::to_string(outputs.size()) +
+                      " (compare with a golden directory written by --output-dir)");
+    const Output& o = outputs[0];
+    if (fs::path(path).extension() == ".npy") {
+      const Tensor golden = read_npy(path);
+      r.outputs.push_back(compare_tensors(o.name, golden, golden_type(o.tensor.type, golden.type),
+                                          o.tensor, tolerance));
+    } else {
+      const auto size = fs::file_size(path, ec);
+      if (ec || size != o.tensor.byte_size()) {
+        std::ostringstream s;
+        s << "the raw golden " << path << " holds " << (ec ? 0 : size) << " byte(s), output "
+          << describe(o.name, o.tensor.type, o.tensor.shape) << " has " << o.tensor.byte_size();
+        r.outputs.push_back(problem(o.name, CompareStatus::shape_mismatch, s.str()));
+      } else {
+        const Tensor golden = read_raw(path, o.tensor.type, o.tensor.shape);
+        r.outputs.push_back(compare_tensors(o.name, golden, golden.type, o.tensor, tolerance));
+      }
+    }
+    return r;
+  }
+
+  const Manifest manifest = read_manifest(path);
+  std::vector<bool> used(outputs.size(), false);
+  for (const auto& g : manifest.outputs) {
+    std::size_t k = 0;
+    while (k < outputs.size() && (used[k] || outputs[k].name != g.name)) ++k;
+    if (k == outputs.size()) {
+      r.outputs.push_back(problem(g.name, CompareStatus::missing_in_run,
+                                  "the golden has output " + describe(g.name, g.type, g.shape) +
+                                      ", this run does not produce it"));
+      continue;
+    }
+    used[k] = true;
+    const Output& o = outputs[k];
+    const auto file = (fs::path(path) / g.file).string();
+    Tensor golden;
+    try {
+      if (g.file.empty()) throw input_error("the manifest lists no file for it");
+      golden =
+          fs::path(file).extension() == ".npy" ? read_npy(file) : read_raw(file, g.type, g.shape);
+    } catch (const Error& e) {
+      r.outputs.push_back(problem(o.name, CompareStatus::missing_in_golden,
+                                  std::string("golden file unreadable: ") + e.what()));
+      continue;
+    }
+    if (!g.sha256.empty() && sha256_file(file) != g.sha256)
+      r.notes.push_back(file + ": sha256 differs from " + kManifestFile +
+                        " (the golden file was changed after it was written)");
+    r.outputs.push_back(
+        compare_tensors(o.name, golden, golden_type(g.type, golden.type), o.tensor, tolerance));
+  }
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    if (used[k]) continue;
+    const auto& o = outputs[k];
+    r.outputs.push_back(problem(o.name, CompareStatus::missing_in_golden,
+                                "this run produced output " +
+                                    describe(o.name, o.tensor.type, o.tensor.shape) +
+                                    ", the golden has no such output"));
+  }
+  return r;
+}
+
+}  // namespace irrun

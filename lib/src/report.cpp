@@ -1,0 +1,193 @@
+#include "irrun/report.hpp"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "irrun/blob.hpp"
+#include "irrun/file_io.hpp"
+#include "irrun/ops.hpp"
+
+namespace irrun {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const char* severity_name(Severity s) {
+  return s == Severity::error ? "error" : "warning";
+}
+
+json layer_json(const IrModel& ir, std::size_t n) {
+  const Layer& l = ir.layers[n];
+  return json{{"id", l.id}, {"name", l.name}, {"type", l.type}, {"version", l.version}};
+}
+
+json diagnostic_json(const CheckReport& r, const Diagnostic& d) {
+  json j;
+  j["severity"] = severity_name(d.severity);
+  j["rule"] = d.rule;
+  j["layer"] = d.layer && r.model ? layer_json(r.model->ir, *d.layer) : json(nullptr);
+  j["port"] = d.port;
+  j["declared"] = d.declared;
+  j["inferred"] = d.inferred;
+  j["message"] = d.message;
+  j["line"] = d.line;
+  j["text"] = format(r, d);
+  return j;
+}
+
+json shape_json(const std::vector<std::int64_t>& shape) {
+  return json(shape);
+}
+
+json comparison_json(const TensorComparison& c) {
+  json j;
+  j["name"] = c.name;
+  j["status"] = to_string(c.status);
+  j["passed"] = c.passed();
+  j["detail"] = c.detail;
+  j["count"] = c.count;
+  j["out_of_tolerance"] = c.out_of_tolerance;
+  j["max_abs_error"] = c.max_abs_error;  // inf is written as null
+  j["max_rel_error"] = c.max_rel_error;
+  j["first_mismatches"] = json::array();
+  for (const auto& m : c.first)
+    j["first_mismatches"].push_back(
+        json{{"index", m.index}, {"expected", m.expected}, {"actual", m.actual}});
+  return j;
+}
+
+}  // namespace
+
+std::string check_json(const std::vector<CheckReport>& reports) {
+  json files = json::array();
+  bool all_passed = true;
+  for (const auto& r : reports) {
+    json f;
+    f["path"] = r.path;
+    f["passed"] = r.passed();
+    f["error_count"] = r.errors();
+    f["warning_count"] = r.warnings();
+    f["layers"] = json::array();
+    if (r.model)
+      for (auto n : r.checked) f["layers"].push_back(layer_json(r.model->ir, n));
+    f["problems"] = json::array();
+    f["warnings"] = json::array();
+    for (const auto& d : r.diagnostics)
+      f[d.severity == Severity::error ? "problems" : "warnings"].push_back(diagnostic_json(r, d));
+    all_passed = all_passed && r.passed();
+    files.push_back(std::move(f));
+  }
+  json j{{"irrun_version", IRRUN_VERSION}, {"passed", all_passed}, {"files", std::move(files)}};
+  return j.dump(2) + "\n";
+}
+
+std::string check_junit(const std::vector<CheckReport>& reports) {
+  pugi::xml_document doc;
+  auto decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  auto root = doc.append_child("testsuites");
+  root.append_attribute("name") = "irrun check";
+  std::size_t total_tests = 0, total_failures = 0, total_errors = 0;
+
+  for (const auto& r : reports) {
+    auto suite = root.append_child("testsuite");
+    suite.append_attribute("name") = r.path.c_str();
+    std::size_t tests = 0, failures = 0, errors = 0;
+
+    auto add_case = [&](const std::string& name) {
+      auto tc = suite.append_child("testcase");
+      tc.append_attribute("classname") = r.path.c_str();
+      tc.append_attribute("name") = name.c_str();
+      ++tests;
+      return tc;
+    };
+    // Every diagnostic goes to its layer's testcase when that layer was checked (edge
+    // mismatches excepted: they are about the file's wiring), else to the file's testcase.
+    auto file_case = add_case("(file)");
+    std::map<std::size_t, pugi::xml_node> layer_cases;
+    if (r.model)
+      for (auto n : r.checked) layer_cases[n] = add_case(describe_op(r.model->ir.layers[n]));
+
+    std::vector<std::pair<pugi::xml_node, std::string>> outs;
+    for (const auto& d : r.diagnostics) {
+      pugi::xml_node tc = file_case;
+      if (d.layer && d.rule != "edge-mismatch") {
+        const auto it = layer_cases.find(*d.layer);
+        if (it != layer_cases.end()) tc = it->second;
+      }
+      const auto text = format(r, d);
+      if (d.severity == Severity::warning) {
+        outs.emplace_back(tc, text);
+        continue;
+      }
+      const bool error = d.rule == "unreadable";
+      auto f = tc.append_child(error ? "error" : "failure");
+      f.append_attribute("message") = d.message.c_str();
+      f.append_attribute("type") = d.rule.c_str();
+      f.text().set(text.c_str());
+      ++(error ? errors : failures);
+    }
+    for (auto& [tc, text] : outs) {
+      auto out = tc.child("system-out");
+      if (!out) out = tc.append_child("system-out");
+      out.text().set((std::string(out.text().get()) + text + "\n").c_str());
+    }
+    suite.append_attribute("tests") = tests;
+    suite.append_attribute("failures") = failures;
+    suite.append_attribute("errors") = errors;
+    suite.append_attribute("skipped") = 0;
+    total_tests += tests;
+    total_failures += failures;
+    total_errors += errors;
+  }
+  root.append_attribute("tests") = total_tests;
+  root.append_attribute("failures") = total_failures;
+  root.append_attribute("errors") = total_errors;
+  std::ostringstream s;
+  doc.save(s, "  ", pugi::format_default, pugi::encoding_utf8);
+  return s.str();
+}
+
+void write_check_junit(const std::string& path, const std::vector<CheckReport>& reports) {
+  const auto text = check_junit(reports);
+  write_file_atomically(path, std::as_bytes(std::span<const char>(text.data(), text.size())));
+}
+
+std::string run_json(const std::string& model_path, const std::vector<Output>& outputs,
+                     const ExpectResult* expect, std::size_t first_n) {
+  json j;
+  j["irrun_version"] = IRRUN_VERSION;
+  j["model"] = model_path;
+  j["outputs"] = json::array();
+  for (const auto& o : outputs) {
+    const auto st = stats(o.tensor);
+    json out;
+    out["name"] = o.name;
+    out["type"] = std::string(to_string(o.tensor.type));
+    out["shape"] = shape_json(o.tensor.shape);
+    out["count"] = o.tensor.element_count();
+    out["min"] = st.min;  // NaN (no non-NaN value) is written as null
+    out["max"] = st.max;
+    out["mean"] = st.mean;
+    out["nan_count"] = st.nan_count;
+    out["first_values"] = first_values(o.tensor, first_n);
+    j["outputs"].push_back(std::move(out));
+  }
+  if (expect) {
+    json e;
+    e["golden"] = expect->golden;
+    e["rtol"] = expect->tolerance.rtol;
+    e["atol"] = expect->tolerance.atol;
+    e["passed"] = expect->passed();
+    e["notes"] = expect->notes;
+    e["outputs"] = json::array();
+    for (const auto& c : expect->outputs) e["outputs"].push_back(comparison_json(c));
+    j["expect"] = std::move(e);
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace irrun

@@ -1,0 +1,312 @@
+// End-to-end tests of golden outputs: --output-dir manifests, --save-inputs, --expect with
+// tolerances, reproducible seeds, and the JSON and JUnit reports.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/cli_support.hpp"
+#include "irrun/npy.hpp"
+
+using namespace irrun::testing;
+using nlohmann::json;
+
+namespace {
+
+json manifest_of(const ScratchDir& dir, const std::string& sub) {
+  return json::parse(read_text(dir.file(sub + "/manifest.json")));
+}
+
+// Adds `delta` to the f32 value at flat index `flat` of an .npy file, in place.
+void nudge_npy(const std::string& path, std::size_t flat, float delta) {
+  auto bytes = read_text(path);
+  const auto header = irrun::parse_npy_header(
+      std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), path);
+  REQUIRE(header.type == irrun::ElementType::f32);
+  float v;
+  std::memcpy(&v, bytes.data() + header.data_offset + flat * 4, 4);
+  v += delta;
+  std::memcpy(bytes.data() + header.data_offset + flat * 4, &v, 4);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+std::vector<std::string> output_hashes(const json& manifest) {
+  std::vector<std::string> h;
+  for (const auto& o : manifest["outputs"]) h.push_back(o["sha256"].get<std::string>());
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("golden: --output-dir writes a manifest describing the run", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto r = run_irrun({sample("two_inputs_v11.xml"), "--random-input", "--seed", "7",
+                            "--threads", "2", "-o", dir.file("g"), "--save-inputs"});
+  REQUIRE(r.exit_code == 0);
+  const auto m = manifest_of(dir, "g");
+  CHECK(m["format"] == "irrun-golden");
+  CHECK(m["format_version"] == 1);
+  CHECK(m["model"]["xml"]["path"] == sample("two_inputs_v11.xml"));
+  CHECK(m["model"]["xml"]["sha256"].get<std::string>().size() == 64);
+  CHECK(m["model"]["bin"].is_null());
+  CHECK(m["options"]["seed"] == 7);
+  CHECK(m["options"]["random_input"] == true);
+  CHECK(m["informational"]["threads"] == 2);
+  REQUIRE(m["inputs"].size() == 2);
+  CHECK(m["inputs"][0]["name"] == "image");
+  CHECK(m["inputs"][0]["source"] == "random");
+  CHECK(m["inputs"][1]["type"] == "f16");
+  CHECK(m["inputs"][1]["shape"] == json::array({1, 1, 10, 10}));
+  for (const auto& t : m["inputs"])
+    CHECK(fs::exists(dir.file("g/" + t["file"].get<std::string>())));
+  REQUIRE(m["outputs"].size() == 2);
+  for (const auto& t : m["outputs"]) {
+    const auto file = dir.file("g/" + t["file"].get<std::string>());
+    CHECK(fs::exists(file));
+    CHECK(t["sha256"].get<std::string>().size() == 64);
+  }
+  // The weights are recorded when the model has a .bin.
+  const auto a = run_irrun({sample("adaptive_v11.xml"), "--random-input", "-o", dir.file("a")});
+  REQUIRE(a.exit_code == 0);
+  CHECK(manifest_of(dir, "a")["model"]["bin"]["path"] == sample("adaptive_v11.bin"));
+}
+
+TEST_CASE("golden: round trip on the samples", "[cli][golden]") {
+  for (const std::string model :
+       {"avgpool_v11.xml", "avgpool_chain_v10.xml", "adaptive_v11.xml", "two_inputs_v11.xml"}) {
+    INFO(model);
+    ScratchDir dir("golden");
+    const auto w = run_irrun(
+        {sample(model), "--random-input", "--seed", "3", "-o", dir.file("g"), "--save-inputs"});
+    REQUIRE(w.exit_code == 0);
+    // The golden directory alone replays the run: no --input, no --seed.
+    const auto e = run_irrun({sample(model), "--expect", dir.file("g")});
+    CHECK(e.exit_code == 0);
+    CHECK(any_line_has_all(e.out_lines(), {"expect ", ": ok: ", "output(s) match"}));
+    // Without saved inputs, the recorded seed regenerates them.
+    const auto w2 =
+        run_irrun({sample(model), "--random-input", "--seed", "3", "-o", dir.file("s")});
+    REQUIRE(w2.exit_code == 0);
+    CHECK(run_irrun({sample(model), "--expect", dir.file("s")}).exit_code == 0);
+  }
+}
+
+TEST_CASE("golden: --layer and file inputs are replayed", "[cli][golden]") {
+  ScratchDir dir("golden");
+  REQUIRE(run_irrun({sample("multi_op_v11.xml"), "--layer", "pool", "--random-input", "-o",
+                     dir.file("g"), "--save-inputs"})
+              .exit_code == 0);
+  CHECK(manifest_of(dir, "g")["options"]["layer"] == "pool");
+  const auto e = run_irrun({sample("multi_op_v11.xml"), "--expect", dir.file("g")});
+  CHECK(e.exit_code == 0);
+  CHECK_THAT(e.err, Catch::Contains("--layer pool"));
+
+  // An --input file that is not saved is replayed from its path while its sha256 matches.
+  const auto input = dir.file(
+      "g/inputs/" + manifest_of(dir, "g")["inputs"][0]["file"].get<std::string>().substr(7));
+  REQUIRE(run_irrun({sample("multi_op_v11.xml"), "--layer", "pool", "--input", input, "-o",
+                     dir.file("f")})
+              .exit_code == 0);
+  CHECK(manifest_of(dir, "f")["inputs"][0]["source"] == "file");
+  CHECK(run_irrun({sample("multi_op_v11.xml"), "--expect", dir.file("f")}).exit_code == 0);
+  nudge_npy(input, 0, 1.0f);
+  const auto changed = run_irrun({sample("multi_op_v11.xml"), "--expect", dir.file("f")});
+  CHECK(changed.exit_code == 4);
+  CHECK_THAT(changed.err, Catch::Contains("changed since the golden was written"));
+}
+
+TEST_CASE("golden: a tampered golden value is caught at its N-d coordinate", "[cli][golden]") {
+  ScratchDir dir("golden");
+  REQUIRE(
+      run_irrun({sample("avgpool_v11.xml"), "--random-input", "-o", dir.file("g"), "--save-inputs"})
+          .exit_code == 0);
+  const auto file = dir.file("g/" + manifest_of(dir, "g")["outputs"][0]["file"].get<std::string>());
+  nudge_npy(file, 2 * 25 + 3 * 5 + 1, 0.5f);  // [0,2,3,1] of [1,3,5,5]
+  const auto r = run_irrun({sample("avgpool_v11.xml"), "--expect", dir.file("g")});
+  CHECK(r.exit_code == 1);
+  CHECK(any_line_has_all(r.out_lines(), {"MISMATCH: 1 of 75 value(s) out of tolerance"}));
+  CHECK(any_line_has_all(r.out_lines(), {"  at [0,2,3,1]: golden ", ", got ", "abs error 0.5"}));
+  CHECK(any_line_has_all(r.out_lines(), {"FAILED: 1 of 1 output(s) differ"}));
+  CHECK_THAT(r.err, Catch::Contains("sha256 differs from manifest.json"));
+  // Under --quiet the mismatch is still printed.
+  const auto q = run_irrun({"-q", sample("avgpool_v11.xml"), "--expect", dir.file("g")});
+  CHECK(q.exit_code == 1);
+  CHECK(any_line_has_all(q.out_lines(), {"at [0,2,3,1]"}));
+}
+
+TEST_CASE("golden: tolerances", "[cli][golden]") {
+  ScratchDir dir("golden");
+  REQUIRE(
+      run_irrun({sample("avgpool_v11.xml"), "--random-input", "-o", dir.file("g"), "--save-inputs"})
+          .exit_code == 0);
+  const auto file = dir.file("g/" + manifest_of(dir, "g")["outputs"][0]["file"].get<std::string>());
+  nudge_npy(file, 10, 1e-4f);
+  const auto model = sample("avgpool_v11.xml");
+  CHECK(run_irrun({model, "--expect", dir.file("g")}).exit_code == 1);
+  CHECK(run_irrun({model, "--expect", dir.file("g"), "--atol", "1e-3"}).exit_code == 0);
+  CHECK(run_irrun({model, "--expect", dir.file("g"), "--atol", "1e-6"}).exit_code == 1);
+  CHECK(run_irrun({model, "--rtol", "0.1", "--random-input"}).exit_code == 2);
+  CHECK(run_irrun({model, "--expect", dir.file("g"), "--atol", "-1"}).exit_code == 2);
+}
+
+TEST_CASE("golden: seeds are reproducible across runs and thread counts", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_chain_v10.xml");
+  auto write = [&](const std::string& sub, const std::string& seed, const std::string& threads) {
+    REQUIRE(run_irrun({model, "--random-input", "--seed", seed, "--threads", threads, "-o",
+                       dir.file(sub), "--save-inputs"})
+                .exit_code == 0);
+    return manifest_of(dir, sub);
+  };
+  const auto a = write("a", "42", "1");
+  const auto b = write("b", "42", "2");
+  const auto c = write("c", "43", "2");
+  CHECK(output_hashes(a) == output_hashes(b));
+  CHECK(a["inputs"][0]["sha256"] == b["inputs"][0]["sha256"]);
+  for (const auto& o : a["outputs"])
+    CHECK(read_text(dir.file("a/" + o["file"].get<std::string>())) ==
+          read_text(dir.file("b/" + o["file"].get<std::string>())));
+  CHECK(output_hashes(a) != output_hashes(c));
+  CHECK(a["inputs"][0]["data_sha256"] != c["inputs"][0]["data_sha256"]);
+  // --threads 2 compared with a golden written with --threads 1: bit-exact.
+  CHECK(run_irrun({model, "--threads", "2", "--expect", dir.file("a")}).exit_code == 0);
+  // Another seed on the command line instead of the golden's: a mismatch.
+  CHECK(run_irrun({model, "--random-input", "--seed", "43", "--expect", dir.file("a")}).exit_code ==
+        1);
+}
+
+TEST_CASE("golden: missing and extra outputs are mismatches", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("two_inputs_v11.xml");
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("g"), "--save-inputs"}).exit_code ==
+          0);
+  auto m = manifest_of(dir, "g");
+  const auto renamed = m["outputs"][1]["name"].get<std::string>();
+  m["outputs"][1]["name"] = "gone";
+  std::ofstream(dir.file("g/manifest.json"), std::ios::trunc) << m.dump(2);
+  const auto r = run_irrun({model, "--expect", dir.file("g")});
+  CHECK(r.exit_code == 1);
+  CHECK(any_line_has_all(r.out_lines(), {"expect 'gone': MISMATCH: the golden has output 'gone'",
+                                         "[missing-in-run]"}));
+  CHECK(any_line_has_all(r.out_lines(), {"expect '" + renamed + "': MISMATCH: this run produced",
+                                         "[missing-in-golden]"}));
+  CHECK(any_line_has_all(r.out_lines(), {"FAILED: 2 of 3 output(s) differ"}));
+
+  fs::remove(dir.file("g/" + m["outputs"][0]["file"].get<std::string>()));
+  const auto gone = run_irrun({model, "--expect", dir.file("g")});
+  CHECK(gone.exit_code == 1);
+  CHECK(any_line_has_all(gone.out_lines(), {"golden file unreadable", "cannot open"}));
+}
+
+TEST_CASE("golden: --expect with a single .npy or .bin file", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_v11.xml");
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("n")}).exit_code == 0);
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("b"), "--output-format", "bin"})
+              .exit_code == 0);
+  const auto npy = dir.file("n/" + manifest_of(dir, "n")["outputs"][0]["file"].get<std::string>());
+  const auto bin = dir.file("b/" + manifest_of(dir, "b")["outputs"][0]["file"].get<std::string>());
+  CHECK(run_irrun({model, "--random-input", "--expect", npy}).exit_code == 0);
+  CHECK(run_irrun({model, "--random-input", "--expect", bin}).exit_code == 0);
+  // The manifest of a bin golden directory carries the type and shape.
+  CHECK(run_irrun({model, "--expect", dir.file("b")}).exit_code == 0);
+  CHECK(run_irrun({model, "--random-input", "--seed", "1", "--expect", npy}).exit_code == 1);
+  const auto short_bin = dir.write("short.bin", "1234");
+  const auto s = run_irrun({model, "--random-input", "--expect", short_bin});
+  CHECK(s.exit_code == 1);
+  CHECK(any_line_has_all(s.out_lines(), {"holds 4 byte(s)", "[shape-mismatch]"}));
+  // Two outputs cannot be compared with one file; a missing golden is a bad input.
+  CHECK(run_irrun({sample("two_inputs_v11.xml"), "--random-input", "--expect", npy}).exit_code ==
+        2);
+  CHECK(run_irrun({model, "--random-input", "--expect", dir.file("nothing")}).exit_code == 4);
+  const auto no_manifest = run_irrun({model, "--random-input", "--expect", dir.path().string()});
+  CHECK(no_manifest.exit_code == 4);
+  CHECK_THAT(no_manifest.err, Catch::Contains("no golden manifest"));
+  CHECK(run_irrun({model, "--save-inputs", "--random-input"}).exit_code == 2);
+}
+
+TEST_CASE("golden: run --format json parses, with the comparison", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_v11.xml");
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("g"), "--save-inputs"}).exit_code ==
+          0);
+  const auto r = run_irrun({model, "--expect", dir.file("g"), "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  REQUIRE(j["outputs"].size() == 1);
+  CHECK(j["outputs"][0]["type"] == "f32");
+  CHECK(j["outputs"][0]["shape"] == json::array({1, 3, 5, 5}));
+  CHECK(j["outputs"][0]["first_values"].size() == 8);
+  CHECK(j["expect"]["passed"] == true);
+  CHECK(j["expect"]["outputs"][0]["status"] == "match");
+
+  nudge_npy(dir.file("g/" + manifest_of(dir, "g")["outputs"][0]["file"].get<std::string>()), 74,
+            1.0f);
+  const auto bad = run_irrun({model, "--expect", dir.file("g"), "--format", "json"});
+  CHECK(bad.exit_code == 1);
+  const auto b = json::parse(bad.out);
+  CHECK(b["expect"]["passed"] == false);
+  CHECK(b["expect"]["outputs"][0]["first_mismatches"][0]["index"] == json::array({0, 2, 4, 4}));
+  CHECK(b["expect"]["notes"].size() == 1);
+}
+
+TEST_CASE("golden: check --format json and --junit", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto junit = dir.file("reports/junit.xml");
+  fs::create_directories(dir.file("reports"));
+  const auto r = run_irrun({"check", sample("avgpool_v11.xml"), sample("bad_dim_v11.xml"),
+                            dir.file("missing.xml"), "--format", "json", "--junit", junit});
+  CHECK(r.exit_code == 1);
+  const auto j = json::parse(r.out);
+  CHECK(j["passed"] == false);
+  REQUIRE(j["files"].size() == 3);
+  CHECK(j["files"][0]["passed"] == true);
+  CHECK(j["files"][1]["problems"][0]["rule"] == "dim-mismatch");
+  CHECK(j["files"][2]["problems"][0]["rule"] == "unreadable");
+
+  pugi::xml_document doc;
+  REQUIRE(doc.load_file(junit.c_str()));
+  const auto root = doc.child("testsuites");
+  std::size_t suites = 0, cases = 0, failures = 0, errors = 0;
+  for (auto s = root.child("testsuite"); s; s = s.next_sibling("testsuite")) {
+    ++suites;
+    for (auto c = s.child("testcase"); c; c = c.next_sibling("testcase")) {
+      ++cases;
+      for (auto f = c.child("failure"); f; f = f.next_sibling("failure")) ++failures;
+      for (auto f = c.child("error"); f; f = f.next_sibling("error")) ++errors;
+    }
+  }
+  CHECK(suites == 3);
+  CHECK(cases == 9);  // (file) + 3 layers, (file) + 3 layers, (file)
+  CHECK(failures == 1);
+  CHECK(errors == 1);
+  CHECK(root.attribute("tests").as_uint() == cases);
+  CHECK(root.attribute("failures").as_uint() == failures);
+
+  const auto ok = run_irrun({"check", sample("avgpool_v11.xml"), "--junit", junit});
+  CHECK(ok.exit_code == 0);
+  CHECK(any_line_has_all(ok.out_lines(), {"ok: 3 layer(s) checked"}));
+  REQUIRE(doc.load_file(junit.c_str()));
+  CHECK(doc.child("testsuites").attribute("failures").as_int() == 0);
+
+  const auto unwritable =
+      run_irrun({"check", sample("avgpool_v11.xml"), "--junit", dir.file("no/such/dir/junit.xml")});
+  CHECK(unwritable.exit_code == 5);
+  CHECK(unwritable.err_lines().size() == 1);
+}
+
+TEST_CASE("golden: --expect DIR --output-dir DIR compares before rewriting", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_v11.xml");
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("g"), "--save-inputs"}).exit_code ==
+          0);
+  // Another seed into the same directory: compared with the old golden (a mismatch), then the
+  // directory holds the new run, which the next comparison accepts.
+  CHECK(run_irrun({model, "--random-input", "--seed", "5", "--expect", dir.file("g"), "-o",
+                   dir.file("g"), "--save-inputs"})
+            .exit_code == 1);
+  CHECK(manifest_of(dir, "g")["options"]["seed"] == 5);
+  CHECK(run_irrun({model, "--expect", dir.file("g")}).exit_code == 0);
+}

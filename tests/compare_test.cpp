@@ -1,0 +1,124 @@
+#include "irrun/compare.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "irrun/blob.hpp"
+
+using namespace irrun;
+
+namespace {
+
+Tensor f32(std::vector<std::int64_t> shape, const std::vector<float>& values) {
+  Tensor t = Tensor::zeros(ElementType::f32, std::move(shape));
+  REQUIRE(t.element_count() == values.size());
+  std::memcpy(t.mutable_data<float>(), values.data(), values.size() * sizeof(float));
+  return t;
+}
+
+TensorComparison cmp(const Tensor& e, const Tensor& a, Tolerance tol = {}) {
+  return compare_tensors("out", e, e.type, a, tol);
+}
+
+}  // namespace
+
+TEST_CASE("compare: identical tensors match with the exact defaults", "[compare]") {
+  const auto t = f32({2, 2}, {1.f, -2.f, 0.5f, 3.f});
+  const auto c = cmp(t, t);
+  CHECK(c.passed());
+  CHECK(c.count == 4);
+  CHECK(c.out_of_tolerance == 0);
+  CHECK(c.max_abs_error == 0);
+  CHECK(c.max_rel_error == 0);
+}
+
+TEST_CASE("compare: one ulp fails the default, passes a loose atol or rtol", "[compare]") {
+  const auto e = f32({3}, {1.f, 2.f, 4.f});
+  const auto a = f32({3}, {1.f, std::nextafter(2.f, 3.f), 4.f});
+  const auto strict = cmp(e, a);
+  CHECK(strict.status == CompareStatus::mismatch);
+  CHECK(strict.out_of_tolerance == 1);
+  CHECK(strict.max_abs_error == Approx(std::nextafter(2.f, 3.f) - 2.0));
+  CHECK(cmp(e, a, {0.0, 1e-6}).passed());
+  CHECK(cmp(e, a, {1e-6, 0.0}).passed());
+  CHECK_FALSE(cmp(e, a, {1e-9, 1e-9}).passed());
+}
+
+TEST_CASE("compare: atol + rtol * |golden|, asymmetric like numpy.isclose", "[compare]") {
+  const auto e = f32({2}, {10.f, 0.f});
+  const auto a = f32({2}, {11.f, 0.5f});
+  // 1 <= 0.5 + 0.1 * 10 holds; 0.5 <= 0.5 + 0.1 * 0 holds.
+  CHECK(cmp(e, a, {0.1, 0.5}).passed());
+  const auto c = cmp(e, a, {0.1, 0.4});
+  CHECK(c.out_of_tolerance == 1);
+  REQUIRE(c.first.size() == 1);
+  CHECK(c.first[0].index == std::vector<std::int64_t>{1});
+  CHECK(std::isinf(c.max_rel_error));  // golden 0, got 0.5
+}
+
+TEST_CASE("compare: NaN equals NaN, but not a number; inf only equals itself", "[compare]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(cmp(f32({3}, {nan, inf, -0.f}), f32({3}, {nan, inf, 0.f})).passed());
+  const auto c = cmp(f32({3}, {nan, 1.f, inf}), f32({3}, {1.f, nan, -inf}), {1e9, 1e9});
+  CHECK(c.out_of_tolerance == 3);
+  CHECK(std::isinf(c.max_abs_error));
+}
+
+TEST_CASE("compare: shape and element type must match", "[compare]") {
+  const auto e = f32({2, 2}, {1, 2, 3, 4});
+  const auto c = cmp(e, f32({4}, {1, 2, 3, 4}));
+  CHECK(c.status == CompareStatus::shape_mismatch);
+  CHECK(c.detail == "shape [4] differs from the golden's [2,2]");
+  const auto d = compare_tensors("out", e, e.type, convert_float(e, ElementType::f16), {});
+  CHECK(d.status == CompareStatus::type_mismatch);
+  CHECK(d.detail == "element type f16 differs from the golden's f32");
+  // A bf16 golden stored widened as f32 compares against bf16 outputs by value.
+  const auto bf = convert_float(e, ElementType::bf16);
+  CHECK(compare_tensors("out", e, ElementType::bf16, bf, {}).passed());
+}
+
+TEST_CASE("compare: first mismatches carry their N-d coordinates in row-major order", "[compare]") {
+  std::vector<float> values(2 * 3 * 4 * 5);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  const auto e = f32({2, 3, 4, 5}, values);
+  auto changed = values;
+  changed[1 * 60 + 2 * 20 + 3 * 5 + 4] += 1;  // [1,2,3,4]
+  changed[0 * 60 + 1 * 20 + 0 * 5 + 2] -= 2;  // [0,1,0,2]
+  for (std::size_t i = 0; i < 6; ++i) changed[i * 7 + 50] += 0.5f;
+  const auto c = compare_tensors("out", e, e.type, f32({2, 3, 4, 5}, changed), {}, 3);
+  CHECK(c.out_of_tolerance == 8);
+  REQUIRE(c.first.size() == 3);
+  CHECK(c.first[0].index == std::vector<std::int64_t>{0, 1, 0, 2});
+  CHECK(c.first[0].expected == 22);
+  CHECK(c.first[0].actual == 20);
+  CHECK(c.first[1].index == std::vector<std::int64_t>{0, 2, 2, 0});  // flat 50
+  CHECK(c.max_abs_error == 2);
+  CHECK(unravel_index(119, {2, 3, 4, 5}) == std::vector<std::int64_t>{1, 2, 3, 4});
+  CHECK(unravel_index(0, {}).empty());
+}
+
+TEST_CASE("compare: text lines name the output, the counts and the coordinates", "[compare]") {
+  ExpectResult r;
+  r.golden = "golden/";
+  r.outputs.push_back(cmp(f32({1, 2}, {1, 2}), f32({1, 2}, {1, 2.5})));
+  TensorComparison missing;
+  missing.name = "extra";
+  missing.status = CompareStatus::missing_in_golden;
+  missing.detail = "this run produced output 'extra' (f32 [1]), the golden has no such output";
+  r.outputs.push_back(missing);
+  CHECK_FALSE(r.passed());
+  const auto lines = format_lines(r);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] ==
+        "expect 'out': MISMATCH: 1 of 2 value(s) out of tolerance (rtol 0, atol 0); max abs "
+        "error 0.5, max rel error 0.25");
+  CHECK(lines[1] == "  at [0,1]: golden 2, got 2.5 (abs error 0.5)");
+  CHECK(lines[2] ==
+        "expect 'extra': MISMATCH: this run produced output 'extra' (f32 [1]), the golden has no "
+        "such output [missing-in-golden]");
+  CHECK(lines[3] == "expect golden/: FAILED: 2 of 2 output(s) differ from the golden");
+}

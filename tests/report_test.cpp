@@ -1,0 +1,129 @@
+#include "irrun/report.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
+#include <string>
+
+#include "cli/cli_support.hpp"
+#include "irrun/blob.hpp"
+
+using namespace irrun;
+using irrun::testing::sample;
+
+namespace {
+
+std::vector<CheckReport> sample_reports() {
+  return {check_file(sample("avgpool_v11.xml"), {}), check_file(sample("bad_dim_v11.xml"), {}),
+          check_file(sample("missing.xml"), {})};
+}
+
+std::size_t count(const pugi::xml_node& node, const char* name) {
+  std::size_t n = 0;
+  for (auto c = node.child(name); c; c = c.next_sibling(name)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("report: check JSON lists files, layers, problems and warnings", "[report]") {
+  const auto j = nlohmann::json::parse(check_json(sample_reports()));
+  CHECK(j["passed"] == false);
+  REQUIRE(j["files"].size() == 3);
+  const auto& ok = j["files"][0];
+  CHECK(ok["path"] == sample("avgpool_v11.xml"));
+  CHECK(ok["passed"] == true);
+  REQUIRE(ok["layers"].size() == 3);
+  CHECK(ok["layers"][1]["name"] == "pool");
+  CHECK(ok["layers"][1]["type"] == "AvgPool");
+  CHECK(ok["layers"][1]["id"] == 1);
+  CHECK(ok["problems"].empty());
+
+  const auto& bad = j["files"][1];
+  CHECK(bad["passed"] == false);
+  CHECK(bad["error_count"] == 1);
+  REQUIRE(bad["problems"].size() == 1);
+  const auto& p = bad["problems"][0];
+  CHECK(p["severity"] == "error");
+  CHECK(p["rule"] == "dim-mismatch");
+  CHECK(p["layer"]["name"] == "pool");
+  CHECK(p["port"] == "output port 1");
+  CHECK(p["declared"] == "[1,3,4,4]");
+  CHECK(p["inferred"] == "[1,3,5,5]");
+  CHECK(p["line"].get<int>() > 0);
+  CHECK(p["text"].get<std::string>().find("[dim-mismatch]") != std::string::npos);
+
+  const auto& missing = j["files"][2];
+  CHECK(missing["layers"].empty());
+  REQUIRE(missing["problems"].size() == 1);
+  CHECK(missing["problems"][0]["rule"] == "unreadable");
+  CHECK(missing["problems"][0]["layer"].is_null());
+}
+
+TEST_CASE("report: JUnit has a suite per file, a case per layer, a failure per problem",
+          "[report]") {
+  const auto text = check_junit(sample_reports());
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(text.c_str()));
+  const auto root = doc.child("testsuites");
+  REQUIRE(root);
+  CHECK(count(root, "testsuite") == 3);
+  // 1 + 3 cases, 1 + 3 cases, 1 case; one failure (dim-mismatch), one error (unreadable)
+  CHECK(root.attribute("tests").as_int() == 9);
+  CHECK(root.attribute("failures").as_int() == 1);
+  CHECK(root.attribute("errors").as_int() == 1);
+
+  const auto bad =
+      root.find_child_by_attribute("testsuite", "name", sample("bad_dim_v11.xml").c_str());
+  REQUIRE(bad);
+  CHECK(bad.attribute("tests").as_int() == 4);
+  CHECK(bad.attribute("failures").as_int() == 1);
+  const auto pool =
+      bad.find_child_by_attribute("testcase", "name", "layer 1 'pool' (AvgPool-1 opset1)");
+  REQUIRE(pool);
+  CHECK(std::string(pool.attribute("classname").value()) == sample("bad_dim_v11.xml"));
+  const auto failure = pool.child("failure");
+  REQUIRE(failure);
+  CHECK(std::string(failure.attribute("type").value()) == "dim-mismatch");
+  CHECK(std::string(failure.text().get()).find("inferred [1,3,5,5]") != std::string::npos);
+
+  const auto missing =
+      root.find_child_by_attribute("testsuite", "name", sample("missing.xml").c_str());
+  REQUIRE(missing);
+  const auto file_case = missing.find_child_by_attribute("testcase", "name", "(file)");
+  REQUIRE(file_case.child("error"));
+  CHECK(std::string(file_case.child("error").attribute("type").value()) == "unreadable");
+}
+
+TEST_CASE("report: JUnit escapes what it quotes", "[report]") {
+  testing::ScratchDir dir("report");
+  const auto path = dir.write("a&b<\"c\">.xml", "<net");
+  const auto text = check_junit({check_file(path, {})});
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(text.c_str()));
+  CHECK(std::string(doc.child("testsuites").child("testsuite").attribute("name").value()) == path);
+}
+
+TEST_CASE("report: run JSON has the outputs and the comparison", "[report]") {
+  Output o;
+  o.name = "out";
+  o.tensor = Tensor::zeros(ElementType::f32, {1, 2, 2});
+  const float values[] = {1, 2, 3, 4};
+  std::memcpy(o.tensor.mutable_data<float>(), values, sizeof values);
+  ExpectResult r;
+  r.golden = "g";
+  r.tolerance = {0.5, 0.25};
+  r.outputs.push_back(compare_tensors("out", o.tensor, o.tensor.type, o.tensor, r.tolerance));
+  const auto j = nlohmann::json::parse(run_json("m.xml", {o}, &r, 3));
+  CHECK(j["model"] == "m.xml");
+  REQUIRE(j["outputs"].size() == 1);
+  CHECK(j["outputs"][0]["shape"] == nlohmann::json::array({1, 2, 2}));
+  CHECK(j["outputs"][0]["min"] == 1.0);
+  CHECK(j["outputs"][0]["mean"] == 2.5);
+  CHECK(j["outputs"][0]["first_values"].size() == 3);
+  CHECK(j["expect"]["passed"] == true);
+  CHECK(j["expect"]["rtol"] == 0.5);
+  CHECK(j["expect"]["outputs"][0]["status"] == "match");
+  CHECK_FALSE(nlohmann::json::parse(run_json("m.xml", {o}, nullptr)).contains("expect"));
+}
