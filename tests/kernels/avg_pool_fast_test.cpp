@@ -277,6 +277,7 @@ TEST_CASE("fast avg_pool matches the oracle on the benchmark patterns",
       const Tensor portable = run_fast(g, in, par, Isa::portable);
       CHECK(check_against_oracle(g, best, want, "best") == 0);
       CHECK(same_bits(best, portable));
+      CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
     }
   }
 }
@@ -297,6 +298,7 @@ TEST_CASE("fast avg_pool matches the oracle on random geometries", "[kernels][av
     const Tensor portable = run_fast(g, in, par, Isa::portable);
     CHECK(check_against_oracle(g, best, want, "best") == 0);
     CHECK(same_bits(best, portable));
+    CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
     // Fast and reference kernels agree within the contract (each within one ulp of the exact
     // average; here the oracle is exact, so both are checked against it).
     Tensor ref = poisoned_output(g);
@@ -332,7 +334,7 @@ TEST_CASE("fast avg_pool falls back on cancellation", "[kernels][avg_pool_fast]"
   in.mutable_data<float>()[1] = 0x1p-30f;
   in.mutable_data<float>()[2] = -0x1p30f;
   const Parallel par(1);
-  for (Isa isa : {Isa::best, Isa::portable})
+  for (Isa isa : {Isa::best, Isa::avx2, Isa::portable})
     CHECK(run_fast(g, in, par, isa).data<float>()[0] == static_cast<float>(0x1p-30 / 3));
 }
 
