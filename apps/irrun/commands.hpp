@@ -21,5 +21,6 @@ struct Command {
 Command add_check(CLI::App& app, const Globals& globals);
 Command add_info(CLI::App& app, const Globals& globals);
 Command add_run(CLI::App& app, const Globals& globals);
+Command add_bench(CLI::App& app, const Globals& globals);
 
 }  // namespace irrun::cli

@@ -26,7 +26,7 @@ Exit codes: 0 ok, 1 check failed or --expect mismatch, 2 usage error, 3 bad mode
             5 output not writable, 6 unsupported op or type, 7 resource limit.)";
 
 bool is_subcommand(const std::string& arg) {
-  return arg == "check" || arg == "info" || arg == "run";
+  return arg == "check" || arg == "info" || arg == "run" || arg == "bench";
 }
 
 // `irrun MODEL.xml ...` means `irrun run MODEL.xml ...`: insert "run" before the first
@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
       irrun::cli::add_check(app, globals),
       irrun::cli::add_info(app, globals),
       irrun::cli::add_run(app, globals),
+      irrun::cli::add_bench(app, globals),
   };
 
   auto args = normalise_args(argc, argv);

@@ -1,6 +1,7 @@
 #include "irrun/executor.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "irrun/analysis.hpp"
 #include "irrun/error.hpp"
@@ -76,7 +77,7 @@ void require_executable(const Model& model) {
 }
 
 std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor>& inputs,
-                              const Parallel& parallel) {
+                              const Parallel& parallel, const KernelTimer& on_kernel) {
   require_executable(m);
   const auto a = analyze_or_throw(m, input_shapes(inputs));
 
@@ -121,7 +122,12 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
       case OpKind::avg_pool:
       case OpKind::adaptive_avg_pool: {
         auto out = Tensor::zeros(info.outputs[0].type, info.outputs[0].shape.to_static());
+        const auto start = std::chrono::steady_clock::now();
         kernels::avg_pool(*in[0], out, *info.geometry, parallel);
+        if (on_kernel)
+          on_kernel(n,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                    in[0]->byte_size() + out.byte_size());
         values[n].push_back(std::move(out));
         break;
       }

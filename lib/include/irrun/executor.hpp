@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,8 +26,11 @@ void require_executable(const Model& model);
 
 // Runs every Result of `model`. `inputs` maps each Parameter (layer index) to its tensor, whose
 // element type must be the Parameter's and whose shape must fit the Parameter's shape.
+// `on_kernel`, when set, is told after every pooling kernel its layer index, its wall time in
+// seconds and the bytes it read and wrote (benchmarks).
+using KernelTimer = std::function<void(std::size_t layer, double seconds, std::size_t bytes)>;
 std::vector<Output> run_model(const Model& model, const std::map<std::size_t, Tensor>& inputs,
-                              const Parallel& parallel);
+                              const Parallel& parallel, const KernelTimer& on_kernel = {});
 
 // A model holding just the pooling layer named `layer_name` of `model`: a Parameter shaped like
 // the layer's declared data input (named after the producing tensor or layer), the layer's Const

@@ -11,13 +11,9 @@
 #include <Eigen/Core>
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "compensated_sum.hpp"
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
-
-// The compensated sum below relies on strict IEEE evaluation order.
-#if defined(__FAST_MATH__)
-#error "avg_pool.cpp must not be compiled with -ffast-math"
-#endif
 
 namespace irrun::kernels {
 namespace {
@@ -65,31 +61,7 @@ AxisWindows adaptive_axis(std::int64_t in, std::int64_t out) {
   return a;
 }
 
-// Sum of doubles carried as an unevaluated pair sum + err (TwoSum), so cancellation between
-// large values cannot lose the small ones (e.g. 2^60 + 1 - 2^60).
-class CompensatedSum {
- public:
-  void add(double x) {
-    const double t = sum_ + x;
-    const double x_part = t - sum_;
-    err_ += (sum_ - (t - x_part)) + (x - x_part);
-    sum_ = t;
-  }
-
-  // (sum + err) / n with a single final rounding: the remainder of the first quotient is exact
-  // via fma, so rounding sum + err to a double first does not stack a second rounding error.
-  double mean(double n) const {
-    // inf/NaN make err_ NaN; they propagate like an ordinary sum would.
-    if (!std::isfinite(sum_)) return sum_ / n;
-    const double q = sum_ / n;
-    const double rem = std::fma(-q, n, sum_);
-    return q + (rem + err_) / n;
-  }
-
- private:
-  double sum_ = 0.0;
-  double err_ = 0.0;
-};
+using detail::CompensatedSum;
 
 // Loads an element as an exact double and rounds a double result to the element type once.
 template <class T>
@@ -219,9 +191,7 @@ void check_tensor(const Tensor& t, const std::vector<std::int64_t>& shape, const
   }
 }
 
-}  // namespace
-
-void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par) {
+void check_arguments(const Tensor& in, const Tensor& out, const PoolGeometry& g) {
   if (in.type != out.type) {
     throw std::invalid_argument("avg_pool: input is " + std::string(to_string(in.type)) +
                                 " but output is " + std::string(to_string(out.type)));
@@ -229,8 +199,15 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
   check_geometry(g);
   check_tensor(in, expected_shape(g, g.in), "input");
   check_tensor(out, expected_shape(g, g.out), "output");
+  if (g.planes() * g.out_plane_size() != 0 && !out.buffer.writable())
+    throw std::invalid_argument("avg_pool: output is not writable");
+}
+
+}  // namespace
+
+void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par) {
+  check_arguments(in, out, g);
   if (g.planes() * g.out_plane_size() == 0) return;
-  if (!out.buffer.writable()) throw std::invalid_argument("avg_pool: output is not writable");
 
   std::array<AxisWindows, 3> axes;
   for (std::size_t a = 0; a < 3; ++a) {
@@ -252,6 +229,13 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
       throw unsupported_error("avg_pool: element type " + std::string(to_string(in.type)) +
                               " is not supported (f32, f64, f16 and bf16 are)");
   }
+}
+
+void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par) {
+  check_arguments(in, out, g);
+  if (g.planes() * g.out_plane_size() == 0) return;
+  if (avg_pool_fast(in, out, g, par)) return;
+  avg_pool_reference(in, out, g, par);
 }
 
 }  // namespace irrun::kernels

@@ -1,6 +1,7 @@
-// Reference AvgPool-1/14/16 and AdaptiveAvgPool-8 kernel: readable, exact to OpenVINO's window
-// and divisor rules (docs/openvino-semantics.md sections 3, 4 and 7), and the oracle for any
-// faster path.
+// AvgPool-1/14/16 and AdaptiveAvgPool-8 kernels, exact to OpenVINO's window and divisor rules
+// (docs/openvino-semantics.md sections 3, 4 and 7): a readable reference kernel, which is the
+// oracle, and a fast f32 kernel (avg_pool_fast.cpp) that keeps the same accuracy and
+// determinism contract. avg_pool() picks the fast one when it covers the case.
 #pragma once
 
 #include "irrun/parallel.hpp"
@@ -23,5 +24,25 @@ namespace irrun::kernels {
 // Throws std::invalid_argument when the tensors do not match the geometry or the output is not
 // writable.
 void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par);
+
+// The readable reference kernel alone (same contract and checks as avg_pool).
+void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par);
+
+// Instruction set of the fast kernel, chosen at run time: `best` uses AVX-512F or else AVX2
+// when the CPU has them, `avx2` at most AVX2, `portable` plain C++. All give bit-identical
+// results (same operations in the same order).
+enum class Isa { best, avx2, portable };
+
+// The fast f32 kernel. Returns false, touching nothing, when it does not cover the case (other
+// element types, dilation > 1, huge windows); the caller then uses the reference kernel.
+// Tensors must already match the geometry (avg_pool checks that). Contract: every output is
+// within one ulp of the exact average and bit-identical for any thread count. Each output's
+// double sum carries a rigorous error bound; an output whose bound does not prove the one-ulp
+// guarantee is recomputed with the reference kernel's compensated sum.
+bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                   Isa isa = Isa::best);
+
+// Whether avg_pool_fast covers this case (used by benchmarks and tests to report the path).
+bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g);
 
 }  // namespace irrun::kernels

@@ -1,0 +1,511 @@
+// irrun's benchmark suite (Google Benchmark).
+//
+//   irrun/<S>/threads:<t>          irrun's kernel (avg_pool dispatch: the fast f32 kernel)
+//   dnnl_plain/<S>/threads:<t>     oneDNN pooling_forward on plain NCHW (abcd/abcde) in and out
+//   dnnl_blocked/<S>/threads:<t>   oneDNN on nChw8c/nCdhw8c, including the reorders in and out
+//   mem_read/<MiB>, mem_copy/<MiB> bandwidth probe for an L3-resident and a DRAM-sized buffer
+//   check_1MB_ir                   `irrun check` (check_file) on a generated ~1 MB network IR
+//
+// Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
+// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 IRs (for `irrun
+// bench`) and exits.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "irrun/blob.hpp"
+#include "irrun/check.hpp"
+#include "irrun/dim.hpp"
+#include "irrun/kernels/avg_pool.hpp"
+#include "irrun/parallel.hpp"
+#include "irrun/pool_geometry.hpp"
+
+#ifdef IRRUN_BENCH_DNNL
+#include <omp.h>
+
+#include <dnnl.hpp>
+#endif
+
+namespace {
+
+using i64 = std::int64_t;
+
+struct Shape {
+  const char* id;
+  bool adaptive;
+  std::vector<i64> in;
+  // AvgPool attributes (window) or output size (adaptive).
+  std::vector<i64> kernel, stride, pads_begin, pads_end, out_size;
+  bool exclude_pad = true;
+  bool ceil = false;
+  // oneDNN equivalent (kernel/stride/pads); `dnnl_exact` false: a same-cost proxy, not the op.
+  std::vector<i64> dk, ds, dpl, dpr;
+  bool dnnl_exact = true;
+  bool dnnl_exclude = true;
+};
+
+const std::vector<Shape>& shapes() {
+  static const std::vector<Shape> s = {
+      {"S1",
+       false,
+       {1, 64, 112, 112},
+       {3, 3},
+       {2, 2},
+       {1, 1},
+       {1, 1},
+       {},
+       true,
+       false,
+       {3, 3},
+       {2, 2},
+       {1, 1},
+       {1, 1},
+       true,
+       true},
+      {"S2",
+       false,
+       {1, 256, 56, 56},
+       {2, 2},
+       {2, 2},
+       {0, 0},
+       {0, 0},
+       {},
+       true,
+       false,
+       {2, 2},
+       {2, 2},
+       {0, 0},
+       {0, 0},
+       true,
+       true},
+      {"S3",
+       false,
+       {8, 512, 28, 28},
+       {3, 3},
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       {},
+       false,
+       false,
+       {3, 3},
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       true,
+       false},
+      {"S4",
+       false,
+       {32, 2048, 7, 7},
+       {7, 7},
+       {1, 1},
+       {0, 0},
+       {0, 0},
+       {},
+       true,
+       false,
+       {7, 7},
+       {1, 1},
+       {0, 0},
+       {0, 0},
+       true,
+       true},
+      {"S5",
+       false,
+       {1, 32, 32, 64, 64},
+       {3, 3, 3},
+       {2, 2, 2},
+       {1, 1, 1},
+       {1, 1, 1},
+       {},
+       true,
+       false,
+       {3, 3, 3},
+       {2, 2, 2},
+       {1, 1, 1},
+       {1, 1, 1},
+       true,
+       true},
+      // AdaptiveAvgPool 28 -> 7: bins of exactly 4, i.e. AvgPool k4 s4.
+      {"S6",
+       true,
+       {8, 512, 28, 28},
+       {},
+       {},
+       {},
+       {},
+       {7, 7},
+       true,
+       false,
+       {4, 4},
+       {4, 4},
+       {0, 0},
+       {0, 0},
+       true,
+       true},
+      {"S7",
+       true,
+       {32, 2048, 7, 7},
+       {},
+       {},
+       {},
+       {},
+       {1, 1},
+       true,
+       false,
+       {7, 7},
+       {7, 7},
+       {0, 0},
+       {0, 0},
+       true,
+       true},
+      // 224 -> 17 x 13 has uneven, overlapping bins: oneDNN has no such op; the proxy is an
+      // AvgPool of the same output size with the larger bin as kernel.
+      {"S8",
+       true,
+       {1, 64, 224, 224},
+       {},
+       {},
+       {},
+       {},
+       {17, 13},
+       true,
+       false,
+       {14, 18},
+       {13, 17},
+       {0, 0},
+       {0, 0},
+       false,
+       true},
+      {"S9",
+       false,
+       {1, 16, 1024, 1024},
+       {5, 5},
+       {1, 1},
+       {2, 2},
+       {2, 2},
+       {},
+       true,
+       true,
+       {5, 5},
+       {1, 1},
+       {2, 2},
+       {2, 2},
+       true,
+       true},
+  };
+  return s;
+}
+
+std::vector<std::uint64_t> u64(const std::vector<i64>& v) {
+  return std::vector<std::uint64_t>(v.begin(), v.end());
+}
+
+irrun::PoolInference infer(const Shape& s) {
+  const auto input = irrun::PartialShape::from_static(s.in);
+  if (s.adaptive)
+    return irrun::infer_adaptive_avg_pool(
+        input, irrun::PartialShape::from_static({static_cast<i64>(s.out_size.size())}), s.out_size);
+  irrun::PoolAttrs a;
+  a.kernel = u64(s.kernel);
+  a.strides = u64(s.stride);
+  a.pads_begin = u64(s.pads_begin);
+  a.pads_end = u64(s.pads_end);
+  a.exclude_pad = s.exclude_pad;
+  a.rounding = s.ceil ? irrun::RoundingType::ceil : irrun::RoundingType::floor;
+  return irrun::infer_avg_pool(a, 1, input);
+}
+
+std::vector<i64> out_dims(const Shape& s) {
+  return infer(s).output.to_static();
+}
+
+i64 count(const std::vector<i64>& d) {
+  i64 n = 1;
+  for (auto v : d) n *= v;
+  return n;
+}
+
+double bytes_moved(const Shape& s) {
+  return 4.0 * static_cast<double>(count(s.in) + count(out_dims(s)));
+}
+
+void set_counters(benchmark::State& state, double bytes) {
+  state.counters["GB/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// ---- irrun
+
+void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
+  const auto g = *infer(s).geometry;
+  const irrun::Tensor in = irrun::random_tensor(irrun::ElementType::f32, s.in, 1);
+  irrun::Tensor out = irrun::Tensor::zeros(irrun::ElementType::f32, out_dims(s));
+  const irrun::Parallel par(threads);
+  state.SetLabel(irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g) ? "fast"
+                                                                                  : "reference");
+  for (auto _ : state) {
+    irrun::kernels::avg_pool(in, out, g, par);
+    benchmark::DoNotOptimize(out.buffer.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, bytes_moved(s));
+}
+
+#ifdef IRRUN_BENCH_DNNL
+// ---- oneDNN
+
+void bm_dnnl(benchmark::State& state, const Shape& s, int threads, bool blocked) {
+  using namespace dnnl;
+  omp_set_num_threads(threads);
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  const bool three_d = s.in.size() == 5;
+  memory::dims src_dims(s.in.begin(), s.in.end());
+  memory::dims dst_dims{s.in[0], s.in[1]};
+  for (std::size_t a = 0; a < s.dk.size(); ++a)
+    dst_dims.push_back((s.in[a + 2] + s.dpl[a] + s.dpr[a] - s.dk[a]) / s.ds[a] + 1);
+  const auto plain = three_d ? memory::format_tag::abcde : memory::format_tag::abcd;
+  const auto block = three_d ? memory::format_tag::nCdhw8c : memory::format_tag::nChw8c;
+  const memory::desc src_plain(src_dims, memory::data_type::f32, plain);
+  const memory::desc dst_plain(dst_dims, memory::data_type::f32, plain);
+  const memory::desc src_md =
+      blocked ? memory::desc(src_dims, memory::data_type::f32, block) : src_plain;
+  const memory::desc dst_md =
+      blocked ? memory::desc(dst_dims, memory::data_type::f32, block) : dst_plain;
+  const auto alg = s.dnnl_exclude ? algorithm::pooling_avg_exclude_padding
+                                  : algorithm::pooling_avg_include_padding;
+  const pooling_forward::desc desc(
+      prop_kind::forward_inference, alg, src_md, dst_md, memory::dims(s.ds.begin(), s.ds.end()),
+      memory::dims(s.dk.begin(), s.dk.end()), memory::dims(s.dpl.begin(), s.dpl.end()),
+      memory::dims(s.dpr.begin(), s.dpr.end()));
+  const pooling_forward::primitive_desc pd(desc, eng);
+  state.SetLabel(std::string(pd.impl_info_str()) + (s.dnnl_exact ? "" : " (proxy op)"));
+
+  const irrun::Tensor in = irrun::random_tensor(irrun::ElementType::f32, s.in, 1);
+  memory src_user(src_plain, eng, const_cast<std::byte*>(in.buffer.data()));
+  memory dst_user(dst_plain, eng);
+  memory src(src_md, eng), dst(dst_md, eng);
+  pooling_forward pool(pd);
+  std::optional<reorder> to_blocked, to_plain;
+  if (blocked) {
+    to_blocked.emplace(src_user, src);
+    to_plain.emplace(dst, dst_user);
+  }
+  for (auto _ : state) {
+    if (blocked) {
+      to_blocked->execute(strm, src_user, src);
+      pool.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+      to_plain->execute(strm, dst, dst_user);
+    } else {
+      pool.execute(strm, {{DNNL_ARG_SRC, src_user}, {DNNL_ARG_DST, dst_user}});
+    }
+    strm.wait();
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 4.0 * static_cast<double>(count(s.in) + count(dst_dims)));
+}
+#endif
+
+// ---- memory bandwidth probe
+
+void bm_mem_read(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0)) << 20;
+  std::vector<std::uint64_t> buf(bytes / 8, 1);
+  for (auto _ : state) {
+    std::uint64_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+    for (std::size_t i = 0; i + 4 <= buf.size(); i += 4) {
+      acc0 |= buf[i];
+      acc1 |= buf[i + 1];
+      acc2 |= buf[i + 2];
+      acc3 |= buf[i + 3];
+    }
+    benchmark::DoNotOptimize(acc0 | acc1 | acc2 | acc3);
+  }
+  set_counters(state, static_cast<double>(bytes));
+}
+
+void bm_mem_copy(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0)) << 20;
+  std::vector<char> a(bytes / 2, 1), b(bytes / 2, 2);
+  for (auto _ : state) {
+    std::memcpy(b.data(), a.data(), a.size());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, static_cast<double>(bytes));  // half read, half written
+}
+
+// ---- `irrun check` on a ~1 MB network IR: a chain of opaque layers with a pool every 4th.
+
+void port(std::ostringstream& x, int id, const char* prec, const std::vector<i64>& dims) {
+  x << "\t\t\t\t<port id=\"" << id << "\" precision=\"" << prec << "\">\n";
+  for (auto d : dims) x << "\t\t\t\t\t<dim>" << d << "</dim>\n";
+  x << "\t\t\t\t</port>\n";
+}
+
+std::string network_ir(int layers) {
+  std::ostringstream x;
+  const std::vector<i64> dims{1, 64, 56, 56};
+  x << "<?xml version=\"1.0\"?>\n<net name=\"synthetic\" version=\"11\">\n\t<layers>\n";
+  x << "\t\t<layer id=\"0\" name=\"input\" type=\"Parameter\" version=\"opset1\">\n"
+    << "\t\t\t<data shape=\"1,64,56,56\" element_type=\"f32\" />\n\t\t\t<output>\n";
+  port(x, 0, "FP32", dims);
+  x << "\t\t\t</output>\n\t\t</layer>\n";
+  const char* opaque[] = {"Relu", "Sigmoid", "Clamp"};
+  for (int i = 1; i <= layers; ++i) {
+    const bool pool = i % 4 == 0;
+    x << "\t\t<layer id=\"" << i << "\" name=\"layer_" << i << "\" type=\""
+      << (pool ? "AvgPool" : opaque[i % 3]) << "\" version=\"opset1\">\n";
+    if (pool)
+      x << "\t\t\t<data kernel=\"3, 3\" strides=\"1, 1\" pads_begin=\"1, 1\" pads_end=\"1, 1\" "
+           "exclude-pad=\"true\" auto_pad=\"explicit\" rounding_type=\"floor\" />\n";
+    else if (i % 3 == 2)
+      x << "\t\t\t<data min=\"0\" max=\"6\" />\n";
+    x << "\t\t\t<input>\n";
+    port(x, 0, "FP32", dims);
+    x << "\t\t\t</input>\n\t\t\t<output>\n";
+    port(x, 1, "FP32", dims);
+    x << "\t\t\t</output>\n\t\t</layer>\n";
+  }
+  x << "\t\t<layer id=\"" << layers + 1
+    << "\" name=\"output\" type=\"Result\" version=\"opset1\">\n\t\t\t<input>\n";
+  port(x, 0, "FP32", dims);
+  x << "\t\t\t</input>\n\t\t</layer>\n\t</layers>\n\t<edges>\n";
+  for (int i = 1; i <= layers + 1; ++i)
+    x << "\t\t<edge from-layer=\"" << i - 1 << "\" from-port=\"" << (i == 1 ? 0 : 1)
+      << "\" to-layer=\"" << i << "\" to-port=\"0\" />\n";
+  x << "\t</edges>\n</net>\n";
+  return x.str();
+}
+
+void bm_check_1mb_ir(benchmark::State& state) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("irrun_bench_net_" + std::to_string(::getpid()) + ".xml");
+  std::string xml;
+  int layers = 1000;
+  while ((xml = network_ir(layers)).size() < (1u << 20)) layers += 250;
+  std::ofstream(path) << xml;
+  std::size_t checked = 0;
+  for (auto _ : state) {
+    const auto report = irrun::check_file(path.string(), {});
+    if (!report.passed()) state.SkipWithError("the synthetic IR does not pass check");
+    checked = report.checked.size();
+  }
+  std::filesystem::remove(path);
+  state.counters["ir_bytes"] = static_cast<double>(xml.size());
+  state.counters["layers"] = layers;
+  state.counters["checked"] = static_cast<double>(checked);
+}
+
+// ---- IR files of S1-S9 for `irrun bench`
+
+void write_models(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  for (const auto& s : shapes()) {
+    std::ostringstream x;
+    const auto out = out_dims(s);
+    x << "<?xml version=\"1.0\"?>\n<net name=\"" << s.id << "\" version=\"11\">\n\t<layers>\n"
+      << "\t\t<layer id=\"0\" name=\"input\" type=\"Parameter\" version=\"opset1\">\n"
+      << "\t\t\t<data shape=\"";
+    for (std::size_t i = 0; i < s.in.size(); ++i) x << (i ? "," : "") << s.in[i];
+    x << "\" element_type=\"f32\" />\n\t\t\t<output>\n";
+    port(x, 0, "FP32", s.in);
+    x << "\t\t\t</output>\n\t\t</layer>\n";
+    auto list = [](const std::vector<i64>& v) {
+      std::string r;
+      for (std::size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
+      return r;
+    };
+    int pool_id = 1;
+    if (s.adaptive) {
+      const auto n = s.out_size.size();
+      x << "\t\t<layer id=\"1\" name=\"output_size\" type=\"Const\" version=\"opset1\">\n"
+        << "\t\t\t<data element_type=\"i64\" shape=\"" << n << "\" offset=\"0\" size=\"" << 8 * n
+        << "\" />\n\t\t\t<output>\n";
+      port(x, 0, "I64", {static_cast<i64>(n)});
+      x << "\t\t\t</output>\n\t\t</layer>\n";
+      pool_id = 2;
+      x << "\t\t<layer id=\"2\" name=\"pool\" type=\"AdaptiveAvgPool\" version=\"opset8\">\n";
+      std::ofstream bin(dir + "/" + s.id + ".bin", std::ios::binary);
+      bin.write(reinterpret_cast<const char*>(s.out_size.data()),
+                static_cast<std::streamsize>(8 * n));
+    } else {
+      x << "\t\t<layer id=\"1\" name=\"pool\" type=\"AvgPool\" version=\"opset1\">\n"
+        << "\t\t\t<data kernel=\"" << list(s.kernel) << "\" strides=\"" << list(s.stride)
+        << "\" pads_begin=\"" << list(s.pads_begin) << "\" pads_end=\"" << list(s.pads_end)
+        << "\" exclude-pad=\"" << (s.exclude_pad ? "true" : "false")
+        << "\" auto_pad=\"explicit\" rounding_type=\"" << (s.ceil ? "ceil" : "floor") << "\" />\n";
+    }
+    x << "\t\t\t<input>\n";
+    port(x, 0, "FP32", s.in);
+    if (s.adaptive) port(x, 1, "I64", {static_cast<i64>(s.out_size.size())});
+    x << "\t\t\t</input>\n\t\t\t<output>\n";
+    port(x, s.adaptive ? 2 : 1, "FP32", out);
+    x << "\t\t\t</output>\n\t\t</layer>\n";
+    x << "\t\t<layer id=\"" << pool_id + 1
+      << "\" name=\"result\" type=\"Result\" version=\"opset1\">\n\t\t\t<input>\n";
+    port(x, 0, "FP32", out);
+    x << "\t\t\t</input>\n\t\t</layer>\n\t</layers>\n\t<edges>\n"
+      << "\t\t<edge from-layer=\"0\" from-port=\"0\" to-layer=\"" << pool_id
+      << "\" to-port=\"0\" />\n";
+    if (s.adaptive)
+      x << "\t\t<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"1\" />\n";
+    x << "\t\t<edge from-layer=\"" << pool_id << "\" from-port=\"" << (s.adaptive ? 2 : 1)
+      << "\" to-layer=\"" << pool_id + 1 << "\" to-port=\"0\" />\n\t</edges>\n</net>\n";
+    std::ofstream(dir + "/" + s.id + ".xml") << x.str();
+  }
+}
+
+void register_all() {
+  for (const auto& s : shapes()) {
+    for (int t : {1, 2}) {
+      const std::string suffix = std::string(s.id) + "/threads:" + std::to_string(t);
+      benchmark::RegisterBenchmark(("irrun/" + suffix).c_str(), bm_irrun, s, t)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+#ifdef IRRUN_BENCH_DNNL
+      benchmark::RegisterBenchmark(("dnnl_plain/" + suffix).c_str(), bm_dnnl, s, t, false)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("dnnl_blocked/" + suffix).c_str(), bm_dnnl, s, t, true)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+#endif
+    }
+  }
+  benchmark::RegisterBenchmark("mem_read", bm_mem_read)
+      ->Arg(8)
+      ->Arg(512)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("mem_copy", bm_mem_copy)
+      ->Arg(8)
+      ->Arg(512)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("check_1MB_ir", bm_check_1mb_ir)->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const std::string flag = "--irrun_write_models=";
+    if (a.rfind(flag, 0) == 0) {
+      write_models(a.substr(flag.size()));
+      return 0;
+    }
+  }
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

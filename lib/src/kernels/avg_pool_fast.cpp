@@ -1,0 +1,746 @@
+// Fast f32 AvgPool / AdaptiveAvgPool on plain NC[D]HW tensors.
+//
+// Algorithm (per plane, per band of output rows):
+//   1. stats: min and max of the band's input rows (one contiguous pass, NaN ignored);
+//   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
+//      double (exact conversion from f32);
+//   3. horizontal: s[ow] = sum of V over the window's columns (stride 1 and 2 vectorised, other
+//      strides and adaptive bins scalar), y = s * (1/rows * 1/cols) or s * (1/kernel volume),
+//      rounded once to f32.
+// Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
+// each contiguous plane directly.
+//
+// Accuracy proof (the contract: within one ulp of the exact average a = s/n):
+//   Every sum is a fixed tree of double additions over the window's f32 values (plus exact
+//   zeros for padding, whose additions are exact). With at most d rounded additions on any
+//   path, |s^ - s| <= gamma_d * sum|x| <= gamma_d * N * M =: B, where N bounds the taps of any
+//   window, M = max |x| over the band and gamma_d = d*u/(1-d*u), u = 2^-53. The result is
+//   y = fl(s^ * fl(fl(1/r) * fl(1/c))) = (s^/n)(1+e), |e| <= 4.01u. If B <= 2^-28 |s^| then
+//   |y - a| < 2^-26 |a|; any two reals that close round to f32 values at most one ulp apart
+//   (the f32 spacing at and just below a is >= 2^-25 |a|, also for subnormals), so fl32(y) is
+//   within one ulp of fl32(a). The kernel checks |s^| >= T with T = N * D * M * 2^-24 >= 2^28 B
+//   (D >= d, slack covers the gamma factor and the rounding of T itself). When all inputs of
+//   the band have one sign, sum|x| = |s| and the bound holds for every output (T = 0) as long
+//   as D <= 2^23. Outputs that fail the check (strong cancellation, an all-zero window in a
+//   mixed-sign band, NaN) are recomputed with the reference kernel's compensated sum in the
+//   reference order, which gives the reference kernel's bits.
+// Determinism: bands, summation orders and the check depend only on the geometry and the data,
+// never on the thread count; every output is written by exactly one fixed-order loop. The AVX2
+// and portable paths perform the same operations in the same order, so they agree bit for bit.
+#include <immintrin.h>
+
+// GCC 12's AVX-512 headers initialise conversion results from _mm512_undefined_*(), which
+// -Wmaybe-uninitialized reports at every inlined use; the warning is about the header, not us.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "compensated_sum.hpp"
+#include "irrun/kernels/avg_pool.hpp"
+
+namespace irrun::kernels {
+namespace {
+
+using i64 = std::int64_t;
+
+constexpr i64 kMaxTaps = i64{1} << 22;   // N above this: the reference kernel
+constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-sized)
+constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
+constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
+
+// ------------------------------------------------------------------------------------------
+// Portable building blocks. The AVX2 versions below do the same operations in the same order.
+
+void stats_portable(const float* x, i64 n, float& lo, float& hi) {
+  for (i64 i = 0; i < n; ++i) {
+    if (x[i] > hi) hi = x[i];  // NaN compares false: ignored
+    if (x[i] < lo) lo = x[i];
+  }
+}
+
+// v[i] = rows[0][i] + rows[1][i] + ... (left to right), i < n.
+void vsum_portable_from(const float* const* rows, i64 r_count, i64 begin, i64 n, double* v) {
+  for (i64 i = begin; i < n; ++i) {
+    double s = rows[0][i];
+    for (i64 r = 1; r < r_count; ++r) s += static_cast<double>(rows[r][i]);
+    v[i] = s;
+  }
+}
+
+void vsum_portable(const float* const* rows, i64 r_count, i64 n, double* v) {
+  vsum_portable_from(rows, r_count, 0, n, v);
+}
+
+// s = vp[ow*stride] + vp[ow*stride+1] + ... (K taps, left to right).
+inline double hsum_fixed(const double* vp, i64 ow, i64 stride, i64 k) {
+  const double* p = vp + ow * stride;
+  double s = p[0];
+  for (i64 j = 1; j < k; ++j) s += p[j];
+  return s;
+}
+
+// Epilogue of one output: scale, check, store. Returns true when the check fails.
+inline bool finish(double s, double rinv, double inv_w, double t, float* out) {
+  const double r = rinv * inv_w;
+  const double y = s * r;
+  *out = static_cast<float>(y);
+  return !(std::fabs(s) >= t);
+}
+
+bool hrow_fixed_portable(const double* vp, i64 stride, i64 k, i64 ow_count, const double* inv_w,
+                         double rinv, double t, float* out) {
+  bool fail = false;
+  for (i64 ow = 0; ow < ow_count; ++ow)
+    fail |= finish(hsum_fixed(vp, ow, stride, k), rinv, inv_w[ow], t, out + ow);
+  return fail;
+}
+
+// Windows given by (first, taps, step) on an unpadded V row: adaptive bins, strides > 2,
+// dilation.
+inline double hsum_generic(const double* v, i64 first, i64 taps, i64 step) {
+  if (taps == 0) return 0.0;
+  double s = v[first];
+  for (i64 t = 1; t < taps; ++t) s += v[first + t * step];
+  return s;
+}
+
+// Sum of n contiguous floats in the order of the AVX2 kernel: 16 lane accumulators over blocks
+// of 16, then 4 lanes over blocks of 4, lanes combined pairwise, then the scalar tail.
+double plane_sum_portable(const float* x, i64 n) {
+  double acc[16] = {};
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) acc[j] += static_cast<double>(x[i + j]);
+  for (; i + 4 <= n; i += 4)
+    for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(x[i + j]);
+  double a[4];
+  for (int j = 0; j < 4; ++j) a[j] = (acc[j] + acc[4 + j]) + (acc[8 + j] + acc[12 + j]);
+  double s = (a[0] + a[1]) + (a[2] + a[3]);
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  return s;
+}
+
+// ------------------------------------------------------------------------------------------
+// AVX2 versions (compiled for AVX2+FMA via target attributes; only called when the CPU has it).
+// Every ISA path is selected at run time, so the binary runs on any x86-64.
+
+#define IRRUN_AVX2 __attribute__((target("avx2,fma")))
+
+IRRUN_AVX2 void stats_avx2(const float* x, i64 n, float& lo, float& hi) {
+  __m256 mx0 = _mm256_set1_ps(hi), mx1 = mx0;
+  __m256 mn0 = _mm256_set1_ps(lo), mn1 = mn0;
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 a = _mm256_loadu_ps(x + i);
+    const __m256 b = _mm256_loadu_ps(x + i + 8);
+    // max/min return the second operand when the first is NaN: NaN inputs are ignored.
+    mx0 = _mm256_max_ps(a, mx0);
+    mn0 = _mm256_min_ps(a, mn0);
+    mx1 = _mm256_max_ps(b, mx1);
+    mn1 = _mm256_min_ps(b, mn1);
+  }
+  alignas(32) float h[8], l[8];
+  _mm256_store_ps(h, _mm256_max_ps(mx0, mx1));
+  _mm256_store_ps(l, _mm256_min_ps(mn0, mn1));
+  for (int j = 0; j < 8; ++j) {
+    if (h[j] > hi) hi = h[j];
+    if (l[j] < lo) lo = l[j];
+  }
+  stats_portable(x + i, n - i, lo, hi);
+}
+
+IRRUN_AVX2 void vsum_avx2(const float* const* rows, i64 r_count, i64 n, double* v) {
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const float* r0 = rows[0] + i;
+    __m256d a0 = _mm256_cvtps_pd(_mm_loadu_ps(r0));
+    __m256d a1 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 4));
+    __m256d a2 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 8));
+    __m256d a3 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 12));
+    for (i64 r = 1; r < r_count; ++r) {
+      const float* p = rows[r] + i;
+      a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(p)));
+      a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(p + 4)));
+      a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(p + 8)));
+      a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(p + 12)));
+    }
+    _mm256_storeu_pd(v + i, a0);
+    _mm256_storeu_pd(v + i + 4, a1);
+    _mm256_storeu_pd(v + i + 8, a2);
+    _mm256_storeu_pd(v + i + 12, a3);
+  }
+  for (; i + 4 <= n; i += 4) {
+    __m256d a = _mm256_cvtps_pd(_mm_loadu_ps(rows[0] + i));
+    for (i64 r = 1; r < r_count; ++r)
+      a = _mm256_add_pd(a, _mm256_cvtps_pd(_mm_loadu_ps(rows[r] + i)));
+    _mm256_storeu_pd(v + i, a);
+  }
+  for (; i < n; ++i) {
+    double s = rows[0][i];
+    for (i64 r = 1; r < r_count; ++r) s += static_cast<double>(rows[r][i]);
+    v[i] = s;
+  }
+}
+
+// Scale, check and store four outputs; returns the updated fail mask.
+IRRUN_AVX2 inline __m256d finish4(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
+                                  __m256d fail, float* out) {
+  const __m256d r = _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w));
+  const __m256d y = _mm256_mul_pd(s, r);
+  _mm_storeu_ps(out, _mm256_cvtpd_ps(y));
+  const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
+  return _mm256_or_pd(fail, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ));
+}
+
+// Stride 1, K taps (K > 0 compile-time, or runtime k when K == 0).
+template <int K>
+IRRUN_AVX2 bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count, const double* inv_w,
+                             double rinv_s, double t_s, float* out) {
+  const i64 taps = K > 0 ? K : k;
+  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
+  __m256d fail = _mm256_setzero_pd();
+  i64 ow = 0;
+  for (; ow + 4 <= ow_count; ow += 4) {
+    const double* p = vp + ow;
+    __m256d s = _mm256_loadu_pd(p);
+    for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, _mm256_loadu_pd(p + j));
+    fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
+  }
+  bool failed = _mm256_movemask_pd(fail) != 0;
+  for (; ow < ow_count; ++ow)
+    failed |= finish(hsum_fixed(vp, ow, 1, taps), rinv_s, inv_w[ow], t_s, out + ow);
+  return failed;
+}
+
+// Stride 2: taps 2m and 2m+1 of four outputs come from the unpacked pair of loads at 2m.
+template <int K>
+IRRUN_AVX2 bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count, const double* inv_w,
+                             double rinv_s, double t_s, float* out) {
+  const i64 taps = K > 0 ? K : k;
+  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
+  __m256d fail = _mm256_setzero_pd();
+  i64 ow = 0;
+  for (; ow + 4 <= ow_count; ow += 4) {
+    const double* p = vp + 2 * ow;
+    // Lanes hold outputs in the order 0, 2, 1, 3 until the final permute.
+    __m256d a = _mm256_loadu_pd(p), b = _mm256_loadu_pd(p + 4);
+    __m256d s = _mm256_unpacklo_pd(a, b);
+    if (taps > 1) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
+    for (i64 m = 1; 2 * m < taps; ++m) {
+      a = _mm256_loadu_pd(p + 2 * m);
+      b = _mm256_loadu_pd(p + 2 * m + 4);
+      s = _mm256_add_pd(s, _mm256_unpacklo_pd(a, b));
+      if (2 * m + 1 < taps) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
+    }
+    s = _mm256_permute4x64_pd(s, 0xD8);
+    fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
+  }
+  bool failed = _mm256_movemask_pd(fail) != 0;
+  for (; ow < ow_count; ++ow)
+    failed |= finish(hsum_fixed(vp, ow, 2, taps), rinv_s, inv_w[ow], t_s, out + ow);
+  return failed;
+}
+
+IRRUN_AVX2 double plane_sum_avx2(const float* x, i64 n) {
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+    a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)));
+    a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 8)));
+    a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 12)));
+  }
+  for (; i + 4 <= n; i += 4) a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+  const __m256d a = _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3));
+  const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+  double s = _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  return s;
+}
+
+#undef IRRUN_AVX2
+
+// ------------------------------------------------------------------------------------------
+// AVX-512F versions: the same operations in the same order, eight doubles at a time.
+
+#define IRRUN_AVX512 __attribute__((target("avx512f")))
+
+IRRUN_AVX512 void stats_avx512(const float* x, i64 n, float& lo, float& hi) {
+  __m512 mx = _mm512_set1_ps(hi), mn = _mm512_set1_ps(lo);
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 a = _mm512_loadu_ps(x + i);
+    mx = _mm512_max_ps(a, mx);  // NaN in a: keeps mx
+    mn = _mm512_min_ps(a, mn);
+  }
+  alignas(64) float h[16], l[16];
+  _mm512_store_ps(h, mx);
+  _mm512_store_ps(l, mn);
+  for (int j = 0; j < 16; ++j) {
+    if (h[j] > hi) hi = h[j];
+    if (l[j] < lo) lo = l[j];
+  }
+  stats_portable(x + i, n - i, lo, hi);
+}
+
+IRRUN_AVX512 void vsum_avx512(const float* const* rows, i64 r_count, i64 n, double* v) {
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512d a0 = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + i));
+    __m512d a1 = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + i + 8));
+    for (i64 r = 1; r < r_count; ++r) {
+      a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(rows[r] + i)));
+      a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(rows[r] + i + 8)));
+    }
+    _mm512_storeu_pd(v + i, a0);
+    _mm512_storeu_pd(v + i + 8, a1);
+  }
+  for (; i + 8 <= n; i += 8) {
+    __m512d a = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + i));
+    for (i64 r = 1; r < r_count; ++r)
+      a = _mm512_add_pd(a, _mm512_cvtps_pd(_mm256_loadu_ps(rows[r] + i)));
+    _mm512_storeu_pd(v + i, a);
+  }
+  vsum_portable_from(rows, r_count, i, n, v);
+}
+
+IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_w, __m512d t,
+                                     __mmask8 fail, float* out) {
+  const __m512d r = _mm512_mul_pd(rinv, _mm512_loadu_pd(inv_w));
+  const __m512d y = _mm512_mul_pd(s, r);
+  _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
+  return fail | _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
+}
+
+template <int K>
+IRRUN_AVX512 bool hrow_s1_avx512(const double* vp, i64 k, i64 ow_count, const double* inv_w,
+                                 double rinv_s, double t_s, float* out) {
+  const i64 taps = K > 0 ? K : k;
+  const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  __mmask8 fail = 0;
+  i64 ow = 0;
+  for (; ow + 8 <= ow_count; ow += 8) {
+    const double* p = vp + ow;
+    __m512d s = _mm512_loadu_pd(p);
+    for (i64 j = 1; j < taps; ++j) s = _mm512_add_pd(s, _mm512_loadu_pd(p + j));
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow);
+  }
+  bool failed = fail != 0;
+  for (; ow < ow_count; ++ow)
+    failed |= finish(hsum_fixed(vp, ow, 1, taps), rinv_s, inv_w[ow], t_s, out + ow);
+  return failed;
+}
+
+template <int K>
+IRRUN_AVX512 bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count, const double* inv_w,
+                                 double rinv_s, double t_s, float* out) {
+  const i64 taps = K > 0 ? K : k;
+  const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  // Unpacking gives outputs in the order 0,4,1,5,2,6,3,7.
+  const __m512i order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+  __mmask8 fail = 0;
+  i64 ow = 0;
+  for (; ow + 8 <= ow_count; ow += 8) {
+    const double* p = vp + 2 * ow;
+    __m512d a = _mm512_loadu_pd(p), b = _mm512_loadu_pd(p + 8);
+    __m512d s = _mm512_unpacklo_pd(a, b);
+    if (taps > 1) s = _mm512_add_pd(s, _mm512_unpackhi_pd(a, b));
+    for (i64 m = 1; 2 * m < taps; ++m) {
+      a = _mm512_loadu_pd(p + 2 * m);
+      b = _mm512_loadu_pd(p + 2 * m + 8);
+      s = _mm512_add_pd(s, _mm512_unpacklo_pd(a, b));
+      if (2 * m + 1 < taps) s = _mm512_add_pd(s, _mm512_unpackhi_pd(a, b));
+    }
+    s = _mm512_permutexvar_pd(order, s);
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow);
+  }
+  bool failed = fail != 0;
+  for (; ow < ow_count; ++ow)
+    failed |= finish(hsum_fixed(vp, ow, 2, taps), rinv_s, inv_w[ow], t_s, out + ow);
+  return failed;
+}
+
+IRRUN_AVX512 double plane_sum_avx512(const float* x, i64 n) {
+  __m512d z0 = _mm512_setzero_pd(), z1 = z0;  // lanes 0-7 and 8-15 of the 16 accumulators
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    z0 = _mm512_add_pd(z0, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
+    z1 = _mm512_add_pd(z1, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8)));
+  }
+  __m256d a0 = _mm512_castpd512_pd256(z0);
+  for (; i + 4 <= n; i += 4) a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
+  const __m256d a =
+      _mm256_add_pd(_mm256_add_pd(a0, _mm512_extractf64x4_pd(z0, 1)),
+                    _mm256_add_pd(_mm512_castpd512_pd256(z1), _mm512_extractf64x4_pd(z1, 1)));
+  const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+  double s = _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  return s;
+}
+
+#undef IRRUN_AVX512
+
+// ------------------------------------------------------------------------------------------
+
+using HrowFn = bool (*)(const double*, i64, i64, const double*, double, double, float*);
+
+struct Ops {
+  void (*stats)(const float*, i64, float&, float&);
+  void (*vsum)(const float* const*, i64, i64, double*);
+  double (*plane_sum)(const float*, i64);
+  HrowFn hrow = nullptr;  // fixed-tap horizontal pass for this op's stride and kernel
+};
+
+bool cpu_has_avx512() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return has;
+}
+
+HrowFn pick_hrow_avx512(i64 stride, i64 k) {
+  if (stride == 1) {
+    switch (k) {
+      case 2:
+        return hrow_s1_avx512<2>;
+      case 3:
+        return hrow_s1_avx512<3>;
+      case 5:
+        return hrow_s1_avx512<5>;
+      case 7:
+        return hrow_s1_avx512<7>;
+      default:
+        return hrow_s1_avx512<0>;
+    }
+  }
+  switch (k) {
+    case 2:
+      return hrow_s2_avx512<2>;
+    case 3:
+      return hrow_s2_avx512<3>;
+    default:
+      return hrow_s2_avx512<0>;
+  }
+}
+
+bool cpu_has_avx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+}
+
+HrowFn pick_hrow_avx2(i64 stride, i64 k) {
+  if (stride == 1) {
+    switch (k) {
+      case 2:
+        return hrow_s1_avx2<2>;
+      case 3:
+        return hrow_s1_avx2<3>;
+      case 5:
+        return hrow_s1_avx2<5>;
+      case 7:
+        return hrow_s1_avx2<7>;
+      default:
+        return hrow_s1_avx2<0>;
+    }
+  }
+  switch (k) {
+    case 2:
+      return hrow_s2_avx2<2>;
+    case 3:
+      return hrow_s2_avx2<3>;
+    default:
+      return hrow_s2_avx2<0>;
+  }
+}
+
+// In-bounds taps of every window on one axis: output o reads first[o] + t*step, t < taps[o].
+struct Axis {
+  std::vector<i64> first, taps;
+  i64 step = 1;
+  i64 max_taps = 0;
+};
+
+Axis make_axis(const PoolGeometry& g, std::size_t a) {
+  Axis ax;
+  const i64 in = g.in[a], out = g.out[a];
+  ax.first.resize(static_cast<std::size_t>(out));
+  ax.taps.resize(static_cast<std::size_t>(out));
+  if (!g.adaptive) ax.step = g.dilation[a];
+  for (i64 o = 0; o < out; ++o) {
+    i64 first = 0, taps = 0;
+    if (g.adaptive) {
+      first = adaptive_bin_start(o, in, out);
+      taps = adaptive_bin_end(o, in, out) - first;
+    } else {
+      const i64 d = g.dilation[a], start = o * g.stride[a] - g.pad_begin[a];
+      const i64 lo = start < 0 ? (-start + d - 1) / d : 0;
+      const i64 hi = start < in ? std::min(g.kernel[a], (in - start + d - 1) / d) : 0;
+      first = start + lo * d;
+      taps = std::max<i64>(0, hi - lo);
+    }
+    ax.first[static_cast<std::size_t>(o)] = first;
+    ax.taps[static_cast<std::size_t>(o)] = taps;
+    ax.max_taps = std::max(ax.max_taps, taps);
+  }
+  return ax;
+}
+
+struct Plan {
+  const PoolGeometry* g = nullptr;
+  Axis ax[3];
+  bool uniform = false;  // every window divides by the kernel volume
+  double kvol = 1;
+  bool whole_plane = false;
+  bool fixed_w = false;  // horizontal windows of fixed K taps over a zero-padded row
+  i64 stride_w = 1, k_w = 1, pad_left = 0, vlen = 0;
+  std::vector<double> inv_w;  // per output column (padded to a multiple of 4)
+  double t_factor = 0;        // T = M * t_factor for a mixed-sign band
+  i64 units_per_plane = 1;    // bands per plane (window kernel)
+  i64 rows_per_unit = 1;      // output rows (flattened od*OH + oh) per band unit
+  i64 units_per_band = 1;
+  i64 bands = 1;
+  i64 max_rows = 1;  // max input rows summed by the vertical pass
+};
+
+// Reference-order compensated average of one output (the fallback).
+float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {
+  const PoolGeometry& g = *pl.g;
+  const auto D = static_cast<std::size_t>(od), H = static_cast<std::size_t>(oh),
+             W = static_cast<std::size_t>(ow);
+  const i64 td = pl.ax[0].taps[D], th = pl.ax[1].taps[H], tw = pl.ax[2].taps[W];
+  const i64 taps = td * th * tw;
+  if (taps == 0) return 0.0f;
+  detail::CompensatedSum sum;
+  for (i64 a = 0; a < td; ++a) {
+    const i64 id = pl.ax[0].first[D] + a * pl.ax[0].step;
+    for (i64 b = 0; b < th; ++b) {
+      const i64 ih = pl.ax[1].first[H] + b * pl.ax[1].step;
+      const float* row = plane + (id * g.in[1] + ih) * g.in[2];
+      for (i64 c = 0; c < tw; ++c) sum.add(row[pl.ax[2].first[W] + c * pl.ax[2].step]);
+    }
+  }
+  return static_cast<float>(sum.mean(pl.uniform ? pl.kvol : static_cast<double>(taps)));
+}
+
+double threshold(const Plan& pl, float lo, float hi) {
+  if (!(lo <= hi)) return 0.0;         // no finite value in the band: nothing to bound
+  if (lo >= 0 || hi <= 0) return 0.0;  // one sign: sum|x| = |s|, relative bound
+  const double m = std::max(static_cast<double>(hi), -static_cast<double>(lo));
+  return m * pl.t_factor;
+}
+
+// ---- Whole-plane kernel: one window covering each input plane.
+
+void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
+                     i64 unit_end) {
+  const PoolGeometry& g = *pl.g;
+  const i64 n = g.in_plane_size();
+  const double inv = 1.0 / (pl.uniform ? pl.kvol : static_cast<double>(n));
+  for (i64 u = unit_begin; u < unit_end; ++u) {
+    const i64 p0 = u * kWholePlaneBlock, p1 = std::min(g.planes(), p0 + kWholePlaneBlock);
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    ops.stats(x + p0 * n, (p1 - p0) * n, lo, hi);
+    const double t = threshold(pl, lo, hi);
+    for (i64 p = p0; p < p1; ++p) {
+      const double s = ops.plane_sum(x + p * n, n);
+      if (finish(s, 1.0, inv, t, y + p)) y[p] = fallback_output(pl, x + p * n, 0, 0, 0);
+    }
+  }
+}
+
+// ---- Window kernel: bands of output rows, vertical then horizontal sums.
+
+struct Scratch {
+  std::vector<double> v;  // groups of vertical sums, each pl.vlen long (zero padding kept)
+  std::vector<const float*> rows;
+  std::vector<double> rinv;
+};
+
+void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
+                 i64 unit_end) {
+  const PoolGeometry& g = *pl.g;
+  const i64 IH = g.in[1], IW = g.in[2], OH = g.out[1], OW = g.out[2];
+  const i64 out_rows = g.out[0] * OH;
+  const i64 group = std::max<i64>(1, kVBufferDoubles / pl.vlen);
+  Scratch sc;
+  sc.v.assign(static_cast<std::size_t>(group * pl.vlen), 0.0);
+  sc.rows.resize(static_cast<std::size_t>(pl.max_rows));
+  sc.rinv.resize(static_cast<std::size_t>(group));
+
+  for (i64 u = unit_begin; u < unit_end; ++u) {
+    const i64 p = u / pl.bands, band = u % pl.bands;
+    const float* plane = x + p * g.in_plane_size();
+    float* out_plane = y + p * g.out_plane_size();
+    const i64 q0 = band * pl.units_per_band * pl.rows_per_unit;
+    const i64 q1 = std::min(out_rows, q0 + pl.units_per_band * pl.rows_per_unit);
+
+    // 1. Input span of the band (a contiguous superset of the rows it reads) and its stats.
+    i64 lo_row = std::numeric_limits<i64>::max(), hi_row = -1;
+    for (i64 q = q0; q < q1; ++q) {
+      const auto od = static_cast<std::size_t>(q / OH), oh = static_cast<std::size_t>(q % OH);
+      const i64 td = pl.ax[0].taps[od], th = pl.ax[1].taps[oh];
+      if (td == 0 || th == 0) continue;
+      const i64 d0 = pl.ax[0].first[od], d1 = d0 + (td - 1) * pl.ax[0].step;
+      const i64 h0 = pl.ax[1].first[oh], h1 = h0 + (th - 1) * pl.ax[1].step;
+      lo_row = std::min(lo_row, d0 * IH + h0);
+      hi_row = std::max(hi_row, d1 * IH + h1);
+    }
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    if (hi_row >= 0) ops.stats(plane + lo_row * IW, (hi_row - lo_row + 1) * IW, lo, hi);
+    const double t = threshold(pl, lo, hi);
+
+    for (i64 g0 = q0; g0 < q1; g0 += group) {
+      const i64 g1 = std::min(q1, g0 + group);
+      // 2. Vertical sums of each output row of the group.
+      for (i64 q = g0; q < g1; ++q) {
+        const auto od = static_cast<std::size_t>(q / OH), oh = static_cast<std::size_t>(q % OH);
+        double* v = sc.v.data() + (q - g0) * pl.vlen + pl.pad_left;
+        i64 r = 0;
+        for (i64 a = 0; a < pl.ax[0].taps[od]; ++a) {
+          const i64 id = pl.ax[0].first[od] + a * pl.ax[0].step;
+          for (i64 b = 0; b < pl.ax[1].taps[oh]; ++b) {
+            const i64 ih = pl.ax[1].first[oh] + b * pl.ax[1].step;
+            sc.rows[static_cast<std::size_t>(r++)] = plane + (id * IH + ih) * IW;
+          }
+        }
+        if (r == 0) {
+          std::fill(v, v + IW, 0.0);
+        } else {
+          ops.vsum(sc.rows.data(), r, IW, v);
+        }
+        sc.rinv[static_cast<std::size_t>(q - g0)] =
+            pl.uniform ? 1.0 : (r == 0 ? 0.0 : 1.0 / static_cast<double>(r));
+      }
+      // 3. Horizontal sums, scaling, check, store; failed outputs are recomputed.
+      for (i64 q = g0; q < g1; ++q) {
+        const double* vrow = sc.v.data() + (q - g0) * pl.vlen;
+        const double rinv = sc.rinv[static_cast<std::size_t>(q - g0)];
+        float* out = out_plane + q * OW;
+        bool failed = false;
+        if (pl.fixed_w) {
+          failed = ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, t, out);
+        } else {
+          for (i64 ow = 0; ow < OW; ++ow) {
+            const auto w = static_cast<std::size_t>(ow);
+            const double s = hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
+            failed |= finish(s, rinv, pl.inv_w[w], t, out + ow);
+          }
+        }
+        if (!failed) continue;
+        for (i64 ow = 0; ow < OW; ++ow) {
+          const auto w = static_cast<std::size_t>(ow);
+          const double s =
+              pl.fixed_w ? hsum_fixed(vrow, ow, pl.stride_w, pl.k_w)
+                         : hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
+          if (!(std::fabs(s) >= t)) out[ow] = fallback_output(pl, plane, q / OH, q % OH, ow);
+        }
+      }
+    }
+  }
+}
+
+bool make_plan(const PoolGeometry& g, Plan& pl) {
+  pl.g = &g;
+  for (std::size_t a = 0; a < 3; ++a) pl.ax[a] = make_axis(g, a);
+  const i64 n_max = pl.ax[0].max_taps * pl.ax[1].max_taps * pl.ax[2].max_taps;
+  if (n_max > kMaxTaps) return false;
+  pl.uniform = !g.adaptive && g.pads_in_avg;
+  pl.kvol = static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
+            static_cast<double>(g.kernel[2]);
+
+  // One window per plane that covers the whole input plane.
+  pl.whole_plane = g.out_plane_size() == 1 && g.in_plane_size() > 0 &&
+                   pl.ax[0].taps[0] == g.in[0] && pl.ax[1].taps[0] == g.in[1] &&
+                   pl.ax[2].taps[0] == g.in[2] && pl.ax[0].step == 1 && pl.ax[1].step == 1 &&
+                   pl.ax[2].step == 1;
+
+  pl.fixed_w = !g.adaptive && g.dilation[2] == 1 && (g.stride[2] == 1 || g.stride[2] == 2) &&
+               g.kernel[2] <= 4096;
+  pl.stride_w = pl.fixed_w ? g.stride[2] : 1;
+  pl.k_w = pl.fixed_w ? g.kernel[2] : 1;
+  pl.pad_left = pl.fixed_w ? g.pad_begin[2] : 0;
+  const i64 ow_round = (g.out[2] + 3) / 4 * 4;
+  pl.vlen = pl.pad_left + std::max(g.in[2], pl.stride_w * ow_round + pl.k_w) + 16;
+  pl.inv_w.assign(static_cast<std::size_t>(ow_round), 0.0);
+  for (i64 ow = 0; ow < g.out[2]; ++ow) {
+    const i64 tw = pl.ax[2].taps[static_cast<std::size_t>(ow)];
+    pl.inv_w[static_cast<std::size_t>(ow)] =
+        pl.uniform ? 1.0 / pl.kvol : (tw == 0 ? 0.0 : 1.0 / static_cast<double>(tw));
+  }
+
+  // d: rounded additions on any path; bounded generously for every summation order above.
+  const i64 depth = n_max + (pl.fixed_w ? pl.k_w : 0) + 16;
+  if (depth > (i64{1} << 23)) return false;
+  pl.t_factor = static_cast<double>(n_max) * static_cast<double>(depth) * 0x1p-24;
+
+  pl.max_rows = std::max<i64>(1, pl.ax[0].max_taps * pl.ax[1].max_taps);
+  // Bands: whole output depth slices for 3-D pooling (so a band's input is contiguous), else
+  // output rows; sized so a band reads about kBandInputFloats, fixed by the geometry alone.
+  const bool by_depth = g.out[0] > 1;
+  pl.rows_per_unit = by_depth ? g.out[1] : 1;
+  const i64 in_rows_per_unit =
+      by_depth ? std::max<i64>(1, g.stride[0]) * g.in[1]
+               : std::max<i64>(1, g.adaptive ? g.in[1] / std::max<i64>(1, g.out[1]) : g.stride[1]);
+  const i64 units = by_depth ? g.out[0] : g.out[1];
+  pl.units_per_band =
+      std::clamp<i64>(kBandInputFloats / std::max<i64>(1, in_rows_per_unit * g.in[2]), 1, units);
+  pl.bands = (units + pl.units_per_band - 1) / pl.units_per_band;
+  return true;
+}
+
+}  // namespace
+
+bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g) {
+  if (type != ElementType::f32) return false;
+  Plan pl;
+  return make_plan(g, pl);
+}
+
+bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                   Isa isa) {
+  if (in.type != ElementType::f32 || out.type != ElementType::f32) return false;
+  Plan pl;
+  if (!make_plan(g, pl)) return false;
+  if (g.planes() * g.out_plane_size() == 0) return true;
+
+  Ops ops{stats_portable, vsum_portable, plane_sum_portable, nullptr};
+  const bool avx512 = isa == Isa::best && cpu_has_avx512();
+  const bool avx2 = !avx512 && (isa == Isa::best || isa == Isa::avx2) && cpu_has_avx2();
+  if (avx512) ops = {stats_avx512, vsum_avx512, plane_sum_avx512, nullptr};
+  if (avx2) ops = {stats_avx2, vsum_avx2, plane_sum_avx2, nullptr};
+  if (pl.fixed_w) {
+    if (avx512) {
+      ops.hrow = pick_hrow_avx512(pl.stride_w, pl.k_w);
+    } else if (avx2) {
+      ops.hrow = pick_hrow_avx2(pl.stride_w, pl.k_w);
+    } else if (pl.stride_w == 1) {
+      ops.hrow = [](const double* vp, i64 k, i64 n, const double* iw, double r, double t,
+                    float* o) { return hrow_fixed_portable(vp, 1, k, n, iw, r, t, o); };
+    } else {
+      ops.hrow = [](const double* vp, i64 k, i64 n, const double* iw, double r, double t,
+                    float* o) { return hrow_fixed_portable(vp, 2, k, n, iw, r, t, o); };
+    }
+  }
+
+  const float* x = in.data<float>();
+  float* y = out.mutable_data<float>();
+  if (pl.whole_plane) {
+    const i64 units = (g.planes() + kWholePlaneBlock - 1) / kWholePlaneBlock;
+    par.for_range(units, [&](i64 b, i64 e) { run_whole_plane(pl, ops, x, y, b, e); });
+  } else {
+    par.for_range(g.planes() * pl.bands, [&](i64 b, i64 e) { run_windows(pl, ops, x, y, b, e); });
+  }
+  return true;
+}
+
+}  // namespace irrun::kernels

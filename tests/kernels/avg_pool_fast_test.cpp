@@ -1,0 +1,348 @@
+// The fast f32 kernel against the naive oracle, the reference kernel, itself across ISAs and
+// across thread counts.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "irrun/kernels/avg_pool.hpp"
+#include "support/naive_pool.hpp"
+
+namespace {
+
+using irrun::ElementType;
+using irrun::Parallel;
+using irrun::PoolGeometry;
+using irrun::Tensor;
+using irrun::kernels::Isa;
+
+class Rng {  // SplitMix64
+ public:
+  explicit Rng(std::uint64_t seed) : s_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  std::int64_t range(std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  bool coin() { return next() & 1; }
+
+ private:
+  std::uint64_t s_;
+};
+
+std::vector<std::int64_t> shape_of(const PoolGeometry& g, const std::array<std::int64_t, 3>& sp) {
+  std::vector<std::int64_t> s{g.batch, g.channels};
+  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) s.push_back(sp[a]);
+  return s;
+}
+
+std::string describe(const PoolGeometry& g) {
+  std::ostringstream os;
+  auto l = [](const std::array<std::int64_t, 3>& a) {
+    std::ostringstream t;
+    t << '[' << a[0] << ',' << a[1] << ',' << a[2] << ']';
+    return t.str();
+  };
+  os << (g.adaptive ? "adaptive" : "window") << " N=" << g.batch << " C=" << g.channels
+     << " in=" << l(g.in) << " out=" << l(g.out);
+  if (!g.adaptive)
+    os << " k=" << l(g.kernel) << " s=" << l(g.stride) << " d=" << l(g.dilation)
+       << " pb=" << l(g.pad_begin) << " pe=" << l(g.pad_end) << " pads_in_avg=" << g.pads_in_avg;
+  return os.str();
+}
+
+// A window geometry with OpenVINO's output size rule (floor or ceil).
+PoolGeometry window(std::vector<std::int64_t> nc, std::vector<std::int64_t> in,
+                    std::vector<std::int64_t> k, std::vector<std::int64_t> s,
+                    std::vector<std::int64_t> pb, std::vector<std::int64_t> pe, bool ceil,
+                    bool exclude_pad, std::vector<std::int64_t> d = {}) {
+  PoolGeometry g;
+  g.batch = nc[0];
+  g.channels = nc[1];
+  g.spatial_rank = in.size();
+  const std::size_t lead = 3 - in.size();
+  bool any_pad = false;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::size_t a = lead + i;
+    g.in[a] = in[i];
+    g.kernel[a] = k[i];
+    g.stride[a] = s[i];
+    g.dilation[a] = d.empty() ? 1 : d[i];
+    g.pad_begin[a] = pb[i];
+    g.pad_end[a] = pe[i];
+    any_pad = any_pad || pb[i] || pe[i];
+    const std::int64_t kd = g.dilation[a] * (k[i] - 1) + 1;
+    const std::int64_t span = in[i] + pb[i] + pe[i] - kd;
+    g.out[a] = (ceil ? (span + s[i] - 1) / s[i] : span / s[i]) + 1;
+  }
+  g.pads_in_avg = !exclude_pad && any_pad;
+  return g;
+}
+
+PoolGeometry adaptive(std::vector<std::int64_t> nc, std::vector<std::int64_t> in,
+                      std::vector<std::int64_t> out) {
+  PoolGeometry g;
+  g.batch = nc[0];
+  g.channels = nc[1];
+  g.spatial_rank = in.size();
+  g.adaptive = true;
+  const std::size_t lead = 3 - in.size();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    g.in[lead + i] = in[i];
+    g.out[lead + i] = out[i];
+  }
+  return g;
+}
+
+// The S1-S9 benchmark patterns at reduced sizes, plus shapes that cross band, vector-tail and
+// whole-plane block boundaries.
+std::vector<PoolGeometry> pattern_geometries() {
+  return {
+      window({1, 3}, {23, 19}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),   // S1
+      window({1, 5}, {16, 14}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true),   // S2
+      window({2, 4}, {12, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false),  // S3
+      window({2, 9}, {7, 7}, {7, 7}, {1, 1}, {0, 0}, {0, 0}, false, true),     // S4
+      window({1, 130}, {7, 7}, {7, 7}, {7, 7}, {0, 0}, {0, 0}, false, false),  // S4, blocks
+      window({1, 2}, {9, 12, 10}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, true),  // S5
+      adaptive({2, 3}, {28, 28}, {7, 7}),                                                    // S6
+      adaptive({1, 70}, {7, 7}, {1, 1}),                                                     // S7
+      adaptive({1, 2}, {45, 37}, {17, 13}),                                                  // S8
+      window({1, 2}, {40, 33}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, true, true),                  // S9
+      window({1, 1}, {150, 600}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, true, true),    // S9 bands
+      window({1, 1}, {200, 330}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, false),  // S1 bands
+      window({1, 2}, {40, 30, 20}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, true, false),
+      adaptive({1, 2}, {5, 30, 31}, {2, 7, 5}),
+      window({1, 3}, {37}, {4}, {2}, {1}, {2}, true, false),  // 1-D
+  };
+}
+
+PoolGeometry random_geometry(Rng& rng) {
+  const std::size_t rank = static_cast<std::size_t>(rng.range(1, 3));
+  const std::int64_t max_in = rank == 3 ? 9 : rank == 2 ? 40 : 70;
+  std::vector<std::int64_t> in, k, s, pb, pe, d, out;
+  for (std::size_t i = 0; i < rank; ++i) in.push_back(rng.range(1, max_in));
+  const std::vector<std::int64_t> nc{rng.range(1, 2), rng.range(1, 5)};
+  if (rng.range(0, 3) == 0) {
+    for (auto v : in) out.push_back(rng.range(1, v + 2));
+    return adaptive(nc, in, out);
+  }
+  for (std::size_t i = 0; i < rank; ++i) {
+    std::int64_t kd = 0;
+    do {
+      k.resize(i + 1), s.resize(i + 1), pb.resize(i + 1), pe.resize(i + 1), d.resize(i + 1);
+      k[i] = rng.range(1, 7);
+      s[i] = rng.range(0, 2) ? rng.range(1, 2) : rng.range(3, 4);
+      d[i] = rng.range(0, 5) ? 1 : 2;
+      pb[i] = rng.coin() ? 0 : rng.range(1, 3);
+      pe[i] = rng.coin() ? 0 : rng.range(1, 3);
+      kd = d[i] * (k[i] - 1) + 1;
+    } while (kd > in[i] + pb[i] + pe[i]);
+  }
+  return window(nc, in, k, s, pb, pe, rng.coin(), rng.coin(), d);
+}
+
+// Values exact in f32 whose window sums stay exact in the oracle's 64-bit significand: 24-bit
+// mantissas, exponents in a window of 28. Modes: mixed signs, one sign, heavy cancellation
+// (large +-pairs next to tiny values), zeros and specials.
+enum class Data { mixed, positive, cancel, zeros, specials };
+
+float random_value(Rng& rng, Data mode) {
+  const auto m = static_cast<double>((rng.next() >> 40) | (1ull << 23));
+  const double sign = rng.coin() ? -1.0 : 1.0;
+  switch (mode) {
+    case Data::mixed:
+      return static_cast<float>(sign * std::ldexp(m, static_cast<int>(rng.range(-12, 12)) - 23));
+    case Data::positive:
+      return static_cast<float>(std::ldexp(m, static_cast<int>(rng.range(-12, 12)) - 23));
+    case Data::cancel: {
+      const auto r = rng.range(0, 3);
+      if (r == 0) return static_cast<float>(sign * std::ldexp(1.0, 14));
+      return static_cast<float>(sign * std::ldexp(m, static_cast<int>(rng.range(-14, -10)) - 23));
+    }
+    case Data::zeros:
+      if (rng.range(0, 3)) return rng.coin() ? 0.0f : -0.0f;
+      return static_cast<float>(sign * std::ldexp(m, static_cast<int>(rng.range(-4, 4)) - 23));
+    case Data::specials: {
+      const auto r = rng.range(0, 40);
+      if (r == 0) return std::numeric_limits<float>::quiet_NaN();
+      if (r == 1) return std::numeric_limits<float>::infinity();
+      if (r == 2) return -std::numeric_limits<float>::infinity();
+      return static_cast<float>(sign * std::ldexp(m, static_cast<int>(rng.range(-4, 4)) - 23));
+    }
+  }
+  return 0;
+}
+
+Tensor random_input(Rng& rng, const PoolGeometry& g, Data mode) {
+  Tensor t = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+  float* p = t.mutable_data<float>();
+  // cancel: make exact +-2^14 pairs likely inside a window by repeating the previous value
+  // negated.
+  for (std::size_t i = 0; i < t.element_count(); ++i) {
+    p[i] = random_value(rng, mode);
+    if (mode == Data::cancel && i > 0 && std::fabs(p[i - 1]) == 0x1p14f && rng.coin())
+      p[i] = -p[i - 1];
+  }
+  return t;
+}
+
+Tensor poisoned_output(const PoolGeometry& g) {
+  Tensor t = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+  float* p = t.mutable_data<float>();
+  for (std::size_t i = 0; i < t.element_count(); ++i)
+    p[i] = std::numeric_limits<float>::quiet_NaN();
+  return t;
+}
+
+std::int64_t ordinal(float v) {
+  const auto b = std::bit_cast<std::uint32_t>(v);
+  const auto mag = static_cast<std::int64_t>(b & 0x7FFFFFFFu);
+  return (b >> 31) ? -mag : mag;
+}
+
+// got within one ulp of the oracle (exact average rounded once); NaN only where the oracle is
+// NaN, infinities equal.
+bool within_one_ulp(float got, double oracle) {
+  if (std::isnan(oracle)) return std::isnan(got);
+  const float want = static_cast<float>(oracle);
+  if (std::isnan(got)) return false;
+  if (std::isinf(want) || std::isinf(got)) return got == want;
+  return std::abs(ordinal(got) - ordinal(want)) <= 1;
+}
+
+// The oracle on specials: NaN if any NaN or both infinities, else the infinity, else the sum.
+std::vector<double> oracle_of(const PoolGeometry& g, const Tensor& in) {
+  std::vector<double> x(in.element_count());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = in.data<float>()[i];
+  return irrun::testing::naive_avg_pool(g, x);
+}
+
+Tensor run_fast(const PoolGeometry& g, const Tensor& in, const Parallel& par, Isa isa) {
+  Tensor out = poisoned_output(g);
+  REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, par, isa));
+  return out;
+}
+
+int check_against_oracle(const PoolGeometry& g, const Tensor& out, const std::vector<double>& want,
+                         const char* what) {
+  int bad = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const float got = out.data<float>()[i];
+    if (!within_one_ulp(got, want[i]) && ++bad <= 3) {
+      std::ostringstream os;
+      os.precision(17);
+      os << what << " " << describe(g) << " output " << i << ": got " << got << ", oracle "
+         << want[i];
+      FAIL_CHECK(os.str());
+    }
+  }
+  return bad;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.byte_size() == b.byte_size() &&
+         std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("fast avg_pool covers the benchmark patterns", "[kernels][avg_pool_fast]") {
+  for (const auto& g : pattern_geometries()) {
+    INFO(describe(g));
+    CHECK(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+  }
+  CHECK_FALSE(irrun::kernels::avg_pool_fast_covers(ElementType::f16, pattern_geometries()[0]));
+}
+
+TEST_CASE("fast avg_pool matches the oracle on the benchmark patterns",
+          "[kernels][avg_pool_fast]") {
+  Rng rng(0xBE4C4ull);
+  const Parallel par(2);
+  for (const auto& g : pattern_geometries()) {
+    for (Data mode : {Data::mixed, Data::positive, Data::cancel, Data::zeros, Data::specials}) {
+      INFO(describe(g) << " data " << static_cast<int>(mode));
+      const Tensor in = random_input(rng, g, mode);
+      const auto want = oracle_of(g, in);
+      const Tensor best = run_fast(g, in, par, Isa::best);
+      const Tensor portable = run_fast(g, in, par, Isa::portable);
+      CHECK(check_against_oracle(g, best, want, "best") == 0);
+      CHECK(same_bits(best, portable));
+      CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
+    }
+  }
+}
+
+TEST_CASE("fast avg_pool matches the oracle on random geometries", "[kernels][avg_pool_fast]") {
+  Rng rng(0xFA57F00Dull);
+  const Parallel par(3);
+  int covered = 0;
+  for (int iter = 0; iter < 600; ++iter) {
+    const PoolGeometry g = random_geometry(rng);
+    const Data mode = static_cast<Data>(iter % 5);
+    INFO(describe(g) << " data " << static_cast<int>(mode));
+    if (!irrun::kernels::avg_pool_fast_covers(ElementType::f32, g)) continue;
+    ++covered;
+    const Tensor in = random_input(rng, g, mode);
+    const auto want = oracle_of(g, in);
+    const Tensor best = run_fast(g, in, par, Isa::best);
+    const Tensor portable = run_fast(g, in, par, Isa::portable);
+    CHECK(check_against_oracle(g, best, want, "best") == 0);
+    CHECK(same_bits(best, portable));
+    CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
+    // Fast and reference kernels agree within the contract (each within one ulp of the exact
+    // average; here the oracle is exact, so both are checked against it).
+    Tensor ref = poisoned_output(g);
+    irrun::kernels::avg_pool_reference(in, ref, g, par);
+    CHECK(check_against_oracle(g, ref, want, "reference") == 0);
+  }
+  CHECK(covered == 600);  // the fast kernel covers every f32 geometry generated here
+}
+
+TEST_CASE("fast avg_pool is bit-identical for any thread count", "[kernels][avg_pool_fast]") {
+  Rng rng(0xD37E2ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};
+  std::vector<PoolGeometry> geometries = pattern_geometries();
+  for (int i = 0; i < 60; ++i) geometries.push_back(random_geometry(rng));
+  int iter = 0;
+  for (const auto& g : geometries) {
+    const Tensor in = random_input(rng, g, static_cast<Data>(iter++ % 5));
+    INFO(describe(g));
+    const Tensor first = run_fast(g, in, pools[0], Isa::best);
+    for (std::size_t k = 1; k < std::size(pools); ++k) {
+      INFO("threads " << pools[k].threads());
+      CHECK(same_bits(run_fast(g, in, pools[k], Isa::best), first));
+    }
+  }
+}
+
+TEST_CASE("fast avg_pool falls back on cancellation", "[kernels][avg_pool_fast]") {
+  // 2^30 + 2^-30 - 2^30: a plain double sum loses 2^-30 and would give 0; the bound cannot
+  // prove the double sum, so the output goes through the compensated sum: 2^-30/3.
+  PoolGeometry g = window({1, 1}, {3}, {3}, {1}, {0}, {0}, false, true);
+  Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 3});
+  in.mutable_data<float>()[0] = 0x1p30f;
+  in.mutable_data<float>()[1] = 0x1p-30f;
+  in.mutable_data<float>()[2] = -0x1p30f;
+  const Parallel par(1);
+  for (Isa isa : {Isa::best, Isa::avx2, Isa::portable})
+    CHECK(run_fast(g, in, par, isa).data<float>()[0] == static_cast<float>(0x1p-30 / 3));
+}
+
+TEST_CASE("avg_pool dispatch uses the fast kernel only where it is covered",
+          "[kernels][avg_pool_fast]") {
+  const PoolGeometry g = pattern_geometries()[0];
+  const Tensor in16 = Tensor::zeros(ElementType::f16, shape_of(g, g.in));
+  Tensor out16 = Tensor::zeros(ElementType::f16, shape_of(g, g.out));
+  const Parallel par(1);
+  CHECK_FALSE(irrun::kernels::avg_pool_fast(in16, out16, g, par));
+}
