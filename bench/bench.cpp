@@ -482,6 +482,7 @@ void register_all() {
   }
   benchmark::RegisterBenchmark("mem_read", bm_mem_read)
       ->Arg(8)
+      ->Arg(13)  // about S4/S7's input
       ->Arg(512)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("mem_copy", bm_mem_copy)

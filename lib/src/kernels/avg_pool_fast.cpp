@@ -110,20 +110,32 @@ inline double hsum_generic(const double* v, i64 first, i64 taps, i64 step) {
   return s;
 }
 
-// Sum of n contiguous floats in the order of the AVX2 kernel: 16 lane accumulators over blocks
-// of 16, then 4 lanes over blocks of 4, lanes combined pairwise, then the scalar tail.
+// Sum of one contiguous plane in the kernel's fixed order: eight lane accumulators, starting at
+// +0, add x[8b + l] for every block b of eight floats (the last block zero-filled); then
+// s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)). The vector paths keep lane l of a plane
+// in lane l of a register and combine several planes at once with a transposing tree that does
+// exactly these additions, so every path gives the same bits.
 double plane_sum_portable(const float* x, i64 n) {
-  double acc[16] = {};
+  double a[8] = {};
   i64 i = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int j = 0; j < 16; ++j) acc[j] += static_cast<double>(x[i + j]);
-  for (; i + 4 <= n; i += 4)
-    for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(x[i + j]);
-  double a[4];
-  for (int j = 0; j < 4; ++j) a[j] = (acc[j] + acc[4 + j]) + (acc[8 + j] + acc[12 + j]);
-  double s = (a[0] + a[1]) + (a[2] + a[3]);
-  for (; i < n; ++i) s += static_cast<double>(x[i]);
-  return s;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) a[l] += static_cast<double>(x[i + l]);
+  if (i < n)
+    for (int l = 0; l < 8; ++l) a[l] += i + l < n ? static_cast<double>(x[i + l]) : 0.0;
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+// s[p] = plane_sum(plane p) for `count` consecutive planes of n floats.
+void plane_sums_portable(const float* x, i64 n, i64 count, double* s) {
+  for (i64 p = 0; p < count; ++p) s[p] = plane_sum_portable(x + p * n, n);
+}
+
+void stats_portable(const float* x, i64 n, float& lo, float& hi);
+
+void plane_sums_stats_portable(const float* x, i64 n, i64 count, double* s, float& lo,
+                               float& hi) {
+  stats_portable(x, n * count, lo, hi);
+  plane_sums_portable(x, n, count, s);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -247,21 +259,52 @@ IRRUN_AVX2 bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count, const double
   return failed;
 }
 
-IRRUN_AVX2 double plane_sum_avx2(const float* x, i64 n) {
-  __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-  i64 i = 0;
-  for (; i + 16 <= n; i += 16) {
-    a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
-    a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)));
-    a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 8)));
-    a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm_loadu_ps(x + i + 12)));
+// Lanes 0-3 and 4-7 of plane p's accumulators are lo[p] and hi[p]; returns the four plane
+// sums in plane_sum_portable's order (hadd adds neighbouring lanes: a0 + a1, a2 + a3).
+IRRUN_AVX2 inline __m256d combine4_avx2(const __m256d* lo, const __m256d* hi) {
+  const __m256d l01 = _mm256_hadd_pd(lo[0], lo[1]), l23 = _mm256_hadd_pd(lo[2], lo[3]);
+  const __m256d h01 = _mm256_hadd_pd(hi[0], hi[1]), h23 = _mm256_hadd_pd(hi[2], hi[3]);
+  // [P0(01), P1(01), P0(23), P1(23)] and [P2(01), ...] -> [Pj(01)] + [Pj(23)]
+  const __m256d l = _mm256_add_pd(_mm256_permute2f128_pd(l01, l23, 0x20),
+                                  _mm256_permute2f128_pd(l01, l23, 0x31));
+  const __m256d h = _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
+                                  _mm256_permute2f128_pd(h01, h23, 0x31));
+  return _mm256_add_pd(l, h);
+}
+
+IRRUN_AVX2 void stats_avx2(const float* x, i64 n, float& lo, float& hi);
+
+IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& lo,
+                                float& hi) {
+  stats_avx2(x, n * count, lo, hi);
+  const i64 full = n / 8 * 8, rest = n - full;
+  // Lane masks of the zero-filled last block (maskload reads nothing where the mask is 0).
+  alignas(16) std::int32_t m[8];
+  for (int l = 0; l < 8; ++l) m[l] = l < rest ? -1 : 0;
+  const __m128i mlo = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
+  const __m128i mhi = _mm_load_si128(reinterpret_cast<const __m128i*>(m + 4));
+  i64 p = 0;
+  for (; p + 4 <= count; p += 4) {
+    const float* xp = x + p * n;
+    __m256d lo[4], hi[4];
+    for (int j = 0; j < 4; ++j) lo[j] = hi[j] = _mm256_setzero_pd();
+    for (i64 i = 0; i < full; i += 8) {
+      for (int j = 0; j < 4; ++j) {
+        const float* q = xp + j * n + i;
+        lo[j] = _mm256_add_pd(lo[j], _mm256_cvtps_pd(_mm_loadu_ps(q)));
+        hi[j] = _mm256_add_pd(hi[j], _mm256_cvtps_pd(_mm_loadu_ps(q + 4)));
+      }
+    }
+    if (rest > 0) {
+      for (int j = 0; j < 4; ++j) {
+        const float* q = xp + j * n + full;
+        lo[j] = _mm256_add_pd(lo[j], _mm256_cvtps_pd(_mm_maskload_ps(q, mlo)));
+        hi[j] = _mm256_add_pd(hi[j], _mm256_cvtps_pd(_mm_maskload_ps(q + 4, mhi)));
+      }
+    }
+    _mm256_storeu_pd(s + p, combine4_avx2(lo, hi));
   }
-  for (; i + 4 <= n; i += 4) a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
-  const __m256d a = _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3));
-  const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
-  double s = _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
-  for (; i < n; ++i) s += static_cast<double>(x[i]);
-  return s;
+  plane_sums_portable(x + p * n, n, count - p, s + p);
 }
 
 #undef IRRUN_AVX2
@@ -270,23 +313,34 @@ IRRUN_AVX2 double plane_sum_avx2(const float* x, i64 n) {
 // AVX-512F versions: the same operations in the same order, eight doubles at a time.
 
 #define IRRUN_AVX512 __attribute__((target("avx512f")))
+#define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f")))
 
 IRRUN_AVX512 void stats_avx512(const float* x, i64 n, float& lo, float& hi) {
-  __m512 mx = _mm512_set1_ps(hi), mn = _mm512_set1_ps(lo);
+  // Four independent chains: a single max/min chain is latency-bound.
+  __m512 mx[4], mn[4];
+  for (int j = 0; j < 4; ++j) mx[j] = _mm512_set1_ps(hi), mn[j] = _mm512_set1_ps(lo);
   i64 i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int j = 0; j < 4; ++j) {
+      const __m512 a = _mm512_loadu_ps(x + i + 16 * j);
+      mx[j] = _mm512_max_ps(a, mx[j]);  // NaN in a: keeps mx
+      mn[j] = _mm512_min_ps(a, mn[j]);
+    }
   for (; i + 16 <= n; i += 16) {
     const __m512 a = _mm512_loadu_ps(x + i);
-    mx = _mm512_max_ps(a, mx);  // NaN in a: keeps mx
-    mn = _mm512_min_ps(a, mn);
+    mx[0] = _mm512_max_ps(a, mx[0]);
+    mn[0] = _mm512_min_ps(a, mn[0]);
   }
-  alignas(64) float h[16], l[16];
-  _mm512_store_ps(h, mx);
-  _mm512_store_ps(l, mn);
-  for (int j = 0; j < 16; ++j) {
-    if (h[j] > hi) hi = h[j];
-    if (l[j] < lo) lo = l[j];
+  if (i < n) {  // masked-off lanes keep the accumulator (mask_max with src = accumulator)
+    const auto m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 a = _mm512_maskz_loadu_ps(m, x + i);
+    mx[1] = _mm512_mask_max_ps(mx[1], m, a, mx[1]);
+    mn[1] = _mm512_mask_min_ps(mn[1], m, a, mn[1]);
   }
-  stats_portable(x + i, n - i, lo, hi);
+  const __m512 h = _mm512_max_ps(_mm512_max_ps(mx[0], mx[1]), _mm512_max_ps(mx[2], mx[3]));
+  const __m512 l = _mm512_min_ps(_mm512_min_ps(mn[0], mn[1]), _mm512_min_ps(mn[2], mn[3]));
+  hi = _mm512_reduce_max_ps(h);  // no NaN left: every lane started from hi or lo
+  lo = _mm512_reduce_min_ps(l);
 }
 
 IRRUN_AVX512 void vsum_avx512(const float* const* rows, i64 r_count, i64 n, double* v) {
@@ -366,25 +420,87 @@ IRRUN_AVX512 bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count, const do
   return failed;
 }
 
-IRRUN_AVX512 double plane_sum_avx512(const float* x, i64 n) {
-  __m512d z0 = _mm512_setzero_pd(), z1 = z0;  // lanes 0-7 and 8-15 of the 16 accumulators
-  i64 i = 0;
-  for (; i + 16 <= n; i += 16) {
-    z0 = _mm512_add_pd(z0, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
-    z1 = _mm512_add_pd(z1, _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8)));
+// a[p] holds plane p's eight lane accumulators; returns the eight plane sums in
+// plane_sum_portable's order: neighbouring lanes, then pairs of pairs, then the two halves.
+IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a) {
+  __m512d b[4];  // b[j] = [P2j(01), P2j+1(01), P2j(23), P2j+1(23), ... (45) ..., ... (67) ...]
+  for (int j = 0; j < 4; ++j)
+    b[j] = _mm512_add_pd(_mm512_unpacklo_pd(a[2 * j], a[2 * j + 1]),
+                         _mm512_unpackhi_pd(a[2 * j], a[2 * j + 1]));
+  const __m512i first = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i second = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  // c[k] = [P4k..P4k+3 (0123), P4k..P4k+3 (4567)]
+  __m512d c[2];
+  for (int k = 0; k < 2; ++k)
+    c[k] = _mm512_add_pd(_mm512_permutex2var_pd(b[2 * k], first, b[2 * k + 1]),
+                         _mm512_permutex2var_pd(b[2 * k], second, b[2 * k + 1]));
+  return _mm512_add_pd(_mm512_shuffle_f64x2(c[0], c[1], 0x44),
+                       _mm512_shuffle_f64x2(c[0], c[1], 0xEE));
+}
+
+// Min and max (NaN ignored) of the eight floats at q, widened to doubles.
+struct MinMax8 {
+  __m256 lo, hi;
+};
+
+IRRUN_AVX512 inline __m512d widen(__m256 v, MinMax8& m) {
+  m.hi = _mm256_max_ps(v, m.hi);  // max/min return the second operand when v is NaN
+  m.lo = _mm256_min_ps(v, m.lo);
+  return _mm512_cvtps_pd(v);
+}
+
+IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s, float& lo,
+                                    float& hi) {
+  const i64 full = n / 8 * 8;
+  // The zero-filled last block; masked-off floats are not read, the zeros do not move min/max
+  // past the block's own values (the filler is NaN for the stats).
+  const auto tail = static_cast<__mmask16>((1u << (n - full)) - 1);
+  const __m512 nan = _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+  auto last = [&](const float* q) IRRUN_AVX512_LAMBDA {
+    return _mm512_castps512_ps256(_mm512_mask_loadu_ps(nan, tail, q));
+  };
+  // Four independent min/max chains keep their latency off the critical path.
+  MinMax8 m[4];
+  for (auto& mm : m) mm = {_mm256_set1_ps(lo), _mm256_set1_ps(hi)};
+  const __m512d zero = _mm512_setzero_pd();
+  i64 p = 0;
+  for (; p + 8 <= count; p += 8) {
+    const float* xp = x + p * n;
+    __m512d a[8];
+    for (int j = 0; j < 8; ++j) a[j] = zero;
+    for (i64 i = 0; i < full; i += 8)
+      for (int j = 0; j < 8; ++j)
+        a[j] = _mm512_add_pd(a[j], widen(_mm256_loadu_ps(xp + j * n + i), m[j & 3]));
+    if (tail != 0)
+      for (int j = 0; j < 8; ++j) {
+        const __m512d v = widen(last(xp + j * n + full), m[j & 3]);
+        a[j] = _mm512_add_pd(a[j], _mm512_mask_mov_pd(zero, static_cast<__mmask8>(tail), v));
+      }
+    _mm512_storeu_pd(s + p, combine8_avx512(a));
   }
-  __m256d a0 = _mm512_castpd512_pd256(z0);
-  for (; i + 4 <= n; i += 4) a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
-  const __m256d a =
-      _mm256_add_pd(_mm256_add_pd(a0, _mm512_extractf64x4_pd(z0, 1)),
-                    _mm256_add_pd(_mm512_castpd512_pd256(z1), _mm512_extractf64x4_pd(z1, 1)));
-  const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
-  double s = _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
-  for (; i < n; ++i) s += static_cast<double>(x[i]);
-  return s;
+  for (; p < count; ++p) {  // one plane at a time: one register of lanes, combined in memory
+    const float* xp = x + p * n;
+    __m512d a = zero;
+    for (i64 i = 0; i < full; i += 8) a = _mm512_add_pd(a, widen(_mm256_loadu_ps(xp + i), m[0]));
+    if (tail != 0) {
+      const __m512d v = widen(last(xp + full), m[0]);
+      a = _mm512_add_pd(a, _mm512_mask_mov_pd(zero, static_cast<__mmask8>(tail), v));
+    }
+    alignas(64) double l[8];
+    _mm512_store_pd(l, a);
+    s[p] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+  }
+  alignas(32) float h[8], l[8];
+  _mm256_store_ps(h, _mm256_max_ps(_mm256_max_ps(m[0].hi, m[1].hi), _mm256_max_ps(m[2].hi, m[3].hi)));
+  _mm256_store_ps(l, _mm256_min_ps(_mm256_min_ps(m[0].lo, m[1].lo), _mm256_min_ps(m[2].lo, m[3].lo)));
+  for (int j = 0; j < 8; ++j) {
+    if (h[j] > hi) hi = h[j];
+    if (l[j] < lo) lo = l[j];
+  }
 }
 
 #undef IRRUN_AVX512
+#undef IRRUN_AVX512_LAMBDA
 
 // ------------------------------------------------------------------------------------------
 
@@ -393,8 +509,10 @@ using HrowFn = bool (*)(const double*, i64, i64, const double*, double, double, 
 struct Ops {
   void (*stats)(const float*, i64, float&, float&);
   void (*vsum)(const float* const*, i64, i64, double*);
-  double (*plane_sum)(const float*, i64);
-  HrowFn hrow = nullptr;  // fixed-tap horizontal pass for this op's stride and kernel
+  // Sums of `count` planes of n floats, and the planes' min and max folded into lo, hi.
+  void (*plane_sums)(const float*, i64, i64, double*, float&, float&);
+  HrowFn hrow = nullptr;        // fixed-tap horizontal pass for this op's stride and kernel
+  HrowFn finish_row = nullptr;  // the one-tap stride-1 pass: scale, check, store a row of sums
 };
 
 bool cpu_has_avx512() {
@@ -546,15 +664,17 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
   const PoolGeometry& g = *pl.g;
   const i64 n = g.in_plane_size();
   const double inv = 1.0 / (pl.uniform ? pl.kvol : static_cast<double>(n));
+  std::vector<double> sums(kWholePlaneBlock), inv_w(kWholePlaneBlock, inv);
   for (i64 u = unit_begin; u < unit_end; ++u) {
-    const i64 p0 = u * kWholePlaneBlock, p1 = std::min(g.planes(), p0 + kWholePlaneBlock);
+    const i64 p0 = u * kWholePlaneBlock, count = std::min(g.planes() - p0, kWholePlaneBlock);
     float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    ops.stats(x + p0 * n, (p1 - p0) * n, lo, hi);
+    ops.plane_sums(x + p0 * n, n, count, sums.data(), lo, hi);
     const double t = threshold(pl, lo, hi);
-    for (i64 p = p0; p < p1; ++p) {
-      const double s = ops.plane_sum(x + p * n, n);
-      if (finish(s, 1.0, inv, t, y + p)) y[p] = fallback_output(pl, x + p * n, 0, 0, 0);
-    }
+    // The scale/check/store pass of a one-tap stride-1 row: y = s * (1 * inv), as finish().
+    if (!ops.finish_row(sums.data(), 1, count, inv_w.data(), 1.0, t, y + p0)) continue;
+    for (i64 p = p0; p < p0 + count; ++p)
+      if (!(std::fabs(sums[static_cast<std::size_t>(p - p0)]) >= t))
+        y[p] = fallback_output(pl, x + p * n, 0, 0, 0);
   }
 }
 
@@ -713,19 +833,21 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
   if (!make_plan(g, pl)) return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
 
-  Ops ops{stats_portable, vsum_portable, plane_sum_portable, nullptr};
+  Ops ops{stats_portable, vsum_portable, plane_sums_stats_portable, nullptr};
   const bool avx512 = isa == Isa::best && cpu_has_avx512();
   const bool avx2 = !avx512 && (isa == Isa::best || isa == Isa::avx2) && cpu_has_avx2();
-  if (avx512) ops = {stats_avx512, vsum_avx512, plane_sum_avx512, nullptr};
-  if (avx2) ops = {stats_avx2, vsum_avx2, plane_sum_avx2, nullptr};
+  if (avx512) ops = {stats_avx512, vsum_avx512, plane_sums_avx512, nullptr};
+  if (avx2) ops = {stats_avx2, vsum_avx2, plane_sums_avx2, nullptr};
+  auto hrow_s1_portable = [](const double* vp, i64 k, i64 n, const double* iw, double r, double t,
+                             float* o) { return hrow_fixed_portable(vp, 1, k, n, iw, r, t, o); };
+  ops.finish_row = avx512 ? hrow_s1_avx512<1> : avx2 ? hrow_s1_avx2<1> : +hrow_s1_portable;
   if (pl.fixed_w) {
     if (avx512) {
       ops.hrow = pick_hrow_avx512(pl.stride_w, pl.k_w);
     } else if (avx2) {
       ops.hrow = pick_hrow_avx2(pl.stride_w, pl.k_w);
     } else if (pl.stride_w == 1) {
-      ops.hrow = [](const double* vp, i64 k, i64 n, const double* iw, double r, double t,
-                    float* o) { return hrow_fixed_portable(vp, 1, k, n, iw, r, t, o); };
+      ops.hrow = hrow_s1_portable;
     } else {
       ops.hrow = [](const double* vp, i64 k, i64 n, const double* iw, double r, double t,
                     float* o) { return hrow_fixed_portable(vp, 2, k, n, iw, r, t, o); };
