@@ -355,21 +355,30 @@ IRRUN_AVX512 void vsum_avx512(const float* const* rows, i64 r_count, i64 n, doub
     _mm512_storeu_pd(v + i, a0);
     _mm512_storeu_pd(v + i + 8, a1);
   }
-  for (; i + 8 <= n; i += 8) {
-    __m512d a = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + i));
-    for (i64 r = 1; r < r_count; ++r)
-      a = _mm512_add_pd(a, _mm512_cvtps_pd(_mm256_loadu_ps(rows[r] + i)));
-    _mm512_storeu_pd(v + i, a);
+  // The last 1-15 columns: masked loads (masked-off floats are not read) and stores.
+  for (; i < n; i += 8) {
+    const auto m = static_cast<__mmask16>(n - i >= 8 ? 0xFF : (1u << (n - i)) - 1);
+    auto column = [m, i](const float* row) IRRUN_AVX512_LAMBDA {
+      return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, row + i)));
+    };
+    __m512d a = column(rows[0]);
+    for (i64 r = 1; r < r_count; ++r) a = _mm512_add_pd(a, column(rows[r]));
+    _mm512_mask_storeu_pd(v + i, static_cast<__mmask8>(m), a);
   }
-  vsum_portable_from(rows, r_count, i, n, v);
 }
 
+// Scale, check and store the outputs of `lanes` (a mask of the first 1-8 lanes); returns the
+// updated fail mask.
 IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_w, __m512d t,
-                                     __mmask8 fail, float* out) {
-  const __m512d r = _mm512_mul_pd(rinv, _mm512_loadu_pd(inv_w));
+                                     __mmask8 fail, float* out, __mmask8 lanes = 0xFF) {
+  const __m512d r = _mm512_mul_pd(rinv, _mm512_maskz_loadu_pd(lanes, inv_w));
   const __m512d y = _mm512_mul_pd(s, r);
-  _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
-  return fail | _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
+  _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(_mm512_cvtpd_ps(y)));
+  return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
+}
+
+IRRUN_AVX512 inline __mmask8 first_lanes(i64 count) {
+  return static_cast<__mmask8>(count >= 8 ? 0xFF : (1u << count) - 1);
 }
 
 template <int K>
@@ -379,16 +388,15 @@ IRRUN_AVX512 bool hrow_s1_avx512(const double* vp, i64 k, i64 ow_count, const do
   const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
   __mmask8 fail = 0;
   i64 ow = 0;
-  for (; ow + 8 <= ow_count; ow += 8) {
+  // The V row is zero-padded past the last window (Plan::vlen), so the loads of a partial last
+  // block stay inside it; only its valid lanes are stored and checked.
+  for (; ow < ow_count; ow += 8) {
     const double* p = vp + ow;
     __m512d s = _mm512_loadu_pd(p);
     for (i64 j = 1; j < taps; ++j) s = _mm512_add_pd(s, _mm512_loadu_pd(p + j));
-    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow);
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
   }
-  bool failed = fail != 0;
-  for (; ow < ow_count; ++ow)
-    failed |= finish(hsum_fixed(vp, ow, 1, taps), rinv_s, inv_w[ow], t_s, out + ow);
-  return failed;
+  return fail != 0;
 }
 
 template <int K>
@@ -400,7 +408,7 @@ IRRUN_AVX512 bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count, const do
   const __m512i order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
   __mmask8 fail = 0;
   i64 ow = 0;
-  for (; ow + 8 <= ow_count; ow += 8) {
+  for (; ow < ow_count; ow += 8) {  // partial last block: as in hrow_s1_avx512
     const double* p = vp + 2 * ow;
     __m512d a = _mm512_loadu_pd(p), b = _mm512_loadu_pd(p + 8);
     __m512d s = _mm512_unpacklo_pd(a, b);
@@ -412,12 +420,9 @@ IRRUN_AVX512 bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count, const do
       if (2 * m + 1 < taps) s = _mm512_add_pd(s, _mm512_unpackhi_pd(a, b));
     }
     s = _mm512_permutexvar_pd(order, s);
-    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow);
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
   }
-  bool failed = fail != 0;
-  for (; ow < ow_count; ++ow)
-    failed |= finish(hsum_fixed(vp, ow, 2, taps), rinv_s, inv_w[ow], t_s, out + ow);
-  return failed;
+  return fail != 0;
 }
 
 // a[p] holds plane p's eight lane accumulators; returns the eight plane sums in
@@ -789,7 +794,7 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   pl.stride_w = pl.fixed_w ? g.stride[2] : 1;
   pl.k_w = pl.fixed_w ? g.kernel[2] : 1;
   pl.pad_left = pl.fixed_w ? g.pad_begin[2] : 0;
-  const i64 ow_round = (g.out[2] + 3) / 4 * 4;
+  const i64 ow_round = (g.out[2] + 7) / 8 * 8;  // whole blocks of eight outputs stay in V
   pl.vlen = pl.pad_left + std::max(g.in[2], pl.stride_w * ow_round + pl.k_w) + 16;
   pl.inv_w.assign(static_cast<std::size_t>(ow_round), 0.0);
   for (i64 ow = 0; ow < g.out[2]; ++ow) {
