@@ -8,7 +8,8 @@
 //      strides and adaptive bins scalar), y = s * (1/rows * 1/cols) or s * (1/kernel volume),
 //      rounded once to f32.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
-// each contiguous plane directly.
+// each contiguous plane directly, eight planes at a time (plane_sum_portable gives the order),
+// with the min/max taken from the same loads.
 //
 // Accuracy proof (the contract: within one ulp of the exact average a = s/n):
 //   Every sum is a fixed tree of double additions over the window's f32 values (plus exact
