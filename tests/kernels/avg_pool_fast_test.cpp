@@ -125,12 +125,12 @@ std::vector<PoolGeometry> pattern_geometries() {
       window({1, 3}, {37}, {4}, {2}, {1}, {2}, true, false),  // 1-D
       // Whole-plane sums: plane sizes with every last-block width 0-7, plane counts that leave
       // partial groups of four (AVX2) and eight (AVX-512) planes.
-      adaptive({1, 11}, {3, 5}, {1, 1}),                                        // n = 15
-      window({1, 9}, {4, 4}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, false, true),      // n = 16
-      adaptive({1, 5}, {1, 3}, {1, 1}),                                         // n = 3
-      adaptive({3, 7}, {2, 3, 5}, {1, 1, 1}),                                   // n = 30
-      window({1, 17}, {9}, {9}, {1}, {0}, {0}, false, true),                    // n = 9
-      adaptive({1, 13}, {60, 70}, {1, 1}),                                      // n = 4200
+      adaptive({1, 11}, {3, 5}, {1, 1}),                                    // n = 15
+      window({1, 9}, {4, 4}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, false, true),  // n = 16
+      adaptive({1, 5}, {1, 3}, {1, 1}),                                     // n = 3
+      adaptive({3, 7}, {2, 3, 5}, {1, 1, 1}),                               // n = 30
+      window({1, 17}, {9}, {9}, {1}, {0}, {0}, false, true),                // n = 9
+      adaptive({1, 13}, {60, 70}, {1, 1}),                                  // n = 4200
   };
 }
 

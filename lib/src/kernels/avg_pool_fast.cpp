@@ -133,8 +133,7 @@ void plane_sums_portable(const float* x, i64 n, i64 count, double* s) {
 
 void stats_portable(const float* x, i64 n, float& lo, float& hi);
 
-void plane_sums_stats_portable(const float* x, i64 n, i64 count, double* s, float& lo,
-                               float& hi) {
+void plane_sums_stats_portable(const float* x, i64 n, i64 count, double* s, float& lo, float& hi) {
   stats_portable(x, n * count, lo, hi);
   plane_sums_portable(x, n, count, s);
 }
@@ -266,17 +265,16 @@ IRRUN_AVX2 inline __m256d combine4_avx2(const __m256d* lo, const __m256d* hi) {
   const __m256d l01 = _mm256_hadd_pd(lo[0], lo[1]), l23 = _mm256_hadd_pd(lo[2], lo[3]);
   const __m256d h01 = _mm256_hadd_pd(hi[0], hi[1]), h23 = _mm256_hadd_pd(hi[2], hi[3]);
   // [P0(01), P1(01), P0(23), P1(23)] and [P2(01), ...] -> [Pj(01)] + [Pj(23)]
-  const __m256d l = _mm256_add_pd(_mm256_permute2f128_pd(l01, l23, 0x20),
-                                  _mm256_permute2f128_pd(l01, l23, 0x31));
-  const __m256d h = _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20),
-                                  _mm256_permute2f128_pd(h01, h23, 0x31));
+  const __m256d l =
+      _mm256_add_pd(_mm256_permute2f128_pd(l01, l23, 0x20), _mm256_permute2f128_pd(l01, l23, 0x31));
+  const __m256d h =
+      _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
   return _mm256_add_pd(l, h);
 }
 
 IRRUN_AVX2 void stats_avx2(const float* x, i64 n, float& lo, float& hi);
 
-IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& lo,
-                                float& hi) {
+IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& lo, float& hi) {
   stats_avx2(x, n * count, lo, hi);
   const i64 full = n / 8 * 8, rest = n - full;
   // Lane masks of the zero-filled last block (maskload reads nothing where the mask is 0).
@@ -497,8 +495,10 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
     s[p] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
   }
   alignas(32) float h[8], l[8];
-  _mm256_store_ps(h, _mm256_max_ps(_mm256_max_ps(m[0].hi, m[1].hi), _mm256_max_ps(m[2].hi, m[3].hi)));
-  _mm256_store_ps(l, _mm256_min_ps(_mm256_min_ps(m[0].lo, m[1].lo), _mm256_min_ps(m[2].lo, m[3].lo)));
+  _mm256_store_ps(h,
+                  _mm256_max_ps(_mm256_max_ps(m[0].hi, m[1].hi), _mm256_max_ps(m[2].hi, m[3].hi)));
+  _mm256_store_ps(l,
+                  _mm256_min_ps(_mm256_min_ps(m[0].lo, m[1].lo), _mm256_min_ps(m[2].lo, m[3].lo)));
   for (int j = 0; j < 8; ++j) {
     if (h[j] > hi) hi = h[j];
     if (l[j] < lo) lo = l[j];
