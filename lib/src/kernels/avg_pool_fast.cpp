@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "compensated_sum.hpp"
@@ -100,6 +101,12 @@ bool hrow_fixed_portable(const double* vp, i64 stride, i64 k, i64 ow_count, cons
   for (i64 ow = 0; ow < ow_count; ++ow)
     fail |= finish(hsum_fixed(vp, ow, stride, k), rinv, inv_w[ow], t, out + ow);
   return fail;
+}
+
+// Equal adaptive bins: stride = taps = k.
+bool hrow_bins_portable(const double* vp, i64 k, i64 ow_count, const double* inv_w, double rinv,
+                        double t, float* out) {
+  return hrow_fixed_portable(vp, k, k, ow_count, inv_w, rinv, t, out);
 }
 
 // Windows given by (first, taps, step) on an unpadded V row: adaptive bins, strides > 2,
@@ -424,6 +431,33 @@ IRRUN_AVX512 bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count, const do
   return fail != 0;
 }
 
+// Equal bins of four (stride 4, four taps): the four taps of eight outputs are gathered from
+// four loads by permutes (outputs 0-3 from the first two loads, 4-7 from the last two) and
+// added in tap order, as hsum_fixed.
+IRRUN_AVX512 bool hrow_bins4_avx512(const double* vp, i64, i64 ow_count, const double* inv_w,
+                                    double rinv_s, double t_s, float* out) {
+  const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  const __m512i i0 = _mm512_set_epi64(12, 8, 4, 0, 12, 8, 4, 0);
+  const __m512i i1 = _mm512_set_epi64(13, 9, 5, 1, 13, 9, 5, 1);
+  const __m512i i2 = _mm512_set_epi64(14, 10, 6, 2, 14, 10, 6, 2);
+  const __m512i i3 = _mm512_set_epi64(15, 11, 7, 3, 15, 11, 7, 3);
+  __mmask8 fail = 0;
+  for (i64 ow = 0; ow < ow_count; ow += 8) {  // partial last block: as in hrow_s1_avx512
+    const double* p = vp + 4 * ow;
+    const __m512d a = _mm512_loadu_pd(p), b = _mm512_loadu_pd(p + 8);
+    const __m512d c = _mm512_loadu_pd(p + 16), d = _mm512_loadu_pd(p + 24);
+    __m512d lo = _mm512_add_pd(_mm512_permutex2var_pd(a, i0, b), _mm512_permutex2var_pd(a, i1, b));
+    __m512d hi = _mm512_add_pd(_mm512_permutex2var_pd(c, i0, d), _mm512_permutex2var_pd(c, i1, d));
+    lo = _mm512_add_pd(lo, _mm512_permutex2var_pd(a, i2, b));
+    hi = _mm512_add_pd(hi, _mm512_permutex2var_pd(c, i2, d));
+    lo = _mm512_add_pd(lo, _mm512_permutex2var_pd(a, i3, b));
+    hi = _mm512_add_pd(hi, _mm512_permutex2var_pd(c, i3, d));
+    const __m512d s = _mm512_mask_blend_pd(0xF0, lo, hi);
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
+  }
+  return fail != 0;
+}
+
 // a[p] holds plane p's eight lane accumulators; returns the eight plane sums in
 // plane_sum_portable's order: neighbouring lanes, then pairs of pairs, then the two halves.
 IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a) {
@@ -512,6 +546,8 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
 
 using HrowFn = bool (*)(const double*, i64, i64, const double*, double, double, float*);
 
+struct BandArgs;
+
 struct Ops {
   void (*stats)(const float*, i64, float&, float&);
   void (*vsum)(const float* const*, i64, i64, double*);
@@ -519,6 +555,7 @@ struct Ops {
   void (*plane_sums)(const float*, i64, i64, double*, float&, float&);
   HrowFn hrow = nullptr;        // fixed-tap horizontal pass for this op's stride and kernel
   HrowFn finish_row = nullptr;  // the one-tap stride-1 pass: scale, check, store a row of sums
+  bool (*band)(const BandArgs&, const Ops&) = nullptr;  // one group of rows (window kernel)
 };
 
 bool cpu_has_avx512() {
@@ -530,6 +567,7 @@ bool cpu_has_avx512() {
 }
 
 HrowFn pick_hrow_avx512(i64 stride, i64 k) {
+  if (stride > 2) return stride == 4 && k == 4 ? hrow_bins4_avx512 : hrow_bins_portable;
   if (stride == 1) {
     switch (k) {
       case 2:
@@ -563,6 +601,7 @@ bool cpu_has_avx2() {
 }
 
 HrowFn pick_hrow_avx2(i64 stride, i64 k) {
+  if (stride > 2) return hrow_bins_portable;
   if (stride == 1) {
     switch (k) {
       case 2:
@@ -634,6 +673,13 @@ struct Plan {
   i64 units_per_band = 1;
   i64 bands = 1;
   i64 max_rows = 1;  // max input rows summed by the vertical pass
+  // Per-geometry row tables (flattened output row q = od*OH + oh), built once per call: the
+  // float offsets in a plane of the input rows summed into V for row q are
+  // row_off[row_begin[q] .. row_begin[q+1]), in summation order; row_rinv[q] is the row factor.
+  std::vector<i64> row_begin, row_off;
+  std::vector<double> row_rinv;
+  // Per band: float offset and length of the contiguous input span scanned for min/max.
+  std::vector<i64> band_span_begin, band_span_len;
 };
 
 // Reference-order compensated average of one output (the fallback).
@@ -686,83 +732,190 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
 
 // ---- Window kernel: bands of output rows, vertical then horizontal sums.
 
+// One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of
+// pl.vlen doubles, zero padding kept), then the horizontal pass, scaling, check and store.
+// Returns true when some output of the group failed the check (the caller rescans it).
+struct BandArgs {
+  const Plan* pl;
+  const float* plane;
+  float* out_plane;
+  i64 q0, q1;
+  double t;
+  double* v;
+};
+
+using BandFn = bool (*)(const BandArgs&, const Ops&);
+
+// Portable (and AVX2) group: the building blocks above, in the same order as the AVX-512 path.
+bool band_generic(const BandArgs& a, const Ops& ops) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2];
+  const float* rows[64];
+  std::vector<const float*> many;
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    const auto uq = static_cast<std::size_t>(q);
+    const i64 r = pl.row_begin[uq + 1] - pl.row_begin[uq];
+    const i64* off = pl.row_off.data() + pl.row_begin[uq];
+    const float** rp = rows;
+    if (r > 64) {
+      many.resize(static_cast<std::size_t>(r));
+      rp = many.data();
+    }
+    for (i64 j = 0; j < r; ++j) rp[j] = a.plane + off[j];
+    double* v = a.v + (q - a.q0) * pl.vlen + pl.pad_left;
+    if (r == 0) {
+      std::fill(v, v + IW, 0.0);
+    } else {
+      ops.vsum(rp, r, IW, v);
+    }
+  }
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    const double* vrow = a.v + (q - a.q0) * pl.vlen;
+    const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
+    float* out = a.out_plane + q * OW;
+    if (pl.fixed_w) {
+      failed |= ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, a.t, out);
+    } else {
+      for (i64 ow = 0; ow < OW; ++ow) {
+        const auto w = static_cast<std::size_t>(ow);
+        const double s = hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
+        failed |= finish(s, rinv, pl.inv_w[w], a.t, out + ow);
+      }
+    }
+  }
+  return failed;
+}
+
+#define IRRUN_AVX512 __attribute__((target("avx512f")))
+#define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f")))
+
+// v[i] = sum of the rows plane + off[j] at column i, j in table order (as vsum_avx512).
+template <int R>
+IRRUN_AVX512 inline void vrow_avx512(const float* plane, const i64* off, i64 r_rt, i64 n,
+                                     double* v) {
+  const i64 r = R > 0 ? R : r_rt;
+  const float* p0 = plane + off[0];
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512d a0 = _mm512_cvtps_pd(_mm256_loadu_ps(p0 + i));
+    __m512d a1 = _mm512_cvtps_pd(_mm256_loadu_ps(p0 + i + 8));
+    for (i64 j = 1; j < r; ++j) {
+      const float* pj = plane + off[j] + i;
+      a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(pj)));
+      a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(pj + 8)));
+    }
+    _mm512_storeu_pd(v + i, a0);
+    _mm512_storeu_pd(v + i + 8, a1);
+  }
+  for (; i < n; i += 8) {  // masked last columns: masked-off floats are not read
+    const auto m = static_cast<__mmask16>(n - i >= 8 ? 0xFF : (1u << (n - i)) - 1);
+    __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, p0 + i)));
+    for (i64 j = 1; j < r; ++j)
+      a = _mm512_add_pd(a, _mm512_cvtps_pd(_mm512_castps512_ps256(
+                               _mm512_maskz_loadu_ps(m, plane + off[j] + i))));
+    _mm512_mask_storeu_pd(v + i, static_cast<__mmask8>(m), a);
+  }
+}
+
+// The whole group in one function: row tables, no calls per row (the horizontal pass H is
+// inlined), the same operations and order as band_generic with the AVX-512 building blocks.
+template <HrowFn H>
+IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2];
+  const i64* begin = pl.row_begin.data();
+  const i64* offs = pl.row_off.data();
+  double* v = a.v + pl.pad_left;
+  for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen) {
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = offs + begin[q];
+    switch (r) {
+      case 0:
+        std::fill(v, v + IW, 0.0);
+        break;
+      case 1:
+        vrow_avx512<1>(a.plane, off, r, IW, v);
+        break;
+      case 2:
+        vrow_avx512<2>(a.plane, off, r, IW, v);
+        break;
+      case 3:
+        vrow_avx512<3>(a.plane, off, r, IW, v);
+        break;
+      case 4:
+        vrow_avx512<4>(a.plane, off, r, IW, v);
+        break;
+      default:
+        vrow_avx512<0>(a.plane, off, r, IW, v);
+    }
+  }
+  bool failed = false;
+  const double* vrow = a.v;
+  const double* rinv = pl.row_rinv.data();
+  for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen)
+    failed |= H(vrow, pl.k_w, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
+  return failed;
+}
+
+BandFn pick_band_avx512(HrowFn h) {
+  // The instantiations for the horizontal passes pick_hrow_avx512 returns.
+  const std::pair<HrowFn, BandFn> table[] = {
+      {hrow_s1_avx512<2>, band_avx512<hrow_s1_avx512<2>>},
+      {hrow_s1_avx512<3>, band_avx512<hrow_s1_avx512<3>>},
+      {hrow_s1_avx512<5>, band_avx512<hrow_s1_avx512<5>>},
+      {hrow_s1_avx512<7>, band_avx512<hrow_s1_avx512<7>>},
+      {hrow_s1_avx512<0>, band_avx512<hrow_s1_avx512<0>>},
+      {hrow_s2_avx512<2>, band_avx512<hrow_s2_avx512<2>>},
+      {hrow_s2_avx512<3>, band_avx512<hrow_s2_avx512<3>>},
+      {hrow_s2_avx512<0>, band_avx512<hrow_s2_avx512<0>>},
+      {hrow_bins4_avx512, band_avx512<hrow_bins4_avx512>},
+      {hrow_bins_portable, band_avx512<hrow_bins_portable>},
+  };
+  for (const auto& e : table)
+    if (e.first == h) return e.second;
+  return band_generic;
+}
+
+#undef IRRUN_AVX512
+#undef IRRUN_AVX512_LAMBDA
+
 struct Scratch {
   std::vector<double> v;  // groups of vertical sums, each pl.vlen long (zero padding kept)
-  std::vector<const float*> rows;
-  std::vector<double> rinv;
 };
 
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
                  i64 unit_end) {
   const PoolGeometry& g = *pl.g;
-  const i64 IH = g.in[1], IW = g.in[2], OH = g.out[1], OW = g.out[2];
+  const i64 OH = g.out[1], OW = g.out[2];
   const i64 out_rows = g.out[0] * OH;
   const i64 group = std::max<i64>(1, kVBufferDoubles / pl.vlen);
   Scratch sc;
   sc.v.assign(static_cast<std::size_t>(group * pl.vlen), 0.0);
-  sc.rows.resize(static_cast<std::size_t>(pl.max_rows));
-  sc.rinv.resize(static_cast<std::size_t>(group));
 
+  i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
   for (i64 u = unit_begin; u < unit_end; ++u) {
-    const i64 p = u / pl.bands, band = u % pl.bands;
     const float* plane = x + p * g.in_plane_size();
     float* out_plane = y + p * g.out_plane_size();
     const i64 q0 = band * pl.units_per_band * pl.rows_per_unit;
     const i64 q1 = std::min(out_rows, q0 + pl.units_per_band * pl.rows_per_unit);
 
-    // 1. Input span of the band (a contiguous superset of the rows it reads) and its stats.
-    i64 lo_row = std::numeric_limits<i64>::max(), hi_row = -1;
-    for (i64 q = q0; q < q1; ++q) {
-      const auto od = static_cast<std::size_t>(q / OH), oh = static_cast<std::size_t>(q % OH);
-      const i64 td = pl.ax[0].taps[od], th = pl.ax[1].taps[oh];
-      if (td == 0 || th == 0) continue;
-      const i64 d0 = pl.ax[0].first[od], d1 = d0 + (td - 1) * pl.ax[0].step;
-      const i64 h0 = pl.ax[1].first[oh], h1 = h0 + (th - 1) * pl.ax[1].step;
-      lo_row = std::min(lo_row, d0 * IH + h0);
-      hi_row = std::max(hi_row, d1 * IH + h1);
-    }
+    // 1. Stats of the band's input span (a contiguous superset of the rows it reads).
     float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    if (hi_row >= 0) ops.stats(plane + lo_row * IW, (hi_row - lo_row + 1) * IW, lo, hi);
+    const auto b = static_cast<std::size_t>(band);
+    if (pl.band_span_len[b] > 0) ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
     const double t = threshold(pl, lo, hi);
 
     for (i64 g0 = q0; g0 < q1; g0 += group) {
       const i64 g1 = std::min(q1, g0 + group);
-      // 2. Vertical sums of each output row of the group.
-      for (i64 q = g0; q < g1; ++q) {
-        const auto od = static_cast<std::size_t>(q / OH), oh = static_cast<std::size_t>(q % OH);
-        double* v = sc.v.data() + (q - g0) * pl.vlen + pl.pad_left;
-        i64 r = 0;
-        for (i64 a = 0; a < pl.ax[0].taps[od]; ++a) {
-          const i64 id = pl.ax[0].first[od] + a * pl.ax[0].step;
-          for (i64 b = 0; b < pl.ax[1].taps[oh]; ++b) {
-            const i64 ih = pl.ax[1].first[oh] + b * pl.ax[1].step;
-            sc.rows[static_cast<std::size_t>(r++)] = plane + (id * IH + ih) * IW;
-          }
-        }
-        if (r == 0) {
-          std::fill(v, v + IW, 0.0);
-        } else {
-          ops.vsum(sc.rows.data(), r, IW, v);
-        }
-        sc.rinv[static_cast<std::size_t>(q - g0)] =
-            pl.uniform ? 1.0 : (r == 0 ? 0.0 : 1.0 / static_cast<double>(r));
-      }
-      // 3. Horizontal sums, scaling, check, store; failed outputs are recomputed.
+      // 2-3. Vertical and horizontal sums, scaling, check, store.
+      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, sc.v.data()}, ops)) continue;
+      // Failed outputs (rare) are recomputed from the V rows still in the buffer.
       for (i64 q = g0; q < g1; ++q) {
         const double* vrow = sc.v.data() + (q - g0) * pl.vlen;
-        const double rinv = sc.rinv[static_cast<std::size_t>(q - g0)];
         float* out = out_plane + q * OW;
-        bool failed = false;
-        if (pl.fixed_w) {
-          failed = ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, t, out);
-        } else {
-          for (i64 ow = 0; ow < OW; ++ow) {
-            const auto w = static_cast<std::size_t>(ow);
-            const double s = hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
-            failed |= finish(s, rinv, pl.inv_w[w], t, out + ow);
-          }
-        }
-        if (!failed) continue;
         for (i64 ow = 0; ow < OW; ++ow) {
           const auto w = static_cast<std::size_t>(ow);
           const double s =
@@ -772,6 +925,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
         }
       }
     }
+    if (++band == pl.bands) band = 0, ++p;
   }
 }
 
@@ -790,10 +944,12 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
                    pl.ax[2].taps[0] == g.in[2] && pl.ax[0].step == 1 && pl.ax[1].step == 1 &&
                    pl.ax[2].step == 1;
 
-  pl.fixed_w = !g.adaptive && g.dilation[2] == 1 && (g.stride[2] == 1 || g.stride[2] == 2) &&
-               g.kernel[2] <= 4096;
-  pl.stride_w = pl.fixed_w ? g.stride[2] : 1;
-  pl.k_w = pl.fixed_w ? g.kernel[2] : 1;
+  // Adaptive bins of equal size (in % out == 0) are windows with kernel = stride = in / out.
+  const bool even_bins = g.adaptive && g.out[2] > 0 && g.in[2] % g.out[2] == 0;
+  pl.fixed_w = even_bins || (!g.adaptive && g.dilation[2] == 1 &&
+                             (g.stride[2] == 1 || g.stride[2] == 2) && g.kernel[2] <= 4096);
+  pl.stride_w = pl.fixed_w ? (even_bins ? g.in[2] / g.out[2] : g.stride[2]) : 1;
+  pl.k_w = pl.fixed_w ? (even_bins ? pl.stride_w : g.kernel[2]) : 1;
   pl.pad_left = pl.fixed_w ? g.pad_begin[2] : 0;
   const i64 ow_round = (g.out[2] + 7) / 8 * 8;  // whole blocks of eight outputs stay in V
   pl.vlen = pl.pad_left + std::max(g.in[2], pl.stride_w * ow_round + pl.k_w) + 16;
@@ -821,6 +977,44 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   pl.units_per_band =
       std::clamp<i64>(kBandInputFloats / std::max<i64>(1, in_rows_per_unit * g.in[2]), 1, units);
   pl.bands = (units + pl.units_per_band - 1) / pl.units_per_band;
+
+  // Row tables and band spans (see Plan).
+  const i64 IH = g.in[1], IW = g.in[2], OH = g.out[1];
+  const i64 out_rows = g.out[0] * OH;
+  pl.row_begin.assign(1, 0);
+  pl.row_off.clear();
+  pl.row_rinv.clear();
+  for (i64 od = 0; od < g.out[0]; ++od)
+    for (i64 oh = 0; oh < OH; ++oh) {
+      const auto d = static_cast<std::size_t>(od), h = static_cast<std::size_t>(oh);
+      i64 r = 0;
+      for (i64 a = 0; a < pl.ax[0].taps[d]; ++a) {
+        const i64 id = pl.ax[0].first[d] + a * pl.ax[0].step;
+        for (i64 b = 0; b < pl.ax[1].taps[h]; ++b, ++r)
+          pl.row_off.push_back((id * IH + pl.ax[1].first[h] + b * pl.ax[1].step) * IW);
+      }
+      pl.row_begin.push_back(static_cast<i64>(pl.row_off.size()));
+      pl.row_rinv.push_back(pl.uniform ? 1.0 : (r == 0 ? 0.0 : 1.0 / static_cast<double>(r)));
+    }
+  pl.band_span_begin.assign(static_cast<std::size_t>(pl.bands), 0);
+  pl.band_span_len.assign(static_cast<std::size_t>(pl.bands), 0);
+  for (i64 band = 0; band < pl.bands; ++band) {
+    const i64 q0 = band * pl.units_per_band * pl.rows_per_unit;
+    const i64 q1 = std::min(out_rows, q0 + pl.units_per_band * pl.rows_per_unit);
+    i64 lo_off = std::numeric_limits<i64>::max(), hi_off = -1;
+    for (i64 q = q0; q < q1; ++q) {
+      const auto b0 = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q)]);
+      const auto b1 = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q) + 1]);
+      for (std::size_t j = b0; j < b1; ++j) {
+        lo_off = std::min(lo_off, pl.row_off[j]);
+        hi_off = std::max(hi_off, pl.row_off[j]);
+      }
+    }
+    if (hi_off >= 0) {
+      pl.band_span_begin[static_cast<std::size_t>(band)] = lo_off;
+      pl.band_span_len[static_cast<std::size_t>(band)] = hi_off - lo_off + IW;
+    }
+  }
   return true;
 }
 
@@ -854,11 +1048,16 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
       ops.hrow = pick_hrow_avx2(pl.stride_w, pl.k_w);
     } else if (pl.stride_w == 1) {
       ops.hrow = hrow_s1_portable;
+    } else if (pl.stride_w > 2) {
+      ops.hrow = hrow_bins_portable;
     } else {
       ops.hrow = [](const double* vp, i64 k, i64 n, const double* iw, double r, double t,
                     float* o) { return hrow_fixed_portable(vp, 2, k, n, iw, r, t, o); };
     }
   }
+
+  ops.band = band_generic;
+  if (avx512 && pl.fixed_w) ops.band = pick_band_avx512(ops.hrow);
 
   const float* x = in.data<float>();
   float* y = out.mutable_data<float>();
