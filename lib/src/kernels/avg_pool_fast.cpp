@@ -379,7 +379,12 @@ IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_
                                      __mmask8 fail, float* out, __mmask8 lanes = 0xFF) {
   const __m512d r = _mm512_mul_pd(rinv, _mm512_maskz_loadu_pd(lanes, inv_w));
   const __m512d y = _mm512_mul_pd(s, r);
-  _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(_mm512_cvtpd_ps(y)));
+  // Masked stores are slow on some CPUs (AMD Zen 4): only a partial block uses one.
+  if (lanes == 0xFF) {
+    _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
+  } else {
+    _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(_mm512_cvtpd_ps(y)));
+  }
   return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
 }
 
@@ -815,7 +820,9 @@ IRRUN_AVX512 inline void vrow_avx512(const float* plane, const i64* off, i64 r_r
     for (i64 j = 1; j < r; ++j)
       a = _mm512_add_pd(a, _mm512_cvtps_pd(_mm512_castps512_ps256(
                                _mm512_maskz_loadu_ps(m, plane + off[j] + i))));
-    _mm512_mask_storeu_pd(v + i, static_cast<__mmask8>(m), a);
+    // Masked-off lanes hold +0 (zero-masked loads): a full store keeps the zero padding past
+    // the row (Plan::vlen leaves room) and avoids a slow masked store.
+    _mm512_storeu_pd(v + i, a);
   }
 }
 
