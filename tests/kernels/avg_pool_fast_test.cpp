@@ -354,3 +354,48 @@ TEST_CASE("avg_pool dispatch uses the fast kernel only where it is covered",
   const Parallel par(1);
   CHECK_FALSE(irrun::kernels::avg_pool_fast(in16, out16, g, par));
 }
+
+// The group kernels of the window path: equal adaptive bins (kernel = stride = in/out, bins of
+// four vectorised on AVX-512), vertical row counts 0 (windows entirely in padding) to 7+, stride
+// 1 and 2 with widths around the vector block sizes, several planes and bands; every data mode
+// (mixed signs, cancellation, all-zero windows, NaN/inf) against the oracle, identical bits on
+// every ISA path and thread count.
+TEST_CASE("fast avg_pool group kernels on random geometries", "[kernels][avg_pool_fast]") {
+  Rng rng(0x6A0F5ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};
+  int bins4 = 0, empty_rows = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    PoolGeometry g;
+    const std::vector<std::int64_t> nc{rng.range(1, 2), rng.range(1, 6)};
+    const auto kind = rng.range(0, 3);
+    if (kind == 0) {  // equal adaptive bins, 2-D or 3-D
+      const std::int64_t bw = rng.coin() ? 4 : rng.range(1, 6), bh = rng.range(1, 5);
+      const std::int64_t ow = rng.range(1, 12), oh = rng.range(1, 9);
+      if (rng.range(0, 3) == 0)
+        g = adaptive(nc, {rng.range(1, 3) * 2, oh * bh, ow * bw}, {2, oh, ow});
+      else
+        g = adaptive(nc, {oh * bh, ow * bw}, {oh, ow});
+      bins4 += bw == 4;
+    } else {  // windows: stride 1 or 2, heights 1-7, pads that can exceed the kernel
+      const std::int64_t kh = rng.range(1, 7), kw = rng.range(1, 7);
+      const std::int64_t sh = rng.range(1, 3), sw = rng.range(1, 2);
+      const std::int64_t ph = rng.range(0, 3), pw = rng.range(0, 3);
+      const std::int64_t ih = rng.range(std::max<std::int64_t>(1, kh - 2 * ph), 40);
+      const std::int64_t iw = rng.range(std::max<std::int64_t>(1, kw - 2 * pw), 70);
+      g = window(nc, {ih, iw}, {kh, kw}, {sh, sw}, {ph, pw}, {ph, pw}, rng.coin(), rng.coin());
+      empty_rows += ph >= kh;
+    }
+    if (!irrun::kernels::avg_pool_fast_covers(ElementType::f32, g)) continue;
+    const Data mode = static_cast<Data>(iter % 5);
+    INFO(describe(g) << " data " << static_cast<int>(mode));
+    const Tensor in = random_input(rng, g, mode);
+    const auto want = oracle_of(g, in);
+    const Tensor best = run_fast(g, in, pools[1], Isa::best);
+    CHECK(check_against_oracle(g, best, want, "best") == 0);
+    CHECK(same_bits(run_fast(g, in, pools[0], Isa::portable), best));
+    CHECK(same_bits(run_fast(g, in, pools[2], Isa::avx2), best));
+    CHECK(same_bits(run_fast(g, in, pools[iter % 4], Isa::best), best));
+  }
+  CHECK(bins4 > 40);
+  CHECK(empty_rows > 10);
+}
