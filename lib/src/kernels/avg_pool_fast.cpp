@@ -1,20 +1,32 @@
 // Fast f32 AvgPool / AdaptiveAvgPool on plain NC[D]HW tensors.
 //
 // Algorithm (per plane, per band of output rows):
-//   1. stats: min and max of the band's input rows (one contiguous pass, NaN ignored);
+//   0. once per call (make_plan): per flattened output row q = od*OH + oh, the table of input
+//      row offsets it sums (in summation order) and its row factor 1/rows; per band, the
+//      contiguous input span scanned for stats. The loops do no divisions and no per-row setup;
+//   1. stats: min and max of the band's input span (one contiguous pass, NaN ignored);
 //   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
-//      double (exact conversion from f32);
-//   3. horizontal: s[ow] = sum of V over the window's columns (stride 1 and 2 vectorised, other
-//      strides and adaptive bins scalar), y = s * (1/rows * 1/cols) or s * (1/kernel volume),
-//      rounded once to f32.
+//      double (exact conversion from f32), rows added left to right in table order;
+//   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
+//      (stride 1 and 2 vectorised; equal adaptive bins, in % out == 0, are windows with
+//      kernel = stride = in/out, bins of four vectorised on AVX-512 by gathering tap m of eight
+//      outputs with permutes; uneven bins scalar), y = s * (1/rows * 1/cols) or
+//      s * (1/kernel volume), rounded once to f32.
+//   On AVX-512, steps 2 and 3 for a group of rows run in one function (band_avx512) with the
+//   horizontal pass inlined; the portable and AVX2 paths run the same additions through
+//   band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time (plane_sum_portable gives the order),
 // with the min/max taken from the same loads.
 //
 // Accuracy proof (the contract: within one ulp of the exact average a = s/n):
 //   Every sum is a fixed tree of double additions over the window's f32 values (plus exact
-//   zeros for padding, whose additions are exact). With at most d rounded additions on any
-//   path, |s^ - s| <= gamma_d * sum|x| <= gamma_d * N * M =: B, where N bounds the taps of any
+//   zeros for padding, whose additions are exact). The window tree is a left-to-right chain of
+//   row sums (at most rows - 1 additions) followed by a left-to-right chain over the K
+//   horizontal taps (K - 1 additions), so d <= N + K; the bins-of-four gather changes only
+//   where the taps come from, not the chain, and the plane sums below add at most N + 3.
+//   make_plan uses D = N + K + 16 (K = 0 for uneven bins). With at most d rounded additions on
+//   any path, |s^ - s| <= gamma_d * sum|x| <= gamma_d * N * M =: B, where N bounds the taps of any
 //   window, M = max |x| over the band and gamma_d = d*u/(1-d*u), u = 2^-53. The result is
 //   y = fl(s^ * fl(fl(1/r) * fl(1/c))) = (s^/n)(1+e), |e| <= 4.01u. If B <= 2^-28 |s^| then
 //   |y - a| < 2^-26 |a|; any two reals that close round to f32 values at most one ulp apart
