@@ -830,8 +830,8 @@ IRRUN_AVX512 inline void vrow_avx512(const float* plane, const i64* off, i64 r_r
     const auto m = static_cast<__mmask16>(n - i >= 8 ? 0xFF : (1u << (n - i)) - 1);
     __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, p0 + i)));
     for (i64 j = 1; j < r; ++j)
-      a = _mm512_add_pd(a, _mm512_cvtps_pd(_mm512_castps512_ps256(
-                               _mm512_maskz_loadu_ps(m, plane + off[j] + i))));
+      a = _mm512_add_pd(
+          a, _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, plane + off[j] + i))));
     // Masked-off lanes hold +0 (zero-masked loads): a full store keeps the zero padding past
     // the row (Plan::vlen leaves room) and avoids a slow masked store.
     _mm512_storeu_pd(v + i, a);
@@ -924,7 +924,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // 1. Stats of the band's input span (a contiguous superset of the rows it reads).
     float lo = std::numeric_limits<float>::infinity(), hi = -lo;
     const auto b = static_cast<std::size_t>(band);
-    if (pl.band_span_len[b] > 0) ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
+    if (pl.band_span_len[b] > 0)
+      ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
     const double t = threshold(pl, lo, hi);
 
     for (i64 g0 = q0; g0 < q1; g0 += group) {
