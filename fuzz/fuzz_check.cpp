@@ -1,0 +1,99 @@
+// libFuzzer target: the whole `irrun check` path on files. The input is split after the first
+// "</net>": the part up to it is model.xml, the rest (if any) model.bin, both written to a
+// private temporary directory. check_file runs in normal and strict mode and every diagnostic
+// is formatted. A model that passes and is small (every static shape of at most 4096 elements)
+// is then run on random inputs, so the executor and kernels see hostile geometry too. The only
+// acceptable failure is irrun::Error.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "irrun/analysis.hpp"
+#include "irrun/blob.hpp"
+#include "irrun/check.hpp"
+#include "irrun/checked.hpp"
+#include "irrun/error.hpp"
+#include "irrun/executor.hpp"
+#include "irrun/inputs.hpp"
+#include "irrun/tensor.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& work_dir() {
+  static const fs::path dir = [] {
+    const fs::path base = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+    auto d = base / ("irrun-fuzz-check-" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(work_dir(), ec);
+    });
+    return d;
+  }();
+  return dir;
+}
+
+void write(const fs::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+bool small(const irrun::PartialShape& s) {
+  if (!s.is_static()) return false;
+  const auto n = irrun::checked_product(s.to_static());
+  return n && *n <= 4096;
+}
+
+void try_run(const irrun::Model& m) {
+  const auto a = irrun::analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+  for (const auto& node : a.nodes) {
+    for (const auto& out : node.outputs) {
+      if (!small(out.shape)) return;
+    }
+  }
+  irrun::require_executable(m);
+  irrun::InputOptions options;
+  options.random_seed = 1;
+  const auto bound = irrun::bind_inputs(m, options);
+  const irrun::Parallel parallel(1);
+  for (const auto& out : irrun::run_model(m, bound.tensors, parallel)) {
+    (void)irrun::stats(out.tensor);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  irrun::set_memory_limit(std::uint64_t{64} << 20);
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const auto xml_path = work_dir() / "model.xml";
+  const auto bin_path = work_dir() / "model.bin";
+  std::error_code ec;
+  fs::remove(bin_path, ec);
+  const auto end = input.find("</net>");
+  if (end == std::string_view::npos) {
+    write(xml_path, input);
+  } else {
+    write(xml_path, input.substr(0, end + 6));
+    write(bin_path, input.substr(end + 6));
+  }
+  for (bool strict : {false, true}) {
+    irrun::CheckOptions options;
+    options.strict = strict;
+    try {
+      const auto report = irrun::check_file(xml_path.string(), options);
+      for (const auto& d : report.diagnostics) (void)irrun::format(report, d);
+      if (!strict && report.passed() && report.model) try_run(*report.model);
+    } catch (const irrun::Error&) {
+    }
+  }
+  return 0;
+}
