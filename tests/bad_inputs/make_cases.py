@@ -229,6 +229,9 @@ xml_file("pool_two_inputs.xml", good.replace('<port id="0" precision="FP32"><dim
                                              '<port id="0" precision="FP32"><dim>1</dim><dim>3</dim><dim>8</dim><dim>8</dim></port><port id="2" precision="FP32"><dim>1</dim><dim>3</dim><dim>8</dim><dim>8</dim></port></input>')
          .replace("</edges>", '<edge from-layer="0" from-port="0" to-layer="1" to-port="2"/>\n</edges>'))
 case("AvgPool with two inputs", 1, "AvgPool-1 takes 1 input(s), the layer has 2 incoming edge(s) [bad-inputs]", "check {dir}/pool_two_inputs.xml")
+xml_file("pool_no_output.xml", good.replace('<output><port id="1" precision="FP32" names="pool"><dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>', "")
+         .replace('<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>\n', ""))
+case("--layer on a pool without an output port", 3, "layer 1 'pool' (AvgPool-1 opset1): AvgPool-1 has 1 output(s), the layer declares 0 output port(s)", "run {dir}/pool_no_output.xml --layer pool --random-input -o {out}")
 xml_file("unsupported_op.xml", good.replace('type="AvgPool" version="opset1"', 'type="MaxPool" version="opset1"'))
 case("run an op irrun does not implement", 6, "cannot execute 1 layer(s) of ops irrun does not implement: 'pool' (MaxPool)", "run {dir}/unsupported_op.xml --random-input -o {out}")
 
@@ -311,6 +314,7 @@ run_input("--shape not static", 4, "is not a static shape", "{dir}/good.bin", " 
 # --- outputs and limits -----------------------------------------------------------------------
 case("output dir is a file", 5, "--output-dir is not a directory", "run {dir}/good.xml --input {dir}/good.npy -o {outfile}")
 case("output dir below a file", 5, "cannot create the output directory", "run {dir}/good.xml --input {dir}/good.npy -o {outfile}/sub")
+case("output dir in /proc (denied even to root)", 5, "cannot create the output directory", "run {dir}/good.xml --input {dir}/good.npy -o /proc/irrun-bad-inputs-out")
 case("output dir read-only", 5, "cannot write: Permission denied", "run {dir}/good.xml --input {dir}/good.npy -o {rodir}")
 case("--max-memory not a size", 2, "expected a size such as 1048576, 512M or 8G", "--max-memory lots run {dir}/good.xml --random-input")
 case("--max-memory too small for the input", 7, "over the memory limit of 512 bytes", "--max-memory 512 run {dir}/good.xml --random-input -o {out}")
