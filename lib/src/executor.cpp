@@ -206,6 +206,10 @@ Model extract_layer(const Model& model, const std::string& layer_name) {
   if (!op || (op->kind != OpKind::avg_pool && op->kind != OpKind::adaptive_avg_pool))
     throw unsupported_error(model.ir.path + ": --layer: " + describe(target) +
                             " is not a pooling layer irrun runs (AvgPool, AdaptiveAvgPool)");
+  if (target.outputs.size() != 1)
+    throw ModelError(model.ir.path, target.line,
+                     describe_op(target) + ": " + op_label(*op) + " has 1 output(s), the layer " +
+                         "declares " + std::to_string(target.outputs.size()) + " output port(s)");
 
   Model sub;
   sub.ir.path = model.ir.path;
