@@ -2,7 +2,8 @@
 // "</net>": the part up to it is model.xml, the rest (if any) model.bin, both written to a
 // private temporary directory. check_file runs in normal and strict mode and every diagnostic
 // is formatted. A model that passes and is small (every static shape of at most 4096 elements)
-// is then run on random inputs, so the executor and kernels see hostile geometry too. The only
+// is then run on random inputs, whole and each pooling layer alone (--layer), so the executor and
+// kernels see hostile geometry too. The only
 // acceptable failure is irrun::Error.
 #include <unistd.h>
 
@@ -52,7 +53,7 @@ bool small(const irrun::PartialShape& s) {
   return n && *n <= 4096;
 }
 
-void try_run(const irrun::Model& m) {
+void run_if_small(const irrun::Model& m) {
   const auto a = irrun::analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
   for (const auto& node : a.nodes) {
     for (const auto& out : node.outputs) {
@@ -66,6 +67,21 @@ void try_run(const irrun::Model& m) {
   const irrun::Parallel parallel(1);
   for (const auto& out : irrun::run_model(m, bound.tensors, parallel)) {
     (void)irrun::stats(out.tensor);
+  }
+}
+
+// The whole model, then each pooling layer alone (`--layer`).
+void try_run(const irrun::Model& m) {
+  try {
+    run_if_small(m);
+  } catch (const irrun::Error&) {
+  }
+  for (const auto& layer : m.ir.layers) {
+    if (!irrun::has_type(layer, "AvgPool") && !irrun::has_type(layer, "AdaptiveAvgPool")) continue;
+    try {
+      run_if_small(irrun::extract_layer(m, layer.name));
+    } catch (const irrun::Error&) {
+    }
   }
 }
 

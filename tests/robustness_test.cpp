@@ -275,3 +275,21 @@ TEST_CASE("AdaptiveAvgPool output_size is bounded", "[robustness][limits]") {
   CHECK(irrun::infer_adaptive_avg_pool(in, size_shape, std::vector<std::int64_t>{INT64_C(1) << 40})
             .output == irrun::PartialShape::from_static({1, 2, INT64_C(1) << 40}));
 }
+
+TEST_CASE("read_ir refuses an IR whose parse would not fit the memory limit",
+          "[robustness][limits]") {
+  const std::string path = std::string(IRRUN_SAMPLES_DIR) + "/avgpool_v11.xml";
+  {
+    const MemoryLimit limit(1024);
+    try {
+      (void)irrun::read_ir(path);
+      FAIL("no error");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == irrun::ExitCode::limit);
+      CHECK_THAT(std::string(e.what()), Catch::Contains("avgpool_v11.xml: parsing this") &&
+                                            Catch::Contains("over the memory limit of 1.0 KiB"));
+    }
+  }
+  const MemoryLimit limit(1 << 20);
+  CHECK(irrun::read_ir(path).layers.size() == 3);
+}
