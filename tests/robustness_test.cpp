@@ -1,10 +1,15 @@
 // Hostile inputs at the library level: deep nesting and entity tricks in the XML, graphs whose
 // size would expose quadratic or recursive code, and the memory limit with its size arithmetic.
 // (tests/cli/bad_inputs_test.cpp runs the catalogue of bad files through the binary.)
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "irrun/analysis.hpp"
 #include "irrun/blob.hpp"
@@ -292,4 +297,14 @@ TEST_CASE("read_ir refuses an IR whose parse would not fit the memory limit",
   }
   const MemoryLimit limit(1 << 20);
   CHECK(irrun::read_ir(path).layers.size() == 3);
+}
+
+TEST_CASE("Buffer::map_file refuses FIFOs and devices without blocking", "[robustness]") {
+  const auto fifo = std::filesystem::temp_directory_path() /
+                    ("irrun-robustness-fifo-" + std::to_string(::getpid()));
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Opening a FIFO without a writer blocked forever before O_NONBLOCK.
+  CHECK_THROWS_AS(irrun::Buffer::map_file(fifo.string(), 0, 0), std::system_error);
+  std::filesystem::remove(fifo);
+  CHECK_THROWS_AS(irrun::Buffer::map_file("/dev/zero", 0, 16), std::system_error);
 }
