@@ -256,7 +256,7 @@ bad_adaptive("run_output_size_u8", b"\x03\x04", 6, "is not static, so it cannot 
 bad_adaptive("run_without_weights", None, 3, "needs weights, but there is no", cmd="run")
 case("weights file missing", 3, "cannot open weights: No such file or directory", "run {dir}/good.xml --weights {dir}/nope.bin --random-input -o {out}")
 case("weights is a directory", 3, "is a directory, expected a weights .bin file", "run {dir}/good.xml --weights {dir} --random-input -o {out}")
-case("weights is a FIFO", 1, "cannot read weights", "check {dir}/good.xml --weights {fifo}")
+case("weights is a FIFO", 1, "not a regular file, expected a weights .bin file", "check {dir}/good.xml --weights {fifo}")
 
 # --- model file system cases ------------------------------------------------------------------
 case("model missing", 3, "nope.xml: cannot open: No such file or directory", "run {dir}/nope.xml --random-input -o {out}")
