@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -28,19 +27,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A private directory that exists only while one input runs (libFuzzer's exit skips atexit).
 const fs::path& work_dir() {
-  static const fs::path dir = [] {
-    const fs::path base = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
-    auto d = base / ("irrun-fuzz-check-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    std::atexit([] {
-      std::error_code ec;
-      fs::remove_all(work_dir(), ec);
-    });
-    return d;
-  }();
+  static const fs::path dir =
+      (fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path()) /
+      ("irrun-fuzz-check-" + std::to_string(::getpid()));
   return dir;
 }
+
+struct WorkDir {
+  WorkDir() { fs::create_directories(work_dir()); }
+  ~WorkDir() {
+    std::error_code ec;
+    fs::remove_all(work_dir(), ec);
+  }
+};
 
 void write(const fs::path& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -90,10 +91,9 @@ void try_run(const irrun::Model& m) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   irrun::set_memory_limit(std::uint64_t{64} << 20);
   const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const WorkDir scope;
   const auto xml_path = work_dir() / "model.xml";
   const auto bin_path = work_dir() / "model.bin";
-  std::error_code ec;
-  fs::remove(bin_path, ec);
   const auto end = input.find("</net>");
   if (end == std::string_view::npos) {
     write(xml_path, input);
