@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "irrun/error.hpp"
+#include "irrun/tensor.hpp"
 
 namespace {
 
@@ -22,8 +23,8 @@ Examples:
   irrun model.xml --expect golden/          replay it and compare (exit 1 on a mismatch)
   irrun net.xml --layer pool5 --input x.bin run one pooling layer of a whole network
 Exit codes: 0 ok, 1 check failed or --expect mismatch, 2 usage error, 3 bad model,
-            4 bad input or golden,
-            5 output not writable, 6 unsupported op or type, 7 resource limit.)";
+            4 bad input or golden, 5 output not writable, 6 unsupported op or type,
+            7 resource limit (--max-memory).)";
 
 bool is_subcommand(const std::string& arg) {
   return arg == "check" || arg == "info" || arg == "run" || arg == "bench";
@@ -36,6 +37,10 @@ std::vector<std::string> normalise_args(int argc, char** argv) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     if (a == "--") break;
+    if (a == "--max-memory") {  // a global option with a separate value: skip the value
+      ++i;
+      continue;
+    }
     if (!a.empty() && a[0] == '-') continue;
     if (!is_subcommand(a)) args.insert(args.begin() + static_cast<std::ptrdiff_t>(i), "run");
     break;
@@ -55,6 +60,16 @@ int main(int argc, char** argv) {
   irrun::cli::Globals globals;
   app.add_flag("-v,--verbose", globals.verbose, "Log details on stderr");
   app.add_flag("-q,--quiet", globals.quiet, "Print only problems and errors");
+  std::string max_memory;
+  app.add_option("--max-memory", max_memory,
+                 "Memory irrun may allocate for tensors, e.g. 512M, 8G (default: 75% of RAM); "
+                 "more fails with exit code 7")
+      ->check(
+          [](const std::string& v) {
+            return irrun::parse_memory_size(v) ? std::string()
+                                               : "expected a size such as 1048576, 512M or 8G";
+          },
+          "SIZE");
 
   const std::vector<irrun::cli::Command> commands{
       irrun::cli::add_check(app, globals),
@@ -78,6 +93,8 @@ int main(int argc, char** argv) {
                     : globals.quiet ? spdlog::level::err
                                     : spdlog::level::info);
   spdlog::set_default_logger(logger);
+  irrun::set_memory_limit(max_memory.empty() ? irrun::default_memory_limit()
+                                             : *irrun::parse_memory_size(max_memory));
 
   for (const auto& command : commands) {
     if (!command.sub->parsed()) continue;

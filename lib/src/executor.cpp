@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "irrun/analysis.hpp"
+#include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 
@@ -28,16 +29,70 @@ Analysis analyze_or_throw(const Model& m, const std::map<std::size_t, PartialSha
   return a;
 }
 
+ModelError no_weights_error(const Model& m, std::size_t n) {
+  return ModelError(m.ir.path, m.ir.layers[n].line,
+                    describe_op(m.ir.layers[n]) + ": needs weights, but there is no " +
+                        m.weights_path + " (give --weights FILE)");
+}
+
 Tensor const_tensor(const Model& m, std::size_t n, const ConstAttrs& c) {
-  if (!m.weights)
-    throw ModelError(m.ir.path, m.ir.layers[n].line,
-                     describe_op(m.ir.layers[n]) + ": needs weights, but there is no " +
-                         m.weights_path + " (give --weights FILE)");
+  if (!m.weights) throw no_weights_error(m, n);
   Tensor t;
   t.type = c.type;
   t.shape = c.shape;
   t.buffer = m.weights->slice(c.offset, packed_byte_size(c.type, t.element_count()));
   return t;
+}
+
+// Before any compute: every pooling output has a static shape whose byte size fits 64 bits, and
+// the peak of the memory the run allocates fits the memory limit. The peak follows run_model's
+// schedule: a pooling output (plus its kernel's per-axis window tables, 16 bytes per output
+// index) lives until its last consumer has run, or to the end when a Result returns it.
+void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses) {
+  std::vector<std::uint64_t> held(m.ir.layers.size(), 0);
+  std::vector<bool> returned(m.ir.layers.size(), false);
+  std::uint64_t live = 0, peak = 0, largest = 0;
+  std::size_t largest_layer = 0;
+  for (auto n : m.graph.order) {
+    if (!m.graph.nodes[n].reachable) continue;
+    const auto& info = a.nodes[n];
+    const Layer& layer = m.ir.layers[n];
+    const auto kind = info.op->kind;
+    if (kind == OpKind::constant && !m.weights) throw no_weights_error(m, n);
+    if (kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool) {
+      const auto& out = info.outputs[0];
+      if (!info.geometry || !out.shape.is_static())
+        throw unsupported_error(m.ir.path + ": " + describe_op(layer) + ": output shape " +
+                                to_string(out.shape) +
+                                " is not static, so it cannot run (AdaptiveAvgPool needs its "
+                                "output_size from an i32 or i64 Const)");
+      const auto shape = out.shape.to_static();
+      const auto count = checked_product(shape);
+      const auto bits = count ? checked_mul(*count, bit_width(out.type)) : std::nullopt;
+      std::optional<std::uint64_t> bytes = bits ? std::optional(*bits / 8 + 1) : std::nullopt;
+      for (std::size_t i = 2; bytes && i < shape.size(); ++i) {
+        const auto table = checked_mul(static_cast<std::uint64_t>(shape[i]), 16);
+        bytes = table ? checked_add(*bytes, *table) : std::nullopt;
+      }
+      const auto total = bytes ? checked_add(live, *bytes) : std::nullopt;
+      if (!total)
+        require_memory(std::nullopt, m.ir.path + ": " + describe_op(layer) + ": its output " +
+                                         std::string(to_string(out.type)) + " " + to_string(shape));
+      held[n] = *bytes;
+      live = *total;
+      peak = std::max(peak, live);
+      if (*bytes > largest) largest = *bytes, largest_layer = n;
+    }
+    for (const auto& src : m.graph.nodes[n].inputs) {
+      if (kind == OpKind::result) returned[src.node] = true;
+      if (--uses[src.node] == 0 && !returned[src.node]) live -= held[src.node];
+    }
+  }
+  if (peak)
+    require_memory(peak, m.ir.path + ": running the model (largest output: " +
+                             describe_op(m.ir.layers[largest_layer]) + ", " +
+                             std::string(to_string(a.nodes[largest_layer].outputs[0].type)) + " " +
+                             to_string(a.nodes[largest_layer].outputs[0].shape) + ")");
 }
 
 }  // namespace
@@ -99,6 +154,7 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
   for (auto n : m.graph.order) {
     for (const auto& src : m.graph.nodes[n].inputs) ++uses[src.node];
   }
+  preflight(m, a, uses);
   std::vector<Output> outputs;
   for (auto n : m.graph.order) {
     const auto& info = a.nodes[n];
@@ -156,6 +212,10 @@ Model extract_layer(const Model& model, const std::string& layer_name) {
   if (!op || (op->kind != OpKind::avg_pool && op->kind != OpKind::adaptive_avg_pool))
     throw unsupported_error(model.ir.path + ": --layer: " + describe(target) +
                             " is not a pooling layer irrun runs (AvgPool, AdaptiveAvgPool)");
+  if (target.outputs.size() != 1)
+    throw ModelError(model.ir.path, target.line,
+                     describe_op(target) + ": " + op_label(*op) + " has 1 output(s), the layer " +
+                         "declares " + std::to_string(target.outputs.size()) + " output port(s)");
 
   Model sub;
   sub.ir.path = model.ir.path;

@@ -8,12 +8,26 @@
 namespace irrun {
 namespace {
 
-std::optional<std::size_t> port_index(const std::vector<Port>& ports, std::uint64_t id) {
-  for (std::size_t i = 0; i < ports.size(); ++i) {
-    if (ports[i].id == id) return i;
+// Port id -> index among a layer's ports, built once per layer on first use so that a layer
+// with many ports and many edges is not scanned once per edge.
+class PortIndex {
+ public:
+  explicit PortIndex(std::size_t layers) : maps_(layers) {}
+  std::optional<std::size_t> find(std::size_t layer, const std::vector<Port>& ports,
+                                  std::uint64_t id) {
+    auto& map = maps_[layer];
+    if (!map) {
+      map.emplace();
+      for (std::size_t i = 0; i < ports.size(); ++i) map->emplace(ports[i].id, i);
+    }
+    const auto it = map->find(id);
+    if (it == map->end()) return std::nullopt;
+    return it->second;
   }
-  return std::nullopt;
-}
+
+ private:
+  std::vector<std::optional<std::unordered_map<std::uint64_t, std::size_t>>> maps_;
+};
 
 [[noreturn]] void fail(const IrModel& model, std::size_t line, const std::string& what) {
   throw ModelError(model.path, line, what);
@@ -43,6 +57,7 @@ Graph build_graph(IrModel& model) {
   }
   for (std::size_t i = 0; i < layers.size(); ++i) slots[i].resize(incoming[i]);
 
+  PortIndex outputs(layers.size()), inputs(layers.size());
   for (std::size_t k = 0; k < model.edges.size(); ++k) {
     const Edge& e = model.edges[k];
     const auto from = by_id.find(e.from_layer);
@@ -55,12 +70,12 @@ Graph build_graph(IrModel& model) {
            edge_text(e) + ": to-layer " + std::to_string(e.to_layer) + " does not exist");
     const Layer& src = layers[from->second];
     const Layer& dst = layers[to->second];
-    const auto out = port_index(src.outputs, e.from_port);
+    const auto out = outputs.find(from->second, src.outputs, e.from_port);
     if (!out)
       fail(model, e.line,
            edge_text(e) + ": Can not find output port with id " + std::to_string(e.from_port) +
                " in " + describe(src));
-    const auto in = port_index(dst.inputs, e.to_port);
+    const auto in = inputs.find(to->second, dst.inputs, e.to_port);
     if (!in)
       fail(model, e.line,
            edge_text(e) + ": Can not find input port with id " + std::to_string(e.to_port) +

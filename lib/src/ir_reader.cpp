@@ -1,5 +1,7 @@
 #include "irrun/ir_reader.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -12,7 +14,9 @@
 #include <set>
 #include <sstream>
 
+#include "irrun/checked.hpp"
 #include "irrun/error.hpp"
+#include "irrun/tensor.hpp"
 
 namespace irrun {
 namespace {
@@ -294,18 +298,26 @@ IrModel parse_ir(std::string_view xml, const std::string& path) {
 }
 
 IrModel read_ir(const std::string& xml_path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(xml_path, ec))
+  struct stat st {};
+  if (::stat(xml_path.c_str(), &st) != 0)
+    throw ModelError(xml_path, 0, std::string("cannot open: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
     throw ModelError(xml_path, 0, "is a directory, expected an IR .xml file");
+  // A FIFO would block (or never end) and a device such as /dev/zero never ends.
+  if (!S_ISREG(st.st_mode))
+    throw ModelError(xml_path, 0, "not a regular file, expected an IR .xml file");
+  // pugixml's DOM takes a few times the text's size; refuse what cannot fit the memory limit.
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  require_memory(checked_mul(size, 4), xml_path + ": parsing this " + format_bytes(size) + " IR");
   std::ifstream in(xml_path, std::ios::binary);
   if (!in) {
     const int err = errno;
     throw ModelError(xml_path, 0, std::string("cannot open: ") + std::strerror(err));
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
   if (in.bad()) throw ModelError(xml_path, 0, "cannot read");
-  const std::string text = buffer.str();
+  text.resize(static_cast<std::size_t>(in.gcount()));  // the file may have shrunk meanwhile
   if (text.empty()) throw ModelError(xml_path, 0, "empty file, expected an IR .xml file");
   if (text.substr(0, 512).find('\0') != std::string::npos)
     throw ModelError(xml_path, 0, "binary data, not an IR .xml file");

@@ -22,6 +22,8 @@ Model load_model(const std::string& xml_path, const std::optional<std::string>& 
   if (exists) {
     if (std::filesystem::is_directory(m.weights_path, ec))
       throw ModelError(m.weights_path, 0, "is a directory, expected a weights .bin file");
+    if (!std::filesystem::is_regular_file(m.weights_path, ec))
+      throw ModelError(m.weights_path, 0, "not a regular file, expected a weights .bin file");
     const auto size = std::filesystem::file_size(m.weights_path, ec);
     if (ec) throw ModelError(m.weights_path, 0, "cannot read weights: " + ec.message());
     try {

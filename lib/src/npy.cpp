@@ -299,7 +299,10 @@ NpyHeader parse_npy_header(std::span<const std::byte> file, const std::string& n
 }
 
 Tensor read_npy(const std::string& path) {
-  const Buffer file = read_file(path);
+  return read_npy(read_file(path), path);
+}
+
+Tensor read_npy(const Buffer& file, const std::string& path) {
   const NpyHeader h = parse_npy_header({file.data(), file.size()}, path);
   const std::size_t found = file.size() - h.data_offset;
   if (found != h.data_size) {

@@ -273,6 +273,10 @@ PoolInference infer_adaptive_avg_pool(const PartialShape& input,
       if (v < -1)
         fail("output_size value " + std::to_string(v) + " at axis " + std::to_string(i) +
              " is negative");
+      // Like the window attributes: bounded, so output sizes and bin arithmetic cannot overflow.
+      if (v > static_cast<std::int64_t>(kMaxAttr))
+        fail("output_size value " + std::to_string(v) + " at axis " + std::to_string(i) +
+             " is out of range (max " + std::to_string(kMaxAttr) + ")");
       out.push_back(v == -1 ? Dim::dynamic() : Dim::fixed(v));
     }
   } else {
@@ -285,6 +289,12 @@ PoolInference infer_adaptive_avg_pool(const PartialShape& input,
       if (input[2 + i].min == 0 && result.output[2 + i].min > 0)
         fail("input spatial dimension " + std::to_string(i) +
              " is 0, so every adaptive bin would be empty");
+      // Bins compute (i + 1) * in + out - 1 in 64 bits.
+      const i128 bin_end = static_cast<i128>(result.output[2 + i].min) * (input[2 + i].min + 1);
+      if (bin_end > kInf)
+        fail("output_size " + std::to_string(result.output[2 + i].min) + " with input dimension " +
+             std::to_string(input[2 + i].min) + " at axis " + std::to_string(i) +
+             " overflows 64-bit bin arithmetic");
     }
     PoolGeometry g;
     fill_geometry_axes(g, input, result.output);

@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -33,18 +36,120 @@ struct FdGuard {
   }
 };
 
+std::atomic<std::uint64_t> g_memory_limit{0};
+std::atomic<std::uint64_t> g_memory_in_use{0};
+
 }  // namespace
+
+void set_memory_limit(std::uint64_t bytes) {
+  g_memory_limit = bytes;
+}
+
+std::uint64_t memory_limit() {
+  return g_memory_limit;
+}
+
+std::uint64_t memory_in_use() {
+  return g_memory_in_use;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  std::size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(kUnits)) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[48];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
+  return buf;
+}
+
+void require_memory(std::optional<std::uint64_t> bytes, const std::string& what) {
+  const std::uint64_t limit = g_memory_limit;
+  if (!bytes) throw Error(ExitCode::limit, what + " needs more than 2^64 bytes");
+  if (limit == 0) return;
+  const std::uint64_t in_use = g_memory_in_use;
+  const auto total = checked_add(in_use, *bytes);
+  if (!total || *total > limit) {
+    std::string m = what + " needs " + format_bytes(*bytes);
+    if (in_use) m += " more (" + format_bytes(in_use) + " in use)";
+    m += ", over the memory limit of " + format_bytes(limit) + " (--max-memory)";
+    throw Error(ExitCode::limit, m);
+  }
+}
+
+std::uint64_t default_memory_limit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  const auto total =
+      checked_mul(static_cast<std::uint64_t>(pages), static_cast<std::uint64_t>(page));
+  if (!total) return 0;
+  return *total / 4 * 3;
+}
+
+std::optional<std::uint64_t> parse_memory_size(std::string_view text) {
+  std::size_t i = 0;
+  std::uint64_t v = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    const auto next = checked_mul(v, 10);
+    const auto sum = next ? checked_add(*next, static_cast<std::uint64_t>(text[i] - '0')) : next;
+    if (!sum) return std::nullopt;
+    v = *sum;
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  std::string suffix;
+  for (char c : text.substr(i))
+    suffix += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (suffix.size() > 1 && (suffix.ends_with("IB") || suffix.ends_with("B")))
+    suffix.resize(suffix.size() - (suffix.ends_with("IB") ? 2 : 1));
+  static constexpr std::string_view kUnits = "KMGTPE";
+  std::uint64_t scale = 1;
+  if (suffix == "B") suffix.clear();
+  if (!suffix.empty()) {
+    const auto u = kUnits.find(suffix);
+    if (suffix.size() != 1 || u == std::string_view::npos) return std::nullopt;
+    scale = std::uint64_t{1} << (10 * (u + 1));
+  }
+  return checked_mul(v, scale);
+}
 
 Buffer Buffer::allocate(std::size_t bytes) {
   // Always allocate at least one aligned block so data() is non-null and aligned even for 0 bytes.
   const std::size_t rounded =
       bytes == 0 ? kAlignment : (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded < bytes) throw std::bad_alloc();
-  void* p = ::operator new(rounded, std::align_val_t(kAlignment));
+  if (rounded < bytes) require_memory(std::nullopt, "a buffer");
+  // Reserve the bytes first, so concurrent allocations cannot pass the limit together.
+  const std::uint64_t limit = g_memory_limit;
+  const std::uint64_t before = g_memory_in_use.fetch_add(rounded);
+  if (limit != 0 && (before + rounded < before || before + rounded > limit)) {
+    g_memory_in_use.fetch_sub(rounded);
+    require_memory(rounded, "a buffer of " + std::to_string(bytes) + " bytes");
+    // Lost a race with another allocation that has since been released: still over, report it.
+    throw Error(ExitCode::limit, "a buffer of " + std::to_string(bytes) +
+                                     " bytes would exceed the memory limit of " +
+                                     format_bytes(limit) + " (--max-memory)");
+  }
+  void* p = nullptr;
+  try {
+    p = ::operator new(rounded, std::align_val_t(kAlignment));
+  } catch (const std::bad_alloc&) {
+    g_memory_in_use.fetch_sub(rounded);
+    throw Error(ExitCode::limit, "out of memory allocating " + format_bytes(rounded) + " (" +
+                                     format_bytes(g_memory_in_use) + " in use; see --max-memory)");
+  }
   std::memset(p, 0, rounded);
   Buffer b;
-  b.owner_ =
-      std::shared_ptr<void>(p, [](void* q) { ::operator delete(q, std::align_val_t(kAlignment)); });
+  b.owner_ = std::shared_ptr<void>(p, [rounded](void* q) {
+    ::operator delete(q, std::align_val_t(kAlignment));
+    g_memory_in_use.fetch_sub(rounded);
+  });
   b.data_ = static_cast<std::byte*>(p);
   b.size_ = bytes;
   b.writable_ = true;
@@ -52,11 +157,14 @@ Buffer Buffer::allocate(std::size_t bytes) {
 }
 
 Buffer Buffer::map_file(const std::string& path, std::size_t offset, std::size_t size) {
-  FdGuard fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: opening a FIFO without a writer would otherwise block forever.
+  FdGuard fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (fd.fd < 0) throw errno_error(errno, path);
   struct stat st {};
   if (::fstat(fd.fd, &st) != 0) throw errno_error(errno, path);
   if (S_ISDIR(st.st_mode)) throw errno_error(EISDIR, path);
+  // FIFOs, sockets and devices have no fixed size to map (and /dev/zero never ends).
+  if (!S_ISREG(st.st_mode)) throw errno_error(EINVAL, path + ": not a regular file");
   const auto end = checked_add(offset, size);
   // Touching a mapped page past EOF raises SIGBUS, so the range must lie inside the file.
   if (!end || *end > static_cast<std::uint64_t>(st.st_size))
@@ -98,17 +206,12 @@ Tensor Tensor::zeros(ElementType type, std::vector<std::int64_t> shape) {
     throw Error(ExitCode::limit, "tensor " + std::string(to_string(type)) + " " + to_string(shape) +
                                      " is too large or has no fixed size");
   }
+  const std::size_t bytes = packed_byte_size(type, *count);
+  require_memory(bytes, "a " + std::string(to_string(type)) + " " + to_string(shape) + " tensor");
   Tensor t;
   t.type = type;
   t.shape = std::move(shape);
-  try {
-    t.buffer = Buffer::allocate(packed_byte_size(type, *count));
-  } catch (const std::bad_alloc&) {
-    throw Error(ExitCode::limit, "cannot allocate " +
-                                     std::to_string(packed_byte_size(type, *count)) +
-                                     " bytes for a " + std::string(to_string(type)) + " " +
-                                     to_string(t.shape) + " tensor");
-  }
+  t.buffer = Buffer::allocate(bytes);
   return t;
 }
 

@@ -28,6 +28,10 @@ NpyHeader parse_npy_header(std::span<const std::byte> file, const std::string& n
 // misaligned for its element type). The data size must equal the header's exactly.
 Tensor read_npy(const std::string& path);
 
+// The same on the bytes of a whole .npy file already in memory (the tensor shares `file`);
+// `name` is only used in messages.
+Tensor read_npy(const Buffer& file, const std::string& name);
+
 // Complete v1.0 preamble for `type` and `shape`, padded with spaces and ending in '\n' so the
 // data starts at a multiple of 64 bytes. bf16 is described as "<f4" (write_npy widens it).
 // Throws irrun::Error(unsupported) for types numpy has no dtype for (i4, u1, f8..., ...).

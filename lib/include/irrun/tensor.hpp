@@ -5,17 +5,39 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "irrun/element_type.hpp"
 
 namespace irrun {
 
+// Memory limit: a process-wide cap on the bytes irrun holds in owned buffers (Buffer::allocate;
+// file mappings do not count). An allocation that would take the bytes in use over the limit
+// throws irrun::Error(ExitCode::limit) before allocating anything. 0 means no limit (the
+// library's default; the irrun tool sets default_memory_limit() or --max-memory).
+void set_memory_limit(std::uint64_t bytes);
+std::uint64_t memory_limit();
+// Bytes currently held by owned buffers.
+std::uint64_t memory_in_use();
+// Throws Error(limit) "<what> needs N bytes ..., over the memory limit of L" unless `bytes` more
+// fit under the limit. `bytes` nullopt means the size overflowed 64 bits.
+void require_memory(std::optional<std::uint64_t> bytes, const std::string& what);
+// 75% of physical memory (sysconf), or 0 when it cannot be determined.
+std::uint64_t default_memory_limit();
+// "1048576", "512K", "512M", "8G", "1T" (binary multiples, optional trailing 'B' or 'iB', any
+// case); nullopt for anything else or an overflowing value.
+std::optional<std::uint64_t> parse_memory_size(std::string_view text);
+// "512 MiB" style, for messages.
+std::string format_bytes(std::uint64_t bytes);
+
 class Buffer {
  public:
   Buffer() = default;
-  // Zero-initialised, 64-byte aligned memory.
+  // Zero-initialised, 64-byte aligned memory. Throws irrun::Error(limit) when `bytes` would
+  // exceed the memory limit (see set_memory_limit) or cannot be allocated.
   static Buffer allocate(std::size_t bytes);
   // Read-only mapping of `size` bytes at `offset` of a file; throws std::system_error.
   static Buffer map_file(const std::string& path, std::size_t offset, std::size_t size);
@@ -39,7 +61,8 @@ struct Tensor {
   std::vector<std::int64_t> shape;
   Buffer buffer;
 
-  // Allocates a zeroed tensor; throws irrun::Error on an overflowing size.
+  // Allocates a zeroed tensor; throws irrun::Error(limit) on an overflowing size or when it
+  // would exceed the memory limit.
   static Tensor zeros(ElementType type, std::vector<std::int64_t> shape);
   std::size_t element_count() const;
   std::size_t byte_size() const;
