@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -125,9 +124,7 @@ TEST_CASE("DOCTYPE entities are neither expanded nor fetched", "[robustness]") {
   std::string xml = small_model();
   xml.replace(0, xml.find('\n') + 1, doctype);
   xml.replace(xml.find("name=\"in\""), 9, "name=\"&lol9;&xxe;\"");
-  const auto start = std::chrono::steady_clock::now();
   const auto m = irrun::parse_ir(xml, "laughs.xml");
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   REQUIRE(m.layers.size() == 3);
   CHECK(m.layers[0].name == "&lol9;&xxe;");  // left as written, never expanded
 }
@@ -148,19 +145,12 @@ TEST_CASE("a layer with 100,000 inputs builds without a quadratic port lookup",
             result_layer(2, "100000");
   edges += edge(1, 0, 2, 0);
   const std::string xml = net(layers, edges);
-  const auto t0 = std::chrono::steady_clock::now();
+  // Tests do not time things: the quadratic lookup this guards against made this case take
+  // about 11 s instead of 0.02 s, which shows in the suite's run time, not in an assertion.
   auto ir = irrun::parse_ir(xml, "wide.xml");
-  const auto t1 = std::chrono::steady_clock::now();
   const auto g = irrun::build_graph(ir);
-  const auto t2 = std::chrono::steady_clock::now();
   CHECK(g.nodes[1].inputs.size() == kInputs);
   CHECK(g.nodes[1].inputs.back().node == 0);
-  // Linear: building the graph costs less than reading the XML (measured relative to it, so a
-  // slow or sanitized build does not matter); the quadratic lookup made it about 100x as costly.
-  const auto parse = std::chrono::duration<double>(t1 - t0).count();
-  const auto build = std::chrono::duration<double>(t2 - t1).count();
-  INFO("parse_ir " << parse << " s, build_graph " << build << " s");
-  CHECK(build < 5 * parse + 0.05);
 }
 
 TEST_CASE("a 100,000-layer AvgPool chain infers and runs", "[robustness][slow]") {

@@ -29,9 +29,10 @@ std::string describe(const std::string& name, ElementType type,
 void make_directory(const fs::path& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw output_error(dir.string() + ": not a directory");
+    throw output_error(dir.string() + ": --output-dir is not a directory");
   fs::create_directories(dir, ec);
-  if (ec) throw output_error(dir.string() + ": cannot create the directory: " + ec.message());
+  if (ec)
+    throw output_error(dir.string() + ": cannot create the output directory: " + ec.message());
 }
 
 // A file name unique within `used`: STEM.EXT, else STEM_1.EXT, STEM_2.EXT...
