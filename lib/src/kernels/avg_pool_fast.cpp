@@ -583,31 +583,36 @@ bool cpu_has_avx512() {
   return has;
 }
 
-HrowFn pick_hrow_avx512(i64 stride, i64 k) {
-  if (stride > 2) return stride == 4 && k == 4 ? hrow_bins4_avx512 : hrow_bins_portable;
+// The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
+// with k = 2, 3 or any, and (AVX-512 only) stride-4 bins of four.
+struct HrowSet {
+  HrowFn s1_k2, s1_k3, s1_k5, s1_k7, s1_any;
+  HrowFn s2_k2, s2_k3, s2_any;
+  HrowFn bins4;
+};
+
+HrowFn pick_hrow(const HrowSet& set, i64 stride, i64 k) {
+  if (stride > 2) return stride == 4 && k == 4 && set.bins4 ? set.bins4 : hrow_bins_portable;
   if (stride == 1) {
     switch (k) {
       case 2:
-        return hrow_s1_avx512<2>;
+        return set.s1_k2;
       case 3:
-        return hrow_s1_avx512<3>;
+        return set.s1_k3;
       case 5:
-        return hrow_s1_avx512<5>;
+        return set.s1_k5;
       case 7:
-        return hrow_s1_avx512<7>;
+        return set.s1_k7;
       default:
-        return hrow_s1_avx512<0>;
+        return set.s1_any;
     }
   }
-  switch (k) {
-    case 2:
-      return hrow_s2_avx512<2>;
-    case 3:
-      return hrow_s2_avx512<3>;
-    default:
-      return hrow_s2_avx512<0>;
-  }
+  return k == 2 ? set.s2_k2 : k == 3 ? set.s2_k3 : set.s2_any;
 }
+
+constexpr HrowSet kHrowAvx512{hrow_s1_avx512<2>, hrow_s1_avx512<3>, hrow_s1_avx512<5>,
+                              hrow_s1_avx512<7>, hrow_s1_avx512<0>, hrow_s2_avx512<2>,
+                              hrow_s2_avx512<3>, hrow_s2_avx512<0>, hrow_bins4_avx512};
 
 bool cpu_has_avx2() {
   static const bool has = [] {
@@ -617,31 +622,9 @@ bool cpu_has_avx2() {
   return has;
 }
 
-HrowFn pick_hrow_avx2(i64 stride, i64 k) {
-  if (stride > 2) return hrow_bins_portable;
-  if (stride == 1) {
-    switch (k) {
-      case 2:
-        return hrow_s1_avx2<2>;
-      case 3:
-        return hrow_s1_avx2<3>;
-      case 5:
-        return hrow_s1_avx2<5>;
-      case 7:
-        return hrow_s1_avx2<7>;
-      default:
-        return hrow_s1_avx2<0>;
-    }
-  }
-  switch (k) {
-    case 2:
-      return hrow_s2_avx2<2>;
-    case 3:
-      return hrow_s2_avx2<3>;
-    default:
-      return hrow_s2_avx2<0>;
-  }
-}
+constexpr HrowSet kHrowAvx2{hrow_s1_avx2<2>, hrow_s1_avx2<3>, hrow_s1_avx2<5>,
+                            hrow_s1_avx2<7>, hrow_s1_avx2<0>, hrow_s2_avx2<2>,
+                            hrow_s2_avx2<3>, hrow_s2_avx2<0>, nullptr};
 
 // In-bounds taps of every window on one axis: output o reads first[o] + t*step, t < taps[o].
 struct Axis {
@@ -880,7 +863,7 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
 }
 
 BandFn pick_band_avx512(HrowFn h) {
-  // The instantiations for the horizontal passes pick_hrow_avx512 returns.
+  // The instantiations for the horizontal passes pick_hrow(kHrowAvx512, ...) returns.
   const std::pair<HrowFn, BandFn> table[] = {
       {hrow_s1_avx512<2>, band_avx512<hrow_s1_avx512<2>>},
       {hrow_s1_avx512<3>, band_avx512<hrow_s1_avx512<3>>},
@@ -1063,9 +1046,9 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
   ops.finish_row = avx512 ? hrow_s1_avx512<1> : avx2 ? hrow_s1_avx2<1> : +hrow_s1_portable;
   if (pl.fixed_w) {
     if (avx512) {
-      ops.hrow = pick_hrow_avx512(pl.stride_w, pl.k_w);
+      ops.hrow = pick_hrow(kHrowAvx512, pl.stride_w, pl.k_w);
     } else if (avx2) {
-      ops.hrow = pick_hrow_avx2(pl.stride_w, pl.k_w);
+      ops.hrow = pick_hrow(kHrowAvx2, pl.stride_w, pl.k_w);
     } else if (pl.stride_w == 1) {
       ops.hrow = hrow_s1_portable;
     } else if (pl.stride_w > 2) {
