@@ -73,39 +73,6 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
     s.replace(pos, from.size(), to);
 }
 
-// Like irrun::testing::run_irrun, but the child is killed by SIGALRM after kTimeoutSeconds.
-irrun::testing::RunResult run_with_timeout(const std::vector<std::string>& args) {
-  ScratchDir dir("bad-run");
-  const auto out_path = dir.file("stdout");
-  const auto err_path = dir.file("stderr");
-  std::vector<std::string> store{IRRUN_BINARY};
-  store.insert(store.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : store) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int in = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (in < 0 || out < 0 || err < 0) ::_exit(126);
-    ::dup2(in, STDIN_FILENO);
-    ::dup2(out, STDOUT_FILENO);
-    ::dup2(err, STDERR_FILENO);
-    ::alarm(kTimeoutSeconds);  // survives exec; its default action terminates the process
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) REQUIRE(errno == EINTR);
-  irrun::testing::RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = irrun::testing::read_text(out_path);
-  r.err = irrun::testing::read_text(err_path);
-  return r;
-}
-
 // good.xml with a 1,000,000-deep element nesting in the net's <rt_info>.
 std::string deep_model(const ScratchDir& dir) {
   std::string xml = irrun::testing::read_text((kDir / "good.xml").string());
@@ -171,7 +138,7 @@ TEST_CASE("bad inputs catalogue: exact exit code, message, no output", "[cli][ba
     std::istringstream words(args);
     for (std::string w; words >> w;) argv.push_back(w);
 
-    const auto r = run_with_timeout(argv);
+    const auto r = irrun::testing::run_irrun(argv, kTimeoutSeconds);
     ++run;
     INFO("cases.txt:" << c.line << ": " << c.name << "\n  irrun " << args << "\n  exit "
                       << r.exit_code << "\n  stdout: " << r.out << "\n  stderr: " << r.err);

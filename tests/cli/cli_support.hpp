@@ -55,8 +55,9 @@ struct RunResult {
 };
 
 // Runs IRRUN_BINARY with `args` (argv[1..]); stdin is /dev/null, stdout and stderr go to files in
-// a scratch directory and are read back once the process has exited.
-inline RunResult run_irrun(const std::vector<std::string>& args) {
+// a scratch directory and are read back once the process has exited. A run that hangs is killed
+// by SIGALRM after `timeout_seconds` (exit code 128 + 14), so it fails its case, not the suite.
+inline RunResult run_irrun(const std::vector<std::string>& args, unsigned timeout_seconds = 120) {
   ScratchDir dir("cli-run");
   const auto out_path = dir.file("stdout");
   const auto err_path = dir.file("stderr");
@@ -80,6 +81,7 @@ inline RunResult run_irrun(const std::vector<std::string>& args) {
     ::dup2(in, STDIN_FILENO);
     ::dup2(out, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
+    ::alarm(timeout_seconds);  // survives exec; its default action terminates the process
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
