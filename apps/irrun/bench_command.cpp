@@ -65,7 +65,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
   cmd->add_option("--seed", o->seed, "Seed for the random inputs")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Threads (0: all cores)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1024));
   cmd->add_option("--repeat", o->repeat, "Timed runs")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -1,5 +1,6 @@
 // `irrun check MODEL.xml [MORE.xml ...]`
 #include <spdlog/spdlog.h>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -38,35 +39,41 @@ Command add_check(CLI::App& app, const Globals& globals) {
       "Exit 0 when every file is clean, 1 when any file has a problem, 2 on usage errors,\n"
       "5 when the --junit file cannot be written.");
 
-  return {cmd, [opts, &globals]() {
-            if (!opts->weights.empty()) {
-              if (opts->models.size() != 1) {
-                spdlog::error("--weights applies to one model, {} given", opts->models.size());
-                return static_cast<int>(ExitCode::usage);
-              }
-              opts->check.weights = opts->weights;
-            }
-            const bool text = opts->format == "text";
-            bool all_passed = true;
-            std::vector<CheckReport> reports;
-            for (const auto& path : opts->models) {
-              auto report = check_file(path, opts->check);
-              all_passed = all_passed && report.passed();
-              if (text) {
-                for (const auto& d : report.diagnostics)
-                  std::printf("%s\n", format(report, d).c_str());
-                if (!globals.quiet)
-                  std::printf("%s: %s: %zu layer(s) checked, %zu error(s), %zu warning(s)\n",
-                              path.c_str(), report.passed() ? "ok" : "FAILED",
-                              report.checked.size(), report.errors(), report.warnings());
-              }
-              if (!text || !opts->junit.empty()) reports.push_back(std::move(report));
-            }
-            if (!text) std::fputs(check_json(reports).c_str(), stdout);
-            std::fflush(stdout);
-            if (!opts->junit.empty()) write_check_junit(opts->junit, reports);
-            return static_cast<int>(all_passed ? ExitCode::ok : ExitCode::check_failed);
-          }};
+  return {
+      cmd, [opts, &globals]() {
+        if (!opts->weights.empty()) {
+          if (opts->models.size() != 1) {
+            spdlog::error("--weights applies to one model, {} given", opts->models.size());
+            return static_cast<int>(ExitCode::usage);
+          }
+          opts->check.weights = opts->weights;
+        }
+        const bool text = opts->format == "text";
+        bool all_passed = true;
+        std::vector<CheckReport> reports;
+        for (const auto& path : opts->models) {
+          const auto start = std::chrono::steady_clock::now();
+          auto report = check_file(path, opts->check);
+          spdlog::debug(
+              "{}: {} layer(s), {} checked, in {:.3f} ms", path,
+              report.model ? report.model->ir.layers.size() : 0, report.checked.size(),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count());
+          all_passed = all_passed && report.passed();
+          if (text) {
+            for (const auto& d : report.diagnostics) std::printf("%s\n", format(report, d).c_str());
+            if (!globals.quiet)
+              std::printf("%s: %s: %zu layer(s) checked, %zu error(s), %zu warning(s)\n",
+                          path.c_str(), report.passed() ? "ok" : "FAILED", report.checked.size(),
+                          report.errors(), report.warnings());
+          }
+          if (!text || !opts->junit.empty()) reports.push_back(std::move(report));
+        }
+        if (!text) std::fputs(check_json(reports).c_str(), stdout);
+        std::fflush(stdout);
+        if (!opts->junit.empty()) write_check_junit(opts->junit, reports);
+        return static_cast<int>(all_passed ? ExitCode::ok : ExitCode::check_failed);
+      }};
 }
 
 }  // namespace irrun::cli

@@ -1,5 +1,6 @@
 // `irrun run MODEL.xml [options]` (also `irrun MODEL.xml [options]`).
 #include <spdlog/spdlog.h>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -68,7 +69,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
   cmd->add_option("--seed", o->seed, "Seed for --random-input")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Threads (0: all cores); results never depend on it")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1024));
   auto* output_dir = cmd->add_option(
       "-o,--output-dir", o->output_dir,
       "Write one file per output into DIR, and DIR/manifest.json describing the run");
@@ -117,6 +118,9 @@ Command add_run(CLI::App& app, const Globals& globals) {
 
         const auto full = load_model(
             o->model, o->weights.empty() ? std::nullopt : std::optional<std::string>(o->weights));
+        spdlog::debug("{}: IR v{}, {} layers, {} edges, weights {}", full.ir.path,
+                      full.ir.ir_version, full.ir.layers.size(), full.ir.edges.size(),
+                      full.weights ? full.weights_path : std::string("none"));
         const auto model = o->layer.empty() ? full : extract_layer(full, o->layer);
         require_executable(model);
         InputOptions inputs = o->inputs;
@@ -129,7 +133,12 @@ Command add_run(CLI::App& app, const Globals& globals) {
         const auto bound = bind_inputs(model, inputs);
         for (const auto& note : bound.notes) spdlog::info("{}", note);
         const Parallel parallel(o->threads);
+        const auto start = std::chrono::steady_clock::now();
         const auto outputs = run_model(model, bound.tensors, parallel);
+        spdlog::debug(
+            "ran {} output(s) on {} thread(s) in {:.3f} ms", outputs.size(), parallel.threads(),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
 
         // Compare before writing: --output-dir may be the --expect directory itself.
         std::optional<ExpectResult> result;

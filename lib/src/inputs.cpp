@@ -123,7 +123,10 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
 
   BoundInputs bound;
   for (const auto& arg : options.inputs) {
-    auto [param, path] = split_named(m, arg, true);
+    // Not a structured binding: clang 14 cannot capture those in the lambdas below.
+    const auto named = split_named(m, arg, true);
+    auto param = named.first;
+    const std::string& path = named.second;
     if (!param) {
       if (params.size() != 1)
         throw input_error("--input " + arg + ": the model has " + std::to_string(params.size()) +

@@ -44,8 +44,10 @@
 
 // GCC 12's AVX-512 headers initialise conversion results from _mm512_undefined_*(), which
 // -Wmaybe-uninitialized reports at every inlined use; the warning is about the header, not us.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 
 #include <algorithm>
 #include <cmath>
