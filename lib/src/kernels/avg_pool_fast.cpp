@@ -66,7 +66,7 @@ using i64 = std::int64_t;
 constexpr i64 kMaxTaps = i64{1} << 22;   // N above this: the reference kernel
 constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-sized)
 constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
-constexpr i64 kPrefetchFloats = 4096;    // floats of the next band's span prefetched (L1)
+constexpr i64 kPrefetchFloats = 1024;    // floats of the next band's span prefetched (4 KB)
 constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
 
 // ------------------------------------------------------------------------------------------
@@ -912,9 +912,9 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
     const double t = threshold(pl, lo, hi);
 
-    // Small bands (a 28x28 plane is 3 KB) go by faster than the hardware prefetcher ramps up
-    // on a new page, and the stats pass then waits for memory: ask for (the start of) the next
-    // band's span while this one is computed.
+    // The hardware prefetcher ramps up anew on every 4 KB page, and small bands (a 28x28 plane
+    // is 3 KB) are done before it does: the stats pass then waits for memory. Ask for the
+    // first page of the next band's span while this one is computed.
     if (u + 1 < unit_end) {
       const auto nb = static_cast<std::size_t>(band + 1 == pl.bands ? 0 : band + 1);
       const float* next = (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
