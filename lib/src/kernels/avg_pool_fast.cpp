@@ -52,6 +52,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -735,7 +736,8 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
 
 // One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of
 // pl.vlen doubles, zero padding kept), then the horizontal pass, scaling, check and store.
-// Returns true when some output of the group failed the check (the caller rescans it).
+// Returns true when some output of the group failed the check; row_failed[q - q0] says which
+// rows hold one (the caller rescans those rows only).
 struct BandArgs {
   const Plan* pl;
   const float* plane;
@@ -743,6 +745,7 @@ struct BandArgs {
   i64 q0, q1;
   double t;
   double* v;
+  bool* row_failed;
 };
 
 using BandFn = bool (*)(const BandArgs&, const Ops&);
@@ -776,15 +779,18 @@ bool band_generic(const BandArgs& a, const Ops& ops) {
     const double* vrow = a.v + (q - a.q0) * pl.vlen;
     const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
     float* out = a.out_plane + q * OW;
+    bool row_failed = false;
     if (pl.fixed_w) {
-      failed |= ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, a.t, out);
+      row_failed = ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, a.t, out);
     } else {
       for (i64 ow = 0; ow < OW; ++ow) {
         const auto w = static_cast<std::size_t>(ow);
         const double s = hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
-        failed |= finish(s, rinv, pl.inv_w[w], a.t, out + ow);
+        row_failed |= finish(s, rinv, pl.inv_w[w], a.t, out + ow);
       }
     }
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
   }
   return failed;
 }
@@ -858,8 +864,11 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
   bool failed = false;
   const double* vrow = a.v;
   const double* rinv = pl.row_rinv.data();
-  for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen)
-    failed |= H(vrow, pl.k_w, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
+  for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen) {
+    const bool row_failed = H(vrow, pl.k_w, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
   return failed;
 }
 
@@ -887,6 +896,7 @@ BandFn pick_band_avx512(HrowFn h) {
 
 struct Scratch {
   std::vector<double> v;  // groups of vertical sums, each pl.vlen long (zero padding kept)
+  std::unique_ptr<bool[]> row_failed;  // per row of the group: some output failed the check
 };
 
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
@@ -897,6 +907,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   const i64 group = std::max<i64>(1, kVBufferDoubles / pl.vlen);
   Scratch sc;
   sc.v.assign(static_cast<std::size_t>(group * pl.vlen), 0.0);
+  sc.row_failed = std::make_unique<bool[]>(static_cast<std::size_t>(group));
 
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
   for (i64 u = unit_begin; u < unit_end; ++u) {
@@ -925,9 +936,12 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     for (i64 g0 = q0; g0 < q1; g0 += group) {
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
-      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, sc.v.data()}, ops)) continue;
+      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, sc.v.data(), sc.row_failed.get()},
+                    ops))
+        continue;
       // Failed outputs (rare) are recomputed from the V rows still in the buffer.
       for (i64 q = g0; q < g1; ++q) {
+        if (!sc.row_failed[q - g0]) continue;
         const double* vrow = sc.v.data() + (q - g0) * pl.vlen;
         float* out = out_plane + q * OW;
         for (i64 ow = 0; ow < OW; ++ow) {
