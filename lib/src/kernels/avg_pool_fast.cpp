@@ -4,7 +4,8 @@
 //   0. once per call (make_plan): per flattened output row q = od*OH + oh, the table of input
 //      row offsets it sums (in summation order) and its row factor 1/rows; per band, the
 //      contiguous input span scanned for stats. The loops do no divisions and no per-row setup;
-//   1. stats: min and max of the band's input span (one contiguous pass, NaN ignored);
+//   1. stats: min and max of the band's input span (one contiguous pass, NaN ignored; the first
+//      4 KB of the next band's span are prefetched meanwhile);
 //   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
 //      double (exact conversion from f32), rows added left to right in table order;
 //   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
@@ -36,7 +37,8 @@
 //   the band have one sign, sum|x| = |s| and the bound holds for every output (T = 0) as long
 //   as D <= 2^23. Outputs that fail the check (strong cancellation, an all-zero window in a
 //   mixed-sign band, NaN) are recomputed with the reference kernel's compensated sum in the
-//   reference order, which gives the reference kernel's bits.
+//   reference order, which gives the reference kernel's bits. The group functions flag the rows
+//   holding a failed output; only those rows are rescanned (their V rows are still buffered).
 // Determinism: bands, summation orders and the check depend only on the geometry and the data,
 // never on the thread count; every output is written by exactly one fixed-order loop. The AVX2
 // and portable paths perform the same operations in the same order, so they agree bit for bit.
