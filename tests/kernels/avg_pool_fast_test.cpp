@@ -346,6 +346,30 @@ TEST_CASE("fast avg_pool falls back on cancellation", "[kernels][avg_pool_fast]"
     CHECK(run_fast(g, in, par, isa).data<float>()[0] == static_cast<float>(0x1p-30 / 3));
 }
 
+TEST_CASE("fast avg_pool falls back in the failing rows of a group", "[kernels][avg_pool_fast]") {
+  // Rows are rescanned only where the check failed: put the cancelling window in a middle row
+  // and in the last row of a group of several rows, the other rows plain.
+  PoolGeometry g = window({1, 1}, {5, 3}, {1, 3}, {1, 1}, {0, 0}, {0, 0}, false, true);
+  Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 5, 3});
+  float* x = in.mutable_data<float>();
+  for (int i = 0; i < 15; ++i) x[i] = static_cast<float>(i + 1);
+  for (int row : {2, 4}) {
+    x[row * 3] = 0x1p30f;
+    x[row * 3 + 1] = 0x1p-30f;
+    x[row * 3 + 2] = -0x1p30f;
+  }
+  const Parallel par(1);
+  for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+    const Tensor out = run_fast(g, in, par, isa);
+    const float* y = out.data<float>();
+    CHECK(y[0] == 2.0f);
+    CHECK(y[1] == 5.0f);
+    CHECK(y[2] == static_cast<float>(0x1p-30 / 3));
+    CHECK(y[3] == 11.0f);
+    CHECK(y[4] == static_cast<float>(0x1p-30 / 3));
+  }
+}
+
 TEST_CASE("avg_pool dispatch uses the fast kernel only where it is covered",
           "[kernels][avg_pool_fast]") {
   const PoolGeometry g = pattern_geometries()[0];

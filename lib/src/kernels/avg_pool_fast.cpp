@@ -4,7 +4,8 @@
 //   0. once per call (make_plan): per flattened output row q = od*OH + oh, the table of input
 //      row offsets it sums (in summation order) and its row factor 1/rows; per band, the
 //      contiguous input span scanned for stats. The loops do no divisions and no per-row setup;
-//   1. stats: min and max of the band's input span (one contiguous pass, NaN ignored);
+//   1. stats: min and max of the band's input span (one contiguous pass, NaN ignored; the first
+//      4 KB of the next band's span are prefetched meanwhile);
 //   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
 //      double (exact conversion from f32), rows added left to right in table order;
 //   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
@@ -36,7 +37,8 @@
 //   the band have one sign, sum|x| = |s| and the bound holds for every output (T = 0) as long
 //   as D <= 2^23. Outputs that fail the check (strong cancellation, an all-zero window in a
 //   mixed-sign band, NaN) are recomputed with the reference kernel's compensated sum in the
-//   reference order, which gives the reference kernel's bits.
+//   reference order, which gives the reference kernel's bits. The group functions flag the rows
+//   holding a failed output; only those rows are rescanned (their V rows are still buffered).
 // Determinism: bands, summation orders and the check depend only on the geometry and the data,
 // never on the thread count; every output is written by exactly one fixed-order loop. The AVX2
 // and portable paths perform the same operations in the same order, so they agree bit for bit.
@@ -54,6 +56,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -68,6 +71,7 @@ using i64 = std::int64_t;
 constexpr i64 kMaxTaps = i64{1} << 22;   // N above this: the reference kernel
 constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-sized)
 constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
+constexpr i64 kPrefetchFloats = 1024;    // floats of the next band's span prefetched (4 KB)
 constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
 
 // ------------------------------------------------------------------------------------------
@@ -736,7 +740,8 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
 
 // One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of
 // pl.vlen doubles, zero padding kept), then the horizontal pass, scaling, check and store.
-// Returns true when some output of the group failed the check (the caller rescans it).
+// Returns true when some output of the group failed the check; row_failed[q - q0] says which
+// rows hold one (the caller rescans those rows only).
 struct BandArgs {
   const Plan* pl;
   const float* plane;
@@ -744,6 +749,7 @@ struct BandArgs {
   i64 q0, q1;
   double t;
   double* v;
+  bool* row_failed;
 };
 
 using BandFn = bool (*)(const BandArgs&, const Ops&);
@@ -777,15 +783,18 @@ bool band_generic(const BandArgs& a, const Ops& ops) {
     const double* vrow = a.v + (q - a.q0) * pl.vlen;
     const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
     float* out = a.out_plane + q * OW;
+    bool row_failed = false;
     if (pl.fixed_w) {
-      failed |= ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, a.t, out);
+      row_failed = ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, a.t, out);
     } else {
       for (i64 ow = 0; ow < OW; ++ow) {
         const auto w = static_cast<std::size_t>(ow);
         const double s = hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
-        failed |= finish(s, rinv, pl.inv_w[w], a.t, out + ow);
+        row_failed |= finish(s, rinv, pl.inv_w[w], a.t, out + ow);
       }
     }
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
   }
   return failed;
 }
@@ -859,8 +868,11 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
   bool failed = false;
   const double* vrow = a.v;
   const double* rinv = pl.row_rinv.data();
-  for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen)
-    failed |= H(vrow, pl.k_w, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
+  for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen) {
+    const bool row_failed = H(vrow, pl.k_w, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
   return failed;
 }
 
@@ -888,6 +900,7 @@ BandFn pick_band_avx512(HrowFn h) {
 
 struct Scratch {
   std::vector<double> v;  // groups of vertical sums, each pl.vlen long (zero padding kept)
+  std::unique_ptr<bool[]> row_failed;  // per row of the group: some output failed the check
 };
 
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
@@ -898,6 +911,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   const i64 group = std::max<i64>(1, kVBufferDoubles / pl.vlen);
   Scratch sc;
   sc.v.assign(static_cast<std::size_t>(group * pl.vlen), 0.0);
+  sc.row_failed = std::make_unique<bool[]>(static_cast<std::size_t>(group));
 
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
   for (i64 u = unit_begin; u < unit_end; ++u) {
@@ -913,12 +927,25 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
     const double t = threshold(pl, lo, hi);
 
+    // The hardware prefetcher ramps up anew on every 4 KB page, and small bands (a 28x28 plane
+    // is 3 KB) are done before it does: the stats pass then waits for memory. Ask for the
+    // first page of the next band's span while this one is computed.
+    if (u + 1 < unit_end) {
+      const auto nb = static_cast<std::size_t>(band + 1 == pl.bands ? 0 : band + 1);
+      const float* next = (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
+      const i64 n = std::min(pl.band_span_len[nb], kPrefetchFloats);
+      for (i64 o = 0; o < n; o += 16) __builtin_prefetch(next + o, 0, 3);
+    }
+
     for (i64 g0 = q0; g0 < q1; g0 += group) {
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
-      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, sc.v.data()}, ops)) continue;
+      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, sc.v.data(), sc.row_failed.get()},
+                    ops))
+        continue;
       // Failed outputs (rare) are recomputed from the V rows still in the buffer.
       for (i64 q = g0; q < g1; ++q) {
+        if (!sc.row_failed[q - g0]) continue;
         const double* vrow = sc.v.data() + (q - g0) * pl.vlen;
         float* out = out_plane + q * OW;
         for (i64 ow = 0; ow < OW; ++ow) {
