@@ -37,8 +37,7 @@ class ScratchDir {
 
   // How many files the directory holds (to show nothing was left behind).
   std::size_t entries() const {
-    return static_cast<std::size_t>(
-        std::distance(std::filesystem::directory_iterator(path_), {}));
+    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(path_), {}));
   }
 
   // Writes `bytes` to `name` inside the directory and returns its path.

@@ -869,7 +869,8 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
   const double* vrow = a.v;
   const double* rinv = pl.row_rinv.data();
   for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen) {
-    const bool row_failed = H(vrow, pl.k_w, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
+    const bool row_failed =
+        H(vrow, pl.k_w, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
     a.row_failed[q - a.q0] = row_failed;
     failed |= row_failed;
   }
