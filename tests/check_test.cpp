@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "irrun/check.hpp"
+#include "support/ir_strings.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -38,37 +39,10 @@ std::string bytes_of(const std::vector<T>& values) {
 
 // --- IR text builders ----------------------------------------------------------------------
 
-std::string dims_xml(const std::string& dims) {
-  std::string s;
-  std::size_t start = 0;
-  while (start < dims.size()) {
-    auto comma = dims.find(',', start);
-    if (comma == std::string::npos) comma = dims.size();
-    s += "<dim>" + dims.substr(start, comma - start) + "</dim>";
-    start = comma + 1;
-  }
-  return s;
-}
-
-std::string in_port(int id, const std::string& dims) {
-  return "<port id=\"" + std::to_string(id) + "\">" + dims_xml(dims) + "</port>";
-}
-
-std::string out_port(int id, const std::string& precision, const std::string& dims) {
-  return "<port id=\"" + std::to_string(id) + "\" precision=\"" + precision + "\">" +
-         dims_xml(dims) + "</port>";
-}
-
-std::string layer(int id, const std::string& name, const std::string& type,
-                  const std::string& version, const std::string& data, const std::string& inputs,
-                  const std::string& outputs) {
-  std::string s = "<layer id=\"" + std::to_string(id) + "\" name=\"" + name + "\" type=\"" + type +
-                  "\" version=\"" + version + "\">\n";
-  if (!data.empty()) s += "<data " + data + "/>\n";
-  if (!inputs.empty()) s += "<input>\n" + inputs + "\n</input>\n";
-  if (!outputs.empty()) s += "<output>\n" + outputs + "\n</output>\n";
-  return s + "</layer>\n";
-}
+using irrun::testing::dims_xml;
+using irrun::testing::in_port;
+using irrun::testing::layer;
+using irrun::testing::out_port;
 
 // A Parameter of static shape `dims` ("1,3,8,8").
 std::string parameter(int id, const std::string& name, const std::string& dims,
