@@ -40,9 +40,11 @@ std::string bytes_of(const std::vector<T>& values) {
 // --- IR text builders ----------------------------------------------------------------------
 
 using irrun::testing::dims_xml;
+using irrun::testing::edge;
 using irrun::testing::in_port;
 using irrun::testing::layer;
 using irrun::testing::out_port;
+using irrun::testing::result;
 
 // A Parameter of static shape `dims` ("1,3,8,8").
 std::string parameter(int id, const std::string& name, const std::string& dims,
@@ -53,19 +55,8 @@ std::string parameter(int id, const std::string& name, const std::string& dims,
                out_port(0, precision, dims));
 }
 
-std::string result(int id, const std::string& name, const std::string& dims) {
-  return layer(id, name, "Result", "opset1", "", in_port(0, dims), "");
-}
-
-std::string edge(int from_layer, int from_port, int to_layer, int to_port) {
-  return "<edge from-layer=\"" + std::to_string(from_layer) + "\" from-port=\"" +
-         std::to_string(from_port) + "\" to-layer=\"" + std::to_string(to_layer) + "\" to-port=\"" +
-         std::to_string(to_port) + "\"/>\n";
-}
-
 std::string ir(const std::string& layers, const std::string& edges) {
-  return "<?xml version=\"1.0\"?>\n<net name=\"c\" version=\"11\">\n<layers>\n" + layers +
-         "</layers>\n<edges>\n" + edges + "</edges>\n</net>\n";
+  return irrun::testing::net(layers, edges);
 }
 
 // Parameter(0) -> pool(1) -> Result(2).

@@ -1,7 +1,9 @@
-// Builders of IR XML text from string dims ("1,3,-1"), for tests that write models inline.
+// Builders of IR XML text from string dims ("1,3,-1"), beside ir_text.hpp's vector-dims ones.
 #pragma once
 
 #include <string>
+
+#include "support/ir_text.hpp"
 
 namespace irrun::testing {
 
@@ -27,16 +29,9 @@ inline std::string out_port(int id, const std::string& precision, const std::str
          dims_xml(dims) + "</port>";
 }
 
-// A <layer>; `data` is the text of <data>'s attributes, empty for none.
-inline std::string layer(int id, const std::string& name, const std::string& type,
-                         const std::string& version, const std::string& data,
-                         const std::string& inputs, const std::string& outputs) {
-  std::string s = "<layer id=\"" + std::to_string(id) + "\" name=\"" + name + "\" type=\"" + type +
-                  "\" version=\"" + version + "\">\n";
-  if (!data.empty()) s += "<data " + data + "/>\n";
-  if (!inputs.empty()) s += "<input>\n" + inputs + "\n</input>\n";
-  if (!outputs.empty()) s += "<output>\n" + outputs + "\n</output>\n";
-  return s + "</layer>\n";
+// A Result reading dims given as text.
+inline std::string result(int id, const std::string& name, const std::string& dims) {
+  return layer(id, name, "Result", "opset1", "", in_port(0, dims), "");
 }
 
 }  // namespace irrun::testing
