@@ -423,3 +423,56 @@ TEST_CASE("fast avg_pool group kernels on random geometries", "[kernels][avg_poo
   CHECK(bins4 > 40);
   CHECK(empty_rows > 10);
 }
+
+// Flat groups (AVX-512: narrow stride-1 rows with OW == IW, V rows back to back, masked taps at
+// row boundaries): kernels 1-9 with every split of the K-1 pad columns, widths 1-64 around the
+// vector block sizes, 2-D and 3-D, vertical strides 1-2 (runs of shifted rows or single rows),
+// every data mode (signed zeros keep their sign through the masked taps, cancellation falls back
+// in rows that straddle blocks), against the oracle and bit for bit against the portable path.
+TEST_CASE("fast avg_pool flat groups on narrow rows", "[kernels][avg_pool_fast]") {
+  Rng rng(0xF1A7ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
+  for (int iter = 0; iter < 300; ++iter) {
+    const std::vector<std::int64_t> nc{rng.range(1, 2), rng.range(1, 4)};
+    const std::int64_t kw = rng.range(1, 9), pl = rng.range(0, kw - 1), pr = kw - 1 - pl;
+    const std::int64_t iw = iter % 3 == 0 ? 8 * rng.range(1, 8) + rng.range(-1, 1)
+                                          : rng.range(std::max<std::int64_t>(1, kw - pl - pr), 64);
+    const std::int64_t kh = rng.range(1, 5), ph = rng.range(0, kh - 1);
+    const std::int64_t ih = rng.range(std::max<std::int64_t>(1, kh - 2 * ph), 30);
+    const std::int64_t sh = rng.range(1, 2);
+    PoolGeometry g =
+        rng.range(0, 4) == 0
+            ? window(nc, {rng.range(1, 4), ih, std::max<std::int64_t>(iw, 1)}, {2, kh, kw},
+                     {1, sh, 1}, {1, ph, pl}, {0, ph, pr}, rng.coin(), rng.coin())
+            : window(nc, {ih, std::max<std::int64_t>(iw, 1)}, {kh, kw}, {sh, 1}, {ph, pl}, {ph, pr},
+                     rng.coin(), rng.coin());
+    if (g.out[0] < 1 || g.out[1] < 1 || g.out[2] != g.in[2]) continue;
+    REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+    const Data mode = static_cast<Data>(iter % 5);
+    INFO(describe(g) << " data " << static_cast<int>(mode));
+    const Tensor in = random_input(rng, g, mode);
+    const auto want = oracle_of(g, in);
+    const Tensor best = run_fast(g, in, pools[iter % 3], Isa::best);
+    CHECK(check_against_oracle(g, best, want, "best") == 0);
+    CHECK(same_bits(run_fast(g, in, pools[0], Isa::portable), best));
+  }
+}
+
+TEST_CASE("fast avg_pool flat groups fall back in straddling blocks", "[kernels][avg_pool_fast]") {
+  // Width 5, k3 s1 p1 exclude-pad: the block of outputs 8-15 covers the end of row 1, row 2 and
+  // the start of row 3; only output 8 (2^30 + 2^-30 - 2^30) cancels and falls back.
+  PoolGeometry g = window({1, 1}, {4, 5}, {1, 3}, {1, 1}, {0, 1}, {0, 1}, false, true);
+  Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 4, 5});
+  float* x = in.mutable_data<float>();
+  for (int i = 0; i < 20; ++i) x[i] = static_cast<float>(i + 1);
+  x[7] = 0x1p30f, x[8] = 0x1p-30f, x[9] = -0x1p30f;
+  const Parallel par(1);
+  const auto want = oracle_of(g, in);
+  for (Isa isa : {Isa::best, Isa::portable}) {
+    const Tensor out = run_fast(g, in, par, isa);
+    CHECK(check_against_oracle(g, out, want, "fast") == 0);
+    CHECK(out.data<float>()[8] == static_cast<float>(0x1p-30 / 3));
+    CHECK(out.data<float>()[9] == static_cast<float>((0x1p-30 - 0x1p30) / 2));
+    CHECK(out.data<float>()[10] == 11.5f);
+  }
+}

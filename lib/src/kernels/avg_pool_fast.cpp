@@ -57,6 +57,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -73,6 +74,10 @@ constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-si
 constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
 constexpr i64 kPrefetchFloats = 1024;    // floats of the next band's span prefetched (4 KB)
 constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
+constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
+constexpr i64 kFlatMaxKernel = 16;       // this wide, planes up to this many outputs
+constexpr i64 kFlatMaxPlane = i64{1} << 16;
+constexpr i64 kVGuard = 32;  // doubles before and after the V buffer (flat taps and tails)
 
 // ------------------------------------------------------------------------------------------
 // Portable building blocks. The AVX2 versions below do the same operations in the same order.
@@ -125,6 +130,17 @@ bool hrow_fixed_portable(const double* vp, i64 stride, i64 k, i64 ow_count, cons
 bool hrow_bins_portable(const double* vp, i64 k, i64 ow_count, const double* inv_w, double rinv,
                         double t, float* out) {
   return hrow_fixed_portable(vp, k, k, ow_count, inv_w, rinv, t, out);
+}
+
+// hsum_fixed on the zero-padded V row, read from the unpadded row v of n values (flat groups).
+inline double hsum_flat(const double* v, i64 n, i64 ow, i64 pad_left, i64 k) {
+  auto tap = [&](i64 j) {
+    const i64 c = ow + j - pad_left;
+    return c >= 0 && c < n ? v[c] : 0.0;
+  };
+  double s = tap(0);
+  for (i64 j = 1; j < k; ++j) s += tap(j);
+  return s;
 }
 
 // Windows given by (first, taps, step) on an unpadded V row: adaptive bins, strides > 2,
@@ -686,6 +702,12 @@ struct Plan {
   std::vector<double> row_rinv;
   // Per band: float offset and length of the contiguous input span scanned for min/max.
   std::vector<i64> band_span_begin, band_span_len;
+  // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
+  bool flat = false;
+  std::vector<i64> run_end;    // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
+  std::vector<double> flat_r;  // per output of a plane: fl(row_rinv[q] * inv_w[ow])
+  std::vector<std::uint8_t> flat_mask;  // [block % mask_period][tap]: lanes whose tap is in the row
+  i64 mask_period = 1;
 };
 
 // Reference-order compensated average of one output (the fallback).
@@ -896,6 +918,90 @@ BandFn pick_band_avx512(HrowFn h) {
   return band_generic;
 }
 
+// Flat groups, for narrow rows (stride 1 along W, OW == IW): per-row loops over a few dozen
+// columns spend their time in loop set-up and partial blocks, so a group's V rows are stored back
+// to back (V[(q - q0) * IW + i]) and both passes run over the whole group as one long row.
+//   Vertical: a run of rows whose input rows shift by exactly IW per output row (stride 1, the
+//   same row count: every interior row of a plane) is one contiguous vrow_avx512 call.
+//   Horizontal: block b of eight outputs adds tap j from V[8b + j - pad_left], loaded with the
+//   mask flat_mask[b % mask_period][j] of the lanes whose tap lies inside their own row; the
+//   masked-off lanes load +0, exactly the zero padding the padded row holds there. Scaling uses
+//   flat_r = fl(row_rinv * inv_w) with rinv 1, which is exact. So every output gets the same
+//   operations in the same order as band_generic, and the same bits.
+template <int K>
+IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2];
+  const i64* begin = pl.row_begin.data();
+  const i64* offs = pl.row_off.data();
+  for (i64 q = a.q0; q < a.q1;) {
+    const i64 q_end = std::min(a.q1, pl.run_end[static_cast<std::size_t>(q)]);
+    const i64 r = begin[q + 1] - begin[q], n = (q_end - q) * IW;
+    double* v = a.v + (q - a.q0) * IW;
+    const i64* off = offs + begin[q];
+    switch (r) {
+      case 0:
+        std::fill(v, v + n, 0.0);
+        break;
+      case 2:
+        vrow_avx512<2>(a.plane, off, r, n, v);
+        break;
+      case 3:
+        vrow_avx512<3>(a.plane, off, r, n, v);
+        break;
+      default:
+        vrow_avx512<0>(a.plane, off, r, n, v);
+    }
+    q = q_end;
+  }
+
+  const i64 taps = K > 0 ? K : pl.k_w;
+  const i64 n_out = (a.q1 - a.q0) * IW;
+  std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), false);
+  const double* vp = a.v - pl.pad_left;
+  const double* r = pl.flat_r.data() + a.q0 * IW;
+  float* out = a.out_plane + a.q0 * IW;
+  const __m512d t = _mm512_set1_pd(a.t);
+  const std::uint8_t* masks = pl.flat_mask.data();
+  i64 m = 0;  // block index modulo mask_period
+  bool failed = false;
+  for (i64 k = 0; k < n_out; k += 8) {
+    const std::uint8_t* mk = masks + m * taps;
+    __m512d s = _mm512_maskz_loadu_pd(mk[0], vp + k);
+    for (i64 j = 1; j < taps; ++j) s = _mm512_add_pd(s, _mm512_maskz_loadu_pd(mk[j], vp + k + j));
+    // finish8 with the factor fl(1 * r) = r: y = s * r, stored, checked.
+    const __mmask8 lanes = first_lanes(n_out - k);
+    const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_loadu_pd(r + k)));
+    if (lanes == 0xFF) {
+      _mm256_storeu_ps(out + k, y);
+    } else {
+      _mm512_mask_storeu_ps(out + k, lanes, _mm512_castps256_ps512(y));
+    }
+    const __mmask8 fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
+    if (fail != 0) {  // rare: flag the rows of the failed lanes
+      failed = true;
+      for (int l = 0; l < 8; ++l)
+        if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
+    }
+    if (++m == pl.mask_period) m = 0;
+  }
+  return failed;
+}
+
+BandFn pick_band_flat_avx512(i64 k) {
+  switch (k) {
+    case 2:
+      return band_flat_avx512<2>;
+    case 3:
+      return band_flat_avx512<3>;
+    case 5:
+      return band_flat_avx512<5>;
+    default:
+      return band_flat_avx512<0>;
+  }
+}
+
 #undef IRRUN_AVX512
 #undef IRRUN_AVX512_LAMBDA
 
@@ -909,9 +1015,11 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   const PoolGeometry& g = *pl.g;
   const i64 OH = g.out[1], OW = g.out[2];
   const i64 out_rows = g.out[0] * OH;
-  const i64 group = std::max<i64>(1, kVBufferDoubles / pl.vlen);
+  const i64 vlen = pl.flat ? g.in[2] : pl.vlen;
+  const i64 group = std::max<i64>(1, kVBufferDoubles / vlen);
   Scratch sc;
-  sc.v.assign(static_cast<std::size_t>(group * pl.vlen), 0.0);
+  sc.v.assign(static_cast<std::size_t>(group * vlen + 2 * kVGuard), 0.0);
+  double* vbase = sc.v.data() + kVGuard;
   sc.row_failed = std::make_unique<bool[]>(static_cast<std::size_t>(group));
 
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
@@ -941,19 +1049,19 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     for (i64 g0 = q0; g0 < q1; g0 += group) {
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
-      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, sc.v.data(), sc.row_failed.get()},
-                    ops))
+      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, sc.row_failed.get()}, ops))
         continue;
       // Failed outputs (rare) are recomputed from the V rows still in the buffer.
       for (i64 q = g0; q < g1; ++q) {
         if (!sc.row_failed[q - g0]) continue;
-        const double* vrow = sc.v.data() + (q - g0) * pl.vlen;
+        const double* vrow = vbase + (q - g0) * vlen;
         float* out = out_plane + q * OW;
         for (i64 ow = 0; ow < OW; ++ow) {
           const auto w = static_cast<std::size_t>(ow);
           const double s =
-              pl.fixed_w ? hsum_fixed(vrow, ow, pl.stride_w, pl.k_w)
-                         : hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
+              pl.flat      ? hsum_flat(vrow, vlen, ow, pl.pad_left, pl.k_w)
+              : pl.fixed_w ? hsum_fixed(vrow, ow, pl.stride_w, pl.k_w)
+                           : hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
           if (!(std::fabs(s) >= t)) out[ow] = fallback_output(pl, plane, q / OH, q % OH, ow);
         }
       }
@@ -1051,6 +1159,42 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   return true;
 }
 
+// Flat groups (band_flat_avx512) for narrow stride-1 rows with OW == IW: the run and mask
+// tables of Plan.
+bool flat_eligible(const Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  return pl.fixed_w && pl.stride_w == 1 && g.out[2] == g.in[2] && g.in[2] <= kFlatMaxWidth &&
+         pl.k_w <= kFlatMaxKernel && pl.pad_left < pl.k_w && g.out_plane_size() <= kFlatMaxPlane;
+}
+
+void make_flat(Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], rows = g.out[0] * g.out[1];
+  pl.flat = true;
+  const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
+  pl.run_end.assign(at(rows), 0);
+  for (i64 q = rows - 1; q >= 0; --q) {
+    const i64 b = pl.row_begin[at(q)], r = pl.row_begin[at(q + 1)] - b;
+    bool joins = q + 1 < rows && pl.row_begin[at(q + 2)] - pl.row_begin[at(q + 1)] == r;
+    for (i64 j = 0; joins && j < r; ++j)
+      joins = pl.row_off[at(b + r + j)] == pl.row_off[at(b + j)] + IW;
+    pl.run_end[at(q)] = joins ? pl.run_end[at(q + 1)] : q + 1;
+  }
+  pl.flat_r.resize(at(rows * IW));
+  for (i64 q = 0; q < rows; ++q)
+    for (i64 ow = 0; ow < IW; ++ow)
+      pl.flat_r[at(q * IW + ow)] = pl.row_rinv[at(q)] * pl.inv_w[at(ow)];
+  pl.mask_period = std::lcm(i64{8}, IW) / 8;
+  pl.flat_mask.assign(at(pl.mask_period * pl.k_w), 0);
+  for (i64 b = 0; b < pl.mask_period; ++b)
+    for (i64 j = 0; j < pl.k_w; ++j)
+      for (i64 l = 0; l < 8; ++l) {
+        const i64 c = (8 * b + l) % IW + j - pl.pad_left;
+        if (c >= 0 && c < IW)
+          pl.flat_mask[at(b * pl.k_w + j)] |= static_cast<std::uint8_t>(1u << l);
+      }
+}
+
 }  // namespace
 
 bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g) {
@@ -1091,6 +1235,10 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 
   ops.band = band_generic;
   if (avx512 && pl.fixed_w) ops.band = pick_band_avx512(ops.hrow);
+  if (avx512 && flat_eligible(pl)) {
+    make_flat(pl);
+    ops.band = pick_band_flat_avx512(pl.k_w);
+  }
 
   const float* x = in.data<float>();
   float* y = out.mutable_data<float>();
