@@ -76,6 +76,31 @@ std::size_t CheckReport::warnings() const {
   return diagnostics.size() - errors();
 }
 
+Diagnostics check_model(const Model& m, bool strict, std::vector<std::size_t>* checked) {
+  const auto analysis = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+
+  Diagnostics all = m.ir.diagnostics;
+  all.insert(all.end(), analysis.diagnostics.begin(), analysis.diagnostics.end());
+  for (auto n : m.graph.order) {
+    const auto& info = analysis.nodes[n];
+    if (!info.inferred) continue;
+    if (checked) checked->push_back(n);
+    compare_outputs(m, analysis, n, all);
+  }
+  compare_edges(m, all);
+  if (checked) std::sort(checked->begin(), checked->end());
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
+  // Strict mode promotes what OpenVINO silently accepts; a missing .bin is not such a leniency
+  // (shape validation does not need weights), so it stays a warning.
+  if (strict) {
+    for (auto& d : all) {
+      if (d.rule != "no-weights") d.severity = Severity::error;
+    }
+  }
+  return all;
+}
+
 CheckReport check_file(const std::string& xml_path, const CheckOptions& options) {
   CheckReport report;
   report.path = xml_path;
@@ -90,29 +115,7 @@ CheckReport check_file(const std::string& xml_path, const CheckOptions& options)
     report.diagnostics.push_back(std::move(d));
     return report;
   }
-  const Model& m = *report.model;
-  const auto analysis = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
-
-  Diagnostics all = m.ir.diagnostics;
-  all.insert(all.end(), analysis.diagnostics.begin(), analysis.diagnostics.end());
-  for (auto n : m.graph.order) {
-    const auto& info = analysis.nodes[n];
-    if (!info.inferred) continue;
-    report.checked.push_back(n);
-    compare_outputs(m, analysis, n, all);
-  }
-  compare_edges(m, all);
-  std::sort(report.checked.begin(), report.checked.end());
-  std::stable_sort(all.begin(), all.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
-  // Strict mode promotes what OpenVINO silently accepts; a missing .bin is not such a leniency
-  // (shape validation does not need weights), so it stays a warning.
-  if (options.strict) {
-    for (auto& d : all) {
-      if (d.rule != "no-weights") d.severity = Severity::error;
-    }
-  }
-  report.diagnostics = std::move(all);
+  report.diagnostics = check_model(*report.model, options.strict, &report.checked);
   return report;
 }
 

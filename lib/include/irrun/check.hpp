@@ -29,6 +29,11 @@ struct CheckReport {
 
 CheckReport check_file(const std::string& xml_path, const CheckOptions& options);
 
+// check_file's checks on a model already loaded: the diagnostics (reader warnings included) in
+// file order; `checked`, when given, receives the layers whose outputs were inferred and compared.
+Diagnostics check_model(const Model& model, bool strict,
+                        std::vector<std::size_t>* checked = nullptr);
+
 // One line: "<path>:<line>: error: layer 3 'pool' (AvgPool opset1) output port 2: <what> [rule]".
 std::string format(const CheckReport& report, const Diagnostic& d);
 
