@@ -185,6 +185,21 @@ Buffer Buffer::map_file(const std::string& path, std::size_t offset, std::size_t
   return b;
 }
 
+Buffer Buffer::wrap(void* data, std::size_t size) {
+  Buffer b = wrap(static_cast<const void*>(data), size);
+  b.writable_ = true;
+  return b;
+}
+
+Buffer Buffer::wrap(const void* data, std::size_t size) {
+  Buffer b;
+  // No owner: copies and slices share nothing but the caller's pointer.
+  b.data_ = static_cast<std::byte*>(const_cast<void*>(data));
+  b.size_ = size;
+  b.writable_ = false;
+  return b;
+}
+
 Buffer Buffer::slice(std::size_t offset, std::size_t size) const {
   const auto end = checked_add(offset, size);
   if (!end || *end > size_) {
@@ -198,20 +213,44 @@ Buffer Buffer::slice(std::size_t offset, std::size_t size) const {
   return b;
 }
 
-Tensor Tensor::zeros(ElementType type, std::vector<std::int64_t> shape) {
-  const std::size_t bits = bit_width(type);
+namespace {
+
+// The packed byte size of `shape`, or Error(limit) when it overflows.
+std::size_t packed_size(ElementType type, const std::vector<std::int64_t>& shape) {
   const auto count = checked_product(shape);
+  const std::size_t bits = bit_width(type);
   const auto total_bits = count ? checked_mul(*count, bits) : std::nullopt;
-  if (bits == 0 || !total_bits || !checked_add(*total_bits, 7)) {
+  if (bits == 0 || !total_bits || !checked_add(*total_bits, 7))
     throw Error(ExitCode::limit, "tensor " + std::string(to_string(type)) + " " + to_string(shape) +
                                      " is too large or has no fixed size");
-  }
-  const std::size_t bytes = packed_byte_size(type, *count);
+  return packed_byte_size(type, *count);
+}
+
+}  // namespace
+
+Tensor Tensor::zeros(ElementType type, std::vector<std::int64_t> shape) {
+  const std::size_t bytes = packed_size(type, shape);
   require_memory(bytes, "a " + std::string(to_string(type)) + " " + to_string(shape) + " tensor");
   Tensor t;
   t.type = type;
   t.shape = std::move(shape);
   t.buffer = Buffer::allocate(bytes);
+  return t;
+}
+
+Tensor Tensor::wrap(ElementType type, std::vector<std::int64_t> shape, void* data) {
+  Tensor t;
+  t.buffer = Buffer::wrap(data, packed_size(type, shape));
+  t.type = type;
+  t.shape = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::wrap(ElementType type, std::vector<std::int64_t> shape, const void* data) {
+  Tensor t;
+  t.buffer = Buffer::wrap(data, packed_size(type, shape));
+  t.type = type;
+  t.shape = std::move(shape);
   return t;
 }
 

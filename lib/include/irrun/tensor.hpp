@@ -1,5 +1,6 @@
-// A dense row-major tensor: element type, static shape and a byte buffer that either owns its
-// memory or maps a file read-only.
+// A dense row-major tensor: element type, static shape and a byte buffer that owns its memory,
+// maps a file read-only or views memory the caller owns (Buffer::wrap, Tensor::wrap).
+// Part of the public API (see irrun/irrun.hpp).
 #pragma once
 
 #include <cstddef>
@@ -41,6 +42,11 @@ class Buffer {
   static Buffer allocate(std::size_t bytes);
   // Read-only mapping of `size` bytes at `offset` of a file; throws std::system_error.
   static Buffer map_file(const std::string& path, std::size_t offset, std::size_t size);
+  // A view of `size` bytes the caller owns: no copy, no ownership, not counted against the memory
+  // limit. The caller keeps the memory alive while this Buffer, or any copy or slice of it, is in
+  // use. Wrapping a const pointer gives a read-only buffer, a mutable pointer a writable one.
+  static Buffer wrap(void* data, std::size_t size);
+  static Buffer wrap(const void* data, std::size_t size);
   // A view into another buffer, sharing its lifetime.
   Buffer slice(std::size_t offset, std::size_t size) const;
 
@@ -64,6 +70,10 @@ struct Tensor {
   // Allocates a zeroed tensor; throws irrun::Error(limit) on an overflowing size or when it
   // would exceed the memory limit.
   static Tensor zeros(ElementType type, std::vector<std::int64_t> shape);
+  // A tensor over caller-owned memory of at least the packed byte size of `shape` (see
+  // Buffer::wrap for the lifetime rule). Throws irrun::Error(limit) on an overflowing size.
+  static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, void* data);
+  static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, const void* data);
   std::size_t element_count() const;
   std::size_t byte_size() const;
   template <class T>
