@@ -1,4 +1,5 @@
 // Problems and warnings found in a model, with enough structure for text, JSON and JUnit reports.
+// Part of the public API (see irrun/irrun.hpp).
 #pragma once
 
 #include <cstddef>
@@ -13,7 +14,7 @@ enum class Severity { warning, error };
 struct Diagnostic {
   Severity severity = Severity::error;
   std::string rule;  // stable id: "dim-mismatch", "validation", "unknown-attribute"...
-  std::optional<std::size_t> layer;  // index into IrModel::layers
+  std::optional<std::size_t> layer;  // index into IrModel::layers (the n-th <layer> in the file)
   std::string port;                  // "output port 3", "edge 3:2 -> 5:0", or empty
   std::string declared;              // for mismatches: what the file says
   std::string inferred;              // for mismatches: what shape inference says

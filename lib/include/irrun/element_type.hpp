@@ -1,4 +1,5 @@
 // OpenVINO element types and the two spellings the IR uses for them.
+// Part of the public API (see irrun/irrun.hpp).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,5 @@
 // Errors irrun reports: one exception type whose kind decides the process exit code.
+// Part of the public API (see irrun/irrun.hpp).
 #pragma once
 
 #include <cstddef>

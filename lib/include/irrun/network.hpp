@@ -1,0 +1,96 @@
+// The library facade: load an OpenVINO IR model, check it, and run its pooling graph on tensors
+// the caller owns. Part of the public API (see irrun/irrun.hpp); it includes only public headers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "irrun/diagnostic.hpp"
+#include "irrun/element_type.hpp"
+#include "irrun/tensor.hpp"
+
+namespace irrun {
+
+// A model input (a Parameter) or output (a Result), as shape inference sees it before any run.
+struct PortInfo {
+  std::string name;  // the key of this input or output in Network::run's maps
+  ElementType type = ElementType::undefined;
+  std::vector<std::int64_t> shape;  // -1 for a dynamic dim; empty for a scalar or a dynamic rank
+  bool dynamic_rank = false;
+};
+
+// What `irrun check` reports for one file.
+struct CheckResult {
+  Diagnostics diagnostics;            // in file order; warnings already promoted under strict
+  std::vector<std::string> messages;  // one line per diagnostic, as `irrun check` prints it
+  std::size_t checked_layers = 0;     // layers whose outputs were inferred and compared
+
+  std::size_t errors() const;
+  std::size_t warnings() const;
+  bool passed() const { return errors() == 0; }
+};
+
+struct NetworkOptions {
+  // The weights file; by default the xml path with ".bin", which may be missing when the model
+  // needs no Const data.
+  std::optional<std::string> weights;
+  // Threads each kernel of run() may use, including the caller's; 0 means one per core. Results
+  // are bit-identical for every count.
+  int threads = 0;
+};
+
+// A loaded model. Errors are irrun::Error (irrun/error.hpp), whose code() is the exit code the
+// irrun tool would give. Movable, not copyable; run() and check() are const but a Network is not
+// meant to be run from several threads at once (it owns one thread pool).
+class Network {
+ public:
+  // Reads the xml and its weights (mapped, not copied) and builds the graph. Throws ModelError
+  // (bad_model) for an unreadable or malformed file, naming the file and line.
+  static Network load(const std::string& xml_path, const NetworkOptions& options = {});
+
+  Network(Network&&) noexcept;
+  Network& operator=(Network&&) noexcept;
+  ~Network();
+
+  const std::string& path() const;
+  // Parameters in file order, named by their layer name (run() also accepts their tensor names).
+  const std::vector<PortInfo>& inputs() const;
+  // Results in file order, named by their input tensor name, else the Result layer's name; a
+  // name already taken by an earlier output gets "_1", "_2"... appended.
+  const std::vector<PortInfo>& outputs() const;
+
+  // `irrun check` on this model: infers every supported layer and compares it with the dims the
+  // file declares. `strict` turns OpenVINO's silent leniencies into errors. Does not throw for
+  // problems in the model; they are diagnostics.
+  CheckResult check(bool strict = false) const;
+
+  // Runs every Result. `inputs` holds one tensor per Parameter, keyed by its name; each must have
+  // the Parameter's element type, a static shape that fits the Parameter's, and a buffer of at
+  // least byte_size() bytes. Inputs are read in place, never copied: wrap caller memory with
+  // Tensor::wrap. Throws Error before any compute for a missing, unknown or mismatching input
+  // (bad_input), a layer irrun cannot execute (unsupported) or a shape that does not validate
+  // (bad_model); also Error(limit) when the memory limit (set_memory_limit) would be exceeded.
+  //
+  // `outputs`: a tensor the caller puts under an output's name (e.g. Tensor::wrap of its own
+  // array) receives that output: it must be writable and have the output's element type and
+  // shape (checked before anything is written; a mismatch throws bad_input). irrun computes
+  // into its own memory and copies each such output once. Outputs the map does not name are
+  // added to it as irrun-owned tensors; an output that merely passes a Parameter or Const
+  // through shares the input's or the weights' memory.
+  void run(const std::map<std::string, Tensor>& inputs,
+           std::map<std::string, Tensor>& outputs) const;
+  // The same with an empty `outputs`: returns every output in irrun-owned memory (see above).
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs) const;
+
+ private:
+  struct Impl;
+  explicit Network(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace irrun

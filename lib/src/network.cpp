@@ -1,0 +1,210 @@
+#include "irrun/network.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "irrun/analysis.hpp"
+#include "irrun/check.hpp"
+#include "irrun/checked.hpp"
+#include "irrun/dim.hpp"
+#include "irrun/error.hpp"
+#include "irrun/executor.hpp"
+#include "irrun/inputs.hpp"
+#include "irrun/model.hpp"
+#include "irrun/parallel.hpp"
+
+namespace irrun {
+
+struct Network::Impl {
+  Model model;
+  std::vector<PortInfo> inputs, outputs;
+  std::vector<PartialShape> input_shapes;  // parallel to inputs (intervals kept for checking)
+  std::unique_ptr<Parallel> parallel;
+};
+
+namespace {
+
+PortInfo port_info(std::string name, const ValueInfo& v) {
+  PortInfo p;
+  p.name = std::move(name);
+  p.type = v.type;
+  p.dynamic_rank = !v.shape.rank_is_static();
+  for (std::size_t i = 0; i < v.shape.rank(); ++i)
+    p.shape.push_back(v.shape[i].is_static() ? v.shape[i].min : -1);
+  return p;
+}
+
+std::string describe(const char* kind, const PortInfo& p) {
+  std::string s = std::string(kind) + " '" + p.name + "' (" + std::string(to_string(p.type)) + " [";
+  if (p.dynamic_rank) s += "...";
+  for (std::size_t i = 0; i < p.shape.size(); ++i) {
+    if (i) s += ',';
+    s += p.shape[i] < 0 ? std::string("?") : std::to_string(p.shape[i]);
+  }
+  return s + "])";
+}
+
+std::string names(const std::vector<PortInfo>& ports) {
+  std::string s;
+  for (const auto& p : ports) s += (s.empty() ? "'" : ", '") + p.name + "'";
+  return s.empty() ? "none" : s;
+}
+
+// The caller's tensor is large enough for its own shape (a short buffer would be read or written
+// past its end).
+void require_buffer(const std::string& what, const Tensor& t) {
+  if (t.type == ElementType::undefined || bit_width(t.type) == 0)
+    throw input_error(what + ": the tensor has no element type with a fixed size");
+  const auto count = checked_product(t.shape);
+  if (!count || !checked_mul(*count, bit_width(t.type)))
+    throw input_error(what + ": the tensor's shape " + to_string(t.shape) +
+                      " has a negative dim or overflows");
+  if (t.buffer.size() < t.byte_size() || (t.byte_size() && !t.buffer.data()))
+    throw input_error(what + ": the tensor's buffer holds " + std::to_string(t.buffer.size()) +
+                      " bytes, its shape needs " + std::to_string(t.byte_size()));
+}
+
+}  // namespace
+
+std::size_t CheckResult::errors() const {
+  return static_cast<std::size_t>(
+      std::count_if(diagnostics.begin(), diagnostics.end(),
+                    [](const Diagnostic& d) { return d.severity == Severity::error; }));
+}
+
+std::size_t CheckResult::warnings() const {
+  return diagnostics.size() - errors();
+}
+
+Network::Network(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Network::Network(Network&&) noexcept = default;
+Network& Network::operator=(Network&&) noexcept = default;
+Network::~Network() = default;
+
+Network Network::load(const std::string& xml_path, const NetworkOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->model = load_model(xml_path, options.weights);
+  const Model& m = impl->model;
+  // Declared-shape inference: Parameters from their attributes, outputs as far as it gets (a
+  // layer that fails falls back to its declared dims; check() and run() report the failure).
+  const auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+  for (auto n : m.graph.parameters) {
+    const auto& outs = a.nodes[n].outputs;
+    const ValueInfo v = outs.empty() ? ValueInfo{} : outs[0];
+    impl->inputs.push_back(port_info(m.ir.layers[n].name, v));
+    impl->input_shapes.push_back(v.shape);
+  }
+  std::set<std::string> used;
+  for (auto n : m.graph.results) {
+    ValueInfo v;
+    const auto& node = m.graph.nodes[n];
+    if (!node.inputs.empty() && node.inputs[0].output < a.nodes[node.inputs[0].node].outputs.size())
+      v = a.nodes[node.inputs[0].node].outputs[node.inputs[0].output];
+    const std::string base = output_name(m, n);
+    std::string name = base;
+    for (int k = 1; used.count(name); ++k) name = base + "_" + std::to_string(k);
+    used.insert(name);
+    impl->outputs.push_back(port_info(name, v));
+  }
+  impl->parallel = std::make_unique<Parallel>(options.threads);
+  return Network(std::move(impl));
+}
+
+const std::string& Network::path() const {
+  return impl_->model.ir.path;
+}
+
+const std::vector<PortInfo>& Network::inputs() const {
+  return impl_->inputs;
+}
+
+const std::vector<PortInfo>& Network::outputs() const {
+  return impl_->outputs;
+}
+
+CheckResult Network::check(bool strict) const {
+  const Model& m = impl_->model;
+  CheckResult r;
+  std::vector<std::size_t> checked;
+  r.diagnostics = check_model(m, strict, &checked);
+  r.checked_layers = checked.size();
+  for (const auto& d : r.diagnostics) r.messages.push_back(format(m.ir, d));
+  return r;
+}
+
+void Network::run(const std::map<std::string, Tensor>& inputs,
+                  std::map<std::string, Tensor>& outputs) const {
+  const Model& m = impl_->model;
+  const auto& params = m.graph.parameters;
+  std::map<std::size_t, Tensor> bound;
+  std::map<std::size_t, std::string> given_as;
+  for (const auto& [name, tensor] : inputs) {
+    const auto n = find_parameter(m, name);
+    if (!n)
+      throw input_error(m.ir.path + ": no input named '" + name +
+                        "' (inputs: " + names(impl_->inputs) + ")");
+    const auto i =
+        static_cast<std::size_t>(std::find(params.begin(), params.end(), *n) - params.begin());
+    const PortInfo& p = impl_->inputs[i];
+    const std::string what = m.ir.path + ": " + describe("input", p);
+    if (!given_as.emplace(*n, name).second)
+      throw input_error(what + " is given twice, as '" + given_as[*n] + "' and '" + name + "'");
+    require_buffer(what, tensor);
+    const auto& declared = impl_->input_shapes[i];
+    if (tensor.type != p.type ||
+        !declared_matches(PartialShape::from_static(tensor.shape), declared) ||
+        (declared.rank_is_static() && declared.rank() != tensor.shape.size()))
+      throw input_error(what + ": given " + std::string(to_string(tensor.type)) + " " +
+                        to_string(tensor.shape));
+    bound.emplace(*n, tensor);
+  }
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (!bound.count(params[i]))
+      throw input_error(m.ir.path + ": no tensor for " + describe("input", impl_->inputs[i]));
+  }
+  for (auto& [name, tensor] : outputs) {
+    const auto it = std::find_if(impl_->outputs.begin(), impl_->outputs.end(),
+                                 [&](const PortInfo& p) { return p.name == name; });
+    if (it == impl_->outputs.end())
+      throw input_error(m.ir.path + ": no output named '" + name +
+                        "' (outputs: " + names(impl_->outputs) + ")");
+    const std::string what = m.ir.path + ": " + describe("output", *it);
+    require_buffer(what, tensor);
+    if (!tensor.buffer.writable()) throw input_error(what + ": the tensor given is read-only");
+  }
+
+  auto results = run_model(m, bound, *impl_->parallel);
+
+  // Outputs by Result layer, then every caller tensor checked before any is written.
+  std::map<std::size_t, Tensor*> computed;
+  for (auto& o : results) computed[o.result_layer] = &o.tensor;
+  const auto& result_layers = m.graph.results;
+  for (std::size_t i = 0; i < result_layers.size(); ++i) {
+    const auto it = outputs.find(impl_->outputs[i].name);
+    const Tensor& src = *computed.at(result_layers[i]);
+    if (it != outputs.end() && (it->second.type != src.type || it->second.shape != src.shape))
+      throw input_error(m.ir.path + ": output '" + impl_->outputs[i].name + "' is " +
+                        std::string(to_string(src.type)) + " " + to_string(src.shape) +
+                        ", the tensor given for it is " + std::string(to_string(it->second.type)) +
+                        " " + to_string(it->second.shape));
+  }
+  for (std::size_t i = 0; i < result_layers.size(); ++i) {
+    const Tensor& src = *computed.at(result_layers[i]);
+    const auto it = outputs.find(impl_->outputs[i].name);
+    if (it == outputs.end()) {
+      outputs.emplace(impl_->outputs[i].name, src);
+    } else if (src.byte_size()) {
+      // memmove: a pass-through output may be the caller's own input buffer.
+      std::memmove(it->second.buffer.mutable_data(), src.buffer.data(), src.byte_size());
+    }
+  }
+}
+
+std::map<std::string, Tensor> Network::run(const std::map<std::string, Tensor>& inputs) const {
+  std::map<std::string, Tensor> outputs;
+  run(inputs, outputs);
+  return outputs;
+}
+
+}  // namespace irrun
