@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The ctest entry install_and_embed: installs this build into a temporary prefix, builds
+# samples/embed against it as a separate CMake project (find_package(irrun)), runs it on
+# samples/avgpool_v11.xml and compares its output. Leaves nothing behind but what it printed.
+#   tests/install_test.sh src=DIR build=DIR cmake=CMAKE generator=GEN cxx=CXX type=BUILD_TYPE \
+#     flags=CXX_FLAGS ldflags=EXE_LINKER_FLAGS
+set -euo pipefail
+declare -A arg
+for a in "$@"; do arg[${a%%=*}]=${a#*=}; done
+cmake=${arg[cmake]}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/irrun-install-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+"$cmake" --install "${arg[build]}" --prefix "$prefix" >"$tmp/install.log" ||
+  { cat "$tmp/install.log"; exit 1; }
+# Only the public headers are installed, and the tool.
+find "$prefix/include" -type f -printf '%P\n' | sort >"$tmp/headers.txt"
+printf '%s\n' irrun/diagnostic.hpp irrun/element_type.hpp irrun/error.hpp irrun/irrun.hpp \
+  irrun/network.hpp irrun/tensor.hpp irrun/version.hpp | diff -u - "$tmp/headers.txt"
+"$prefix/bin/irrun" --version | grep -q '^irrun [0-9]'
+
+# Same compiler and flags as this build: a sanitized libirrun.a needs a sanitized link.
+"$cmake" -S "${arg[src]}/samples/embed" -B "$tmp/embed" -G "${arg[generator]}" \
+  -DCMAKE_CXX_COMPILER="${arg[cxx]}" -DCMAKE_BUILD_TYPE="${arg[type]}" \
+  -DCMAKE_CXX_FLAGS="${arg[flags]} -Wall -Wextra -Wpedantic -Werror" \
+  -DCMAKE_EXE_LINKER_FLAGS="${arg[ldflags]}" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON >"$tmp/configure.log" ||
+  { cat "$tmp/configure.log"; exit 1; }
+"$cmake" --build "$tmp/embed" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
+
+"$tmp/embed/embed" "${arg[src]}/samples/avgpool_v11.xml" >"$tmp/out.txt"
+cat "$tmp/out.txt"
+# AvgPool k3 s2 p1 exclude-pad ceil over 8*row+col: the mean row times 8 plus the mean col,
+# each 0.5 (rows 0-1), 2, 4, 6 or 7 (row 7 alone, the ceil window).
+diff -u - <(tail -n +2 "$tmp/out.txt") <<'OUT'
+check: 3 layer(s) checked, 0 error(s), 0 warning(s)
+pool: 1 3 5 5
+ 4.5 6 8 10 11
+ 16.5 18 20 22 23
+ 32.5 34 36 38 39
+ 48.5 50 52 54 55
+ 56.5 58 60 62 63
+OUT
+echo "install_and_embed: ok"
