@@ -1,0 +1,263 @@
+// Tests of the public facade (lib/src/network.cpp) through irrun/irrun.hpp alone: loading, port
+// info, check, running on caller-owned memory (inputs read in place, outputs written into the
+// caller's arrays), and every mistake a caller can make with its tensors. The sample
+// avgpool_v11.xml pools 8x8 planes with k3 s2 p1 exclude-pad ceil into 5x5: on the iota
+// 8*row+col, output (y, x) is 8 * mean(rows) + mean(cols) with means 0.5, 2, 4, 6, 7.
+#include "irrun/irrun.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/ir_text.hpp"
+#include "support/scratch_dir.hpp"
+
+using irrun::ElementType;
+using irrun::ExitCode;
+using irrun::Network;
+using irrun::Tensor;
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+using Tensors = std::map<std::string, Tensor>;
+
+#ifndef IRRUN_SAMPLES_DIR
+#error "IRRUN_SAMPLES_DIR must be defined by the build"
+#endif
+
+std::string sample(const std::string& name) {
+  return std::string(IRRUN_SAMPLES_DIR) + "/" + name;
+}
+
+std::vector<float> iota(std::size_t n) {
+  std::vector<float> v(n);
+  std::iota(v.begin(), v.end(), 0.0f);
+  return v;
+}
+
+// The first 5x5 plane of avgpool_v11 on the iota input (see the file comment).
+std::vector<float> expected_plane0() {
+  const float means[] = {0.5f, 2, 4, 6, 7};
+  std::vector<float> v;
+  for (float r : means)
+    for (float c : means) v.push_back(8 * r + c);
+  return v;
+}
+
+// Runs `net`, expecting Error with `code` whose message contains `text`.
+void require_run_error(const Network& net, const Tensors& inputs, Tensors& outputs, ExitCode code,
+                       const std::string& text) {
+  try {
+    net.run(inputs, outputs);
+    FAIL("no error; expected: " << text);
+  } catch (const irrun::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == code);
+    CHECK_THAT(e.what(), Catch::Contains(text));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Buffer::wrap views caller memory without owning or counting it", "[network]") {
+  float data[4] = {1, 2, 3, 4};
+  const auto before = irrun::memory_in_use();
+  auto b = irrun::Buffer::wrap(data, sizeof data);
+  CHECK(b.data() == reinterpret_cast<const std::byte*>(data));
+  CHECK(b.size() == sizeof data);
+  CHECK(b.writable());
+  CHECK(b.mutable_data() == reinterpret_cast<std::byte*>(data));
+  CHECK(b.slice(4, 8).data() == reinterpret_cast<const std::byte*>(data + 1));
+  auto r = irrun::Buffer::wrap(static_cast<const float*>(data), sizeof data);
+  CHECK_FALSE(r.writable());
+  CHECK(r.mutable_data() == nullptr);
+  CHECK(irrun::memory_in_use() == before);
+
+  const auto t = Tensor::wrap(ElementType::f32, {2, 2}, static_cast<const float*>(data));
+  CHECK(t.buffer.size() == 16);
+  CHECK(t.data<float>() == data);
+  CHECK_FALSE(t.buffer.writable());
+  try {
+    Tensor::wrap(ElementType::f32, {INT64_MAX, 4}, data);
+    FAIL("no error");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::limit);
+  }
+}
+
+TEST_CASE("Network::load describes inputs and outputs; version() matches the header", "[network]") {
+  const Network net = Network::load(sample("avgpool_v11.xml"));
+  CHECK(net.path() == sample("avgpool_v11.xml"));
+  REQUIRE(net.inputs().size() == 1);
+  CHECK(net.inputs()[0].name == "input");
+  CHECK(net.inputs()[0].type == ElementType::f32);
+  CHECK(net.inputs()[0].shape == Shape{1, 3, 8, 8});
+  CHECK_FALSE(net.inputs()[0].dynamic_rank);
+  REQUIRE(net.outputs().size() == 1);
+  CHECK(net.outputs()[0].name == "pool");
+  CHECK(net.outputs()[0].shape == Shape{1, 3, 5, 5});
+  CHECK(std::string(irrun::version()) == IRRUN_VERSION_STRING);
+}
+
+TEST_CASE("Network::load throws ModelError for a missing or malformed file", "[network]") {
+  irrun::testing::ScratchDir dir("network");
+  for (const auto& [file, text] : std::vector<std::pair<std::string, std::string>>{
+           {"missing.xml", ""}, {"bad.xml", "<net version=\"11\"><layers>"}}) {
+    if (!text.empty()) std::ofstream(dir.file(file)) << text;
+    try {
+      Network::load(dir.file(file));
+      FAIL("no error for " << file);
+    } catch (const irrun::ModelError& e) {
+      CHECK(e.code() == ExitCode::bad_model);
+      CHECK_THAT(e.what(), Catch::Contains(file));
+    }
+  }
+}
+
+TEST_CASE("Network::check reports like irrun check", "[network]") {
+  const auto ok = Network::load(sample("avgpool_v11.xml")).check();
+  CHECK(ok.passed());
+  CHECK(ok.checked_layers == 3);
+  CHECK(ok.diagnostics.empty());
+
+  const auto bad = Network::load(sample("bad_dim_v11.xml")).check();
+  CHECK_FALSE(bad.passed());
+  CHECK(bad.errors() == 1);
+  CHECK(bad.warnings() == 0);
+  REQUIRE(bad.messages.size() == 1);
+  CHECK(bad.diagnostics[0].rule == "dim-mismatch");
+  CHECK(bad.diagnostics[0].layer == 1u);
+  CHECK_THAT(bad.messages[0],
+             Catch::Contains("bad_dim_v11.xml:29: error: layer 1 'pool'") &&
+                 Catch::Contains("declared [1,3,4,4], inferred [1,3,5,5] [dim-mismatch]"));
+
+  // A model irrun cannot run still checks.
+  CHECK(Network::load(sample("multi_op_v11.xml")).check().passed());
+}
+
+TEST_CASE("Network::run reads caller inputs and writes caller outputs in place", "[network]") {
+  const Network net = Network::load(sample("avgpool_v11.xml"), {{}, 2});
+  const auto input = iota(3 * 8 * 8);
+  std::vector<float> output(3 * 5 * 5, -1.0f);
+  Tensors outputs{{"pool", Tensor::wrap(ElementType::f32, {1, 3, 5, 5}, output.data())}};
+  net.run({{"input", Tensor::wrap(ElementType::f32, {1, 3, 8, 8}, input.data())}}, outputs);
+  REQUIRE(outputs.size() == 1);
+  CHECK(outputs.at("pool").data<float>() == output.data());
+  CHECK(std::vector<float>(output.begin(), output.begin() + 25) == expected_plane0());
+  // Planes are independent: plane 1 is plane 0 plus 64.
+  for (std::size_t i = 0; i < 25; ++i) CHECK(output[25 + i] == output[i] + 64);
+
+  // Without caller outputs: irrun-owned, the same bits, found by the port's tensor name too.
+  const auto owned =
+      net.run({{"input", Tensor::wrap(ElementType::f32, {1, 3, 8, 8}, input.data())}});
+  REQUIRE(owned.count("pool"));
+  const Tensor& t = owned.at("pool");
+  CHECK(t.shape == Shape{1, 3, 5, 5});
+  CHECK(std::vector<float>(t.data<float>(), t.data<float>() + 75) == output);
+}
+
+TEST_CASE("Network::run on two inputs by tensor name, one of them f16", "[network]") {
+  const Network net = Network::load(sample("two_inputs_v11.xml"));
+  REQUIRE(net.inputs().size() == 2);
+  CHECK(net.inputs()[1].type == ElementType::f16);
+  const std::vector<float> image(3 * 12 * 12, 2.0f);
+  const std::vector<std::uint16_t> mask(100, 0x3C00);  // f16 1.0
+  Tensors in;
+  for (const auto& p : net.inputs()) {
+    if (p.type == ElementType::f32) in.emplace(p.name, Tensor::wrap(p.type, p.shape, image.data()));
+    if (p.type == ElementType::f16) in.emplace(p.name, Tensor::wrap(p.type, p.shape, mask.data()));
+  }
+  const auto out = net.run(in);
+  REQUIRE(out.size() == 2);
+  for (const auto& p : net.outputs()) {
+    const Tensor& t = out.at(p.name);
+    CHECK(t.shape == p.shape);
+    CHECK(t.type == p.type);
+    if (t.type == ElementType::f32)
+      for (std::size_t i = 0; i < t.element_count(); ++i) CHECK(t.data<float>()[i] == 2.0f);
+    else
+      for (std::size_t i = 0; i < t.element_count(); ++i)
+        CHECK(t.data<std::uint16_t>()[i] == 0x3C00);
+  }
+}
+
+TEST_CASE("Network::run with a dynamic Parameter takes the shape of the tensor", "[network]") {
+  using namespace irrun::testing;
+  irrun::testing::ScratchDir dir("network");
+  const std::string k2 =
+      "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" exclude-pad=\"true\" "
+      "rounding_type=\"floor\" auto_pad=\"explicit\"";
+  std::ofstream(dir.file("dyn.xml"))
+      << net(parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}) +
+                 avg_pool(1, "p", "opset1", k2, {1, 1, -1, -1}, {1, 1, -1, -1}) +
+                 result(2, "r", {1, 1, -1, -1}),
+             edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  const Network n = Network::load(dir.file("dyn.xml"));
+  CHECK(n.inputs()[0].shape == Shape{1, 1, -1, -1});
+  CHECK(n.outputs()[0].name == "r");
+  CHECK(n.outputs()[0].shape == Shape{1, 1, -1, -1});
+  // 2x4 iota: windows {0,1,4,5} and {2,3,6,7}.
+  const auto x = iota(8);
+  float out[2] = {};
+  Tensors outputs{{"r", Tensor::wrap(ElementType::f32, {1, 1, 1, 2}, out)}};
+  n.run({{"x", Tensor::wrap(ElementType::f32, {1, 1, 2, 4}, x.data())}}, outputs);
+  CHECK(out[0] == 2.5f);
+  CHECK(out[1] == 4.5f);
+  // A caller output of another shape is refused after the run, before anything is written.
+  out[0] = out[1] = -1;
+  outputs = {{"r", Tensor::wrap(ElementType::f32, {1, 1, 2, 1}, out)}};
+  require_run_error(n, {{"x", Tensor::wrap(ElementType::f32, {1, 1, 2, 4}, x.data())}}, outputs,
+                    ExitCode::bad_input, "output 'r' is f32 [1,1,1,2], the tensor given for it");
+  CHECK(out[0] == -1);
+}
+
+TEST_CASE("Network::run refuses mismatching caller tensors before any compute", "[network]") {
+  const Network net = Network::load(sample("avgpool_v11.xml"));
+  const auto input = iota(3 * 8 * 8);
+  std::vector<float> output(75, -1.0f);
+  const auto in = [&](Shape shape, ElementType type = ElementType::f32) {
+    return Tensors{{"input", Tensor::wrap(type, std::move(shape), input.data())}};
+  };
+  const Tensors good = in({1, 3, 8, 8});
+  Tensors none;
+  Tensors outputs;
+
+  require_run_error(net, {}, none, ExitCode::bad_input,
+                    "no tensor for input 'input' (f32 [1,3,8,8])");
+  require_run_error(net, {{"nope", good.at("input")}}, none, ExitCode::bad_input,
+                    "no input named 'nope' (inputs: 'input')");
+  require_run_error(net, in({1, 3, 8, 8}, ElementType::f16), none, ExitCode::bad_input,
+                    "given f16 [1,3,8,8]");
+  require_run_error(net, in({1, 3, 8, 4}), none, ExitCode::bad_input, "given f32 [1,3,8,4]");
+  require_run_error(net, in({3, 8, 8}), none, ExitCode::bad_input, "given f32 [3,8,8]");
+  Tensors short_input{{"input", Tensor::wrap(ElementType::f32, {1, 3, 8, 8}, input.data())}};
+  short_input.at("input").buffer = irrun::Buffer::wrap(input.data(), 100);
+  require_run_error(net, short_input, none, ExitCode::bad_input,
+                    "buffer holds 100 bytes, its shape needs 768");
+
+  outputs = {{"other", Tensor::wrap(ElementType::f32, {1, 3, 5, 5}, output.data())}};
+  require_run_error(net, good, outputs, ExitCode::bad_input,
+                    "no output named 'other' (outputs: 'pool')");
+  outputs = {{"pool", Tensor::wrap(ElementType::f32, {1, 3, 5, 5},
+                                   static_cast<const float*>(output.data()))}};
+  require_run_error(net, good, outputs, ExitCode::bad_input, "read-only");
+  outputs = {{"pool", Tensor::wrap(ElementType::f64, {1, 3, 5, 5}, output.data())}};
+  require_run_error(net, good, outputs, ExitCode::bad_input, "the tensor given for it is f64");
+  CHECK(output == std::vector<float>(75, -1.0f));  // nothing written
+}
+
+TEST_CASE("Network::run names the ops it cannot execute", "[network]") {
+  const Network net = Network::load(sample("multi_op_v11.xml"));
+  const std::vector<float> x(3 * 16 * 16);
+  Tensors none;
+  require_run_error(
+      net,
+      {{net.inputs()[0].name, Tensor::wrap(net.inputs()[0].type, net.inputs()[0].shape, x.data())}},
+      none, ExitCode::unsupported, "Convolution");
+}
