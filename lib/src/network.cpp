@@ -152,7 +152,8 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
       throw input_error(what + " is given twice, as '" + given_as[*n] + "' and '" + name + "'");
     require_buffer(what, tensor);
     const auto& declared = impl_->input_shapes[i];
-    if (tensor.type != p.type ||
+    // An unreadable Parameter (no type) is left to run_model, which reports the model's error.
+    if ((p.type != ElementType::undefined && tensor.type != p.type) ||
         !declared_matches(PartialShape::from_static(tensor.shape), declared) ||
         (declared.rank_is_static() && declared.rank() != tensor.shape.size()))
       throw input_error(what + ": given " + std::string(to_string(tensor.type)) + " " +

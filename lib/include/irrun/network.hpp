@@ -40,7 +40,7 @@ struct NetworkOptions {
   // needs no Const data.
   std::optional<std::string> weights;
   // Threads each kernel of run() may use, including the caller's; 0 means one per core. Results
-  // are bit-identical for every count.
+  // are bit-identical for every count. A negative count throws std::invalid_argument.
   int threads = 0;
 };
 
