@@ -164,7 +164,10 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
     if (!bound.count(params[i]))
       throw input_error(m.ir.path + ": no tensor for " + describe("input", impl_->inputs[i]));
   }
-  for (auto& [name, tensor] : outputs) {
+  for (const auto& entry : outputs) {
+    // Not a structured binding: clang 14 cannot capture those in the lambda.
+    const std::string& name = entry.first;
+    const Tensor& tensor = entry.second;
     const auto it = std::find_if(impl_->outputs.begin(), impl_->outputs.end(),
                                  [&](const PortInfo& p) { return p.name == name; });
     if (it == impl_->outputs.end())

@@ -45,8 +45,9 @@ struct NetworkOptions {
 };
 
 // A loaded model. Errors are irrun::Error (irrun/error.hpp), whose code() is the exit code the
-// irrun tool would give. Movable, not copyable; run() and check() are const but a Network is not
-// meant to be run from several threads at once (it owns one thread pool).
+// irrun tool would give. Movable (a moved-from Network may only be assigned to or destroyed), not
+// copyable. run() and check() are const, but one Network is not meant to run on several threads
+// at once: it owns one thread pool.
 class Network {
  public:
   // Reads the xml and its weights (mapped, not copied) and builds the graph. Throws ModelError
