@@ -18,7 +18,16 @@ prefix=$tmp/prefix
 find "$prefix/include" -type f -printf '%P\n' | sort >"$tmp/headers.txt"
 printf '%s\n' irrun/diagnostic.hpp irrun/element_type.hpp irrun/error.hpp irrun/irrun.hpp \
   irrun/network.hpp irrun/tensor.hpp irrun/version.hpp | diff -u - "$tmp/headers.txt"
-"$prefix/bin/irrun" --version | grep -q '^irrun [0-9]'
+[[ $("$prefix/bin/irrun" --version) == "irrun "[0-9]* ]] || { echo "bin/irrun --version" >&2; exit 1; }
+[[ $("$prefix/bin/irrun" check "${arg[src]}/samples/avgpool_v11.xml") == *": ok: 3 layer(s) "* ]] ||
+  { echo "bin/irrun check failed" >&2; exit 1; }
+# Each public header compiles on its own (it includes what it uses, and only public headers).
+for h in $(cat "$tmp/headers.txt"); do
+  echo "#include <$h>" >"$tmp/header.cpp"
+  # shellcheck disable=SC2086  # the flags are a list
+  "${arg[cxx]}" -std=c++20 ${arg[flags]} -Wall -Wextra -Wpedantic -Werror -fsyntax-only \
+    -I "$prefix/include" "$tmp/header.cpp" || { echo "$h does not compile alone" >&2; exit 1; }
+done
 
 # Same compiler and flags as this build: a sanitized libirrun.a needs a sanitized link.
 "$cmake" -S "${arg[src]}/samples/embed" -B "$tmp/embed" -G "${arg[generator]}" \
