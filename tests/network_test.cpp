@@ -162,7 +162,19 @@ TEST_CASE("Network::run reads caller inputs and writes caller outputs in place",
   CHECK(std::vector<float>(t.data<float>(), t.data<float>() + 75) == output);
 }
 
-TEST_CASE("Network::run on two inputs by tensor name, one of them f16", "[network]") {
+TEST_CASE("Network::run with the output array overlapping the input array", "[network]") {
+  const Network net = Network::load(sample("avgpool_v11.xml"));
+  auto data = iota(3 * 8 * 8);
+  // The output takes the input's first 75 floats: computed aside, then copied over them.
+  Tensors outputs{{"pool", Tensor::wrap(ElementType::f32, {1, 3, 5, 5}, data.data())}};
+  net.run({{"input",
+            Tensor::wrap(ElementType::f32, {1, 3, 8, 8}, static_cast<const float*>(data.data()))}},
+          outputs);
+  CHECK(std::vector<float>(data.begin(), data.begin() + 25) == expected_plane0());
+  CHECK(data[75] == 75);
+}
+
+TEST_CASE("Network::run on two inputs, one of them f16", "[network]") {
   const Network net = Network::load(sample("two_inputs_v11.xml"));
   REQUIRE(net.inputs().size() == 2);
   CHECK(net.inputs()[1].type == ElementType::f16);
@@ -187,14 +199,15 @@ TEST_CASE("Network::run on two inputs by tensor name, one of them f16", "[networ
   }
 }
 
-TEST_CASE("Network::run with a dynamic Parameter takes the shape of the tensor", "[network]") {
+TEST_CASE("Network::run: a dynamic Parameter, given by tensor name, takes the tensor's shape",
+          "[network]") {
   using namespace irrun::testing;
   irrun::testing::ScratchDir dir("network");
   const std::string k2 =
       "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" exclude-pad=\"true\" "
       "rounding_type=\"floor\" auto_pad=\"explicit\"";
   std::ofstream(dir.file("dyn.xml"))
-      << net(parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}) +
+      << net(parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}, "f32", "FP32", "x_tensor") +
                  avg_pool(1, "p", "opset1", k2, {1, 1, -1, -1}, {1, 1, -1, -1}) +
                  result(2, "r", {1, 1, -1, -1}),
              edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
@@ -206,10 +219,11 @@ TEST_CASE("Network::run with a dynamic Parameter takes the shape of the tensor",
   const auto x = iota(8);
   float out[2] = {};
   Tensors outputs{{"r", Tensor::wrap(ElementType::f32, {1, 1, 1, 2}, out)}};
-  n.run({{"x", Tensor::wrap(ElementType::f32, {1, 1, 2, 4}, x.data())}}, outputs);
+  // The Parameter by its tensor name.
+  n.run({{"x_tensor", Tensor::wrap(ElementType::f32, {1, 1, 2, 4}, x.data())}}, outputs);
   CHECK(out[0] == 2.5f);
   CHECK(out[1] == 4.5f);
-  // A caller output of another shape is refused after the run, before anything is written.
+  // A caller output of another shape (known once the input's is) is refused before compute.
   out[0] = out[1] = -1;
   outputs = {{"r", Tensor::wrap(ElementType::f32, {1, 1, 2, 1}, out)}};
   require_run_error(n, {{"x", Tensor::wrap(ElementType::f32, {1, 1, 2, 4}, x.data())}}, outputs,

@@ -95,6 +95,39 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
                              to_string(a.nodes[largest_layer].outputs[0].shape) + ")");
 }
 
+// The caller tensors of `write_into` that pooling layers compute into, by pooling layer. Each is
+// checked against its output; one overlapping an input or another of them is left out (a kernel
+// would overwrite what it or a later kernel still reads), and a layer feeding two Results writes
+// into the first.
+std::map<std::size_t, Tensor> direct_outputs(const Model& m, const Analysis& a,
+                                             const std::map<std::size_t, Tensor>& inputs,
+                                             const std::map<std::size_t, Tensor>& write_into) {
+  const auto overlap = [](const Buffer& x, const Buffer& y) {
+    return x.size() && y.size() && x.data() < y.data() + y.size() && y.data() < x.data() + x.size();
+  };
+  std::map<std::size_t, Tensor> direct;
+  for (const auto& [r, t] : write_into) {
+    const auto& src = m.graph.nodes.at(r).inputs.at(0);
+    const auto& out = a.nodes[src.node].outputs.at(src.output);
+    const std::string what = m.ir.path + ": output '" + output_name(m, r) + "'";
+    if (!out.shape.is_static() || t.type != out.type || t.shape != out.shape.to_static())
+      throw input_error(what + " is " + std::string(to_string(out.type)) + " " +
+                        to_string(out.shape) + ", the tensor given for it is " +
+                        std::string(to_string(t.type)) + " " + to_string(t.shape));
+    if (!t.buffer.writable() || t.buffer.size() < t.byte_size())
+      throw input_error(what + ": the tensor given is read-only or too small");
+    const auto* op = a.nodes[src.node].op;
+    const bool pool = op && (op->kind == OpKind::avg_pool || op->kind == OpKind::adaptive_avg_pool);
+    if (!pool || direct.count(src.node)) continue;
+    const auto overlaps = [&](const auto& other) { return overlap(other.second.buffer, t.buffer); };
+    if (std::any_of(inputs.begin(), inputs.end(), overlaps) ||
+        std::any_of(direct.begin(), direct.end(), overlaps))
+      continue;
+    direct.emplace(src.node, t);
+  }
+  return direct;
+}
+
 }  // namespace
 
 std::string output_name(const Model& model, std::size_t result_layer) {
@@ -132,7 +165,8 @@ void require_executable(const Model& model) {
 }
 
 std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor>& inputs,
-                              const Parallel& parallel, const KernelTimer& on_kernel) {
+                              const Parallel& parallel, const KernelTimer& on_kernel,
+                              const std::map<std::size_t, Tensor>& write_into) {
   require_executable(m);
   const auto a = analyze_or_throw(m, input_shapes(inputs));
 
@@ -155,6 +189,7 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
     for (const auto& src : m.graph.nodes[n].inputs) ++uses[src.node];
   }
   preflight(m, a, uses);
+  const auto direct = direct_outputs(m, a, inputs, write_into);
   std::vector<Output> outputs;
   for (auto n : m.graph.order) {
     const auto& info = a.nodes[n];
@@ -177,7 +212,10 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
         break;
       case OpKind::avg_pool:
       case OpKind::adaptive_avg_pool: {
-        auto out = Tensor::zeros(info.outputs[0].type, info.outputs[0].shape.to_static());
+        const auto into = direct.find(n);
+        auto out = into != direct.end()
+                       ? into->second
+                       : Tensor::zeros(info.outputs[0].type, info.outputs[0].shape.to_static());
         const auto start = std::chrono::steady_clock::now();
         kernels::avg_pool(*in[0], out, *info.geometry, parallel);
         if (on_kernel)

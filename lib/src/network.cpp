@@ -178,27 +178,24 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
     if (!tensor.buffer.writable()) throw input_error(what + ": the tensor given is read-only");
   }
 
-  auto results = run_model(m, bound, *impl_->parallel);
-
-  // Outputs by Result layer, then every caller tensor checked before any is written.
-  std::map<std::size_t, Tensor*> computed;
-  for (auto& o : results) computed[o.result_layer] = &o.tensor;
+  // Caller tensors by Result layer: pooling outputs are computed straight into them.
   const auto& result_layers = m.graph.results;
+  std::map<std::size_t, Tensor> write_into;
   for (std::size_t i = 0; i < result_layers.size(); ++i) {
     const auto it = outputs.find(impl_->outputs[i].name);
-    const Tensor& src = *computed.at(result_layers[i]);
-    if (it != outputs.end() && (it->second.type != src.type || it->second.shape != src.shape))
-      throw input_error(m.ir.path + ": output '" + impl_->outputs[i].name + "' is " +
-                        std::string(to_string(src.type)) + " " + to_string(src.shape) +
-                        ", the tensor given for it is " + std::string(to_string(it->second.type)) +
-                        " " + to_string(it->second.shape));
+    if (it != outputs.end()) write_into.emplace(result_layers[i], it->second);
   }
+  const auto results = run_model(m, bound, *impl_->parallel, {}, write_into);
+
+  std::map<std::size_t, const Tensor*> computed;
+  for (const auto& o : results) computed[o.result_layer] = &o.tensor;
   for (std::size_t i = 0; i < result_layers.size(); ++i) {
     const Tensor& src = *computed.at(result_layers[i]);
     const auto it = outputs.find(impl_->outputs[i].name);
     if (it == outputs.end()) {
       outputs.emplace(impl_->outputs[i].name, src);
-    } else if (src.byte_size()) {
+    } else if (src.byte_size() && src.buffer.data() != it->second.buffer.data()) {
+      // Not computed in place (a pass-through, or memory shared with an input): copy once.
       // memmove: a pass-through output may be the caller's own input buffer.
       std::memmove(it->second.buffer.mutable_data(), src.buffer.data(), src.byte_size());
     }

@@ -28,9 +28,14 @@ void require_executable(const Model& model);
 // element type must be the Parameter's and whose shape must fit the Parameter's shape.
 // `on_kernel`, when set, is told after every pooling kernel its layer index, its wall time in
 // seconds and the bytes it read and wrote (benchmarks).
+// `write_into` maps Result layers to caller tensors: a pooling layer whose output feeds such a
+// Result computes straight into that tensor (which must be writable and have the output's type
+// and shape: input_error before any compute otherwise), unless the tensor overlaps an input.
+// The Output then shares its memory; other Results are computed into irrun's memory as usual.
 using KernelTimer = std::function<void(std::size_t layer, double seconds, std::size_t bytes)>;
 std::vector<Output> run_model(const Model& model, const std::map<std::size_t, Tensor>& inputs,
-                              const Parallel& parallel, const KernelTimer& on_kernel = {});
+                              const Parallel& parallel, const KernelTimer& on_kernel = {},
+                              const std::map<std::size_t, Tensor>& write_into = {});
 
 // A model holding just the pooling layer named `layer_name` of `model`: a Parameter shaped like
 // the layer's declared data input (named after the producing tensor or layer), the layer's Const

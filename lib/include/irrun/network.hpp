@@ -79,10 +79,11 @@ class Network {
   //
   // `outputs`: a tensor the caller puts under an output's name (e.g. Tensor::wrap of its own
   // array) receives that output: it must be writable and have the output's element type and
-  // shape (checked before anything is written; a mismatch throws bad_input). irrun computes
-  // into its own memory and copies each such output once. Outputs the map does not name are
-  // added to it as irrun-owned tensors; an output that merely passes a Parameter or Const
-  // through shares the input's or the weights' memory.
+  // shape (checked before any compute; a mismatch throws bad_input). A pooling output is computed
+  // straight into it; an output that passes a Parameter or Const through, or whose tensor
+  // overlaps an input or another output's tensor, is copied into it once at the end. Outputs the
+  // map does not name are added to it as irrun-owned tensors (a pass-through one shares the
+  // input's or the weights' memory).
   void run(const std::map<std::string, Tensor>& inputs,
            std::map<std::string, Tensor>& outputs) const;
   // The same with an empty `outputs`: returns every output in irrun-owned memory (see above).
