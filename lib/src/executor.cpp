@@ -106,7 +106,9 @@ std::map<std::size_t, Tensor> direct_outputs(const Model& m, const Analysis& a,
     return x.size() && y.size() && x.data() < y.data() + y.size() && y.data() < x.data() + x.size();
   };
   std::map<std::size_t, Tensor> direct;
-  for (const auto& [r, t] : write_into) {
+  for (const auto& entry : write_into) {
+    const std::size_t r = entry.first;
+    const Tensor& t = entry.second;  // not a structured binding: clang 14 cannot capture those
     const auto& src = m.graph.nodes.at(r).inputs.at(0);
     const auto& out = a.nodes[src.node].outputs.at(src.output);
     const std::string what = m.ir.path + ": output '" + output_name(m, r) + "'";
