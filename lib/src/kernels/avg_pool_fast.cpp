@@ -972,7 +972,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
     for (i64 j = 1; j < taps; ++j) s = _mm512_add_pd(s, _mm512_maskz_loadu_pd(mk[j], vp + k + j));
     // finish8 with the factor fl(1 * r) = r: y = s * r, stored, checked.
     const __mmask8 lanes = first_lanes(n_out - k);
-    const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_loadu_pd(r + k)));
+    const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_maskz_loadu_pd(lanes, r + k)));
     if (lanes == 0xFF) {
       _mm256_storeu_ps(out + k, y);
     } else {
