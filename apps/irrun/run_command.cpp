@@ -27,13 +27,20 @@ std::string summary(const Output& o) {
   std::string s = "output '" + o.name + "': " + std::string(to_string(o.tensor.type)) + " " +
                   to_string(o.tensor.shape);
   char buf[160];
-  std::snprintf(buf, sizeof buf, "  min %.6g  max %.6g  mean %.6g", st.min, st.max, st.mean);
+  // Integers print as integers: min/max exactly below 2^53, the first values always exactly.
+  const bool integer = !is_floating(o.tensor.type);
+  std::snprintf(buf, sizeof buf,
+                integer ? "  min %.0f  max %.0f  mean %.6g" : "  min %.6g  max %.6g  mean %.6g",
+                st.min, st.max, st.mean);
   s += buf;
   if (st.nan_count) s += "  NaN " + std::to_string(st.nan_count);
   s += "\n  [";
-  const auto values = first_values(o.tensor, 8);
+  const auto values = exact_values(o.tensor, 8);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%s%.7g", i ? ", " : "", values[i]);
+    if (integer)
+      std::snprintf(buf, sizeof buf, "%s%.0Lf", i ? ", " : "", values[i]);
+    else
+      std::snprintf(buf, sizeof buf, "%s%.7g", i ? ", " : "", static_cast<double>(values[i]));
     s += buf;
   }
   if (o.tensor.element_count() > values.size()) s += ", ...";
