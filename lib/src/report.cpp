@@ -58,6 +58,19 @@ json comparison_json(const TensorComparison& c) {
   return j;
 }
 
+// Floats as doubles; integers as exact JSON integers (a 64-bit value does not fit a double).
+json first_values_json(const Tensor& t, std::size_t n) {
+  if (is_floating(t.type)) return json(first_values(t, n));
+  json values = json::array();
+  for (long double v : exact_values(t, n)) {
+    if (v < 0)
+      values.push_back(static_cast<std::int64_t>(v));
+    else
+      values.push_back(static_cast<std::uint64_t>(v));
+  }
+  return values;
+}
+
 }  // namespace
 
 std::string check_json(const std::vector<CheckReport>& reports) {
@@ -173,7 +186,7 @@ std::string run_json(const std::string& model_path, const std::vector<Output>& o
     out["max"] = st.max;
     out["mean"] = st.mean;
     out["nan_count"] = st.nan_count;
-    out["first_values"] = first_values(o.tensor, first_n);
+    out["first_values"] = first_values_json(o.tensor, first_n);
     j["outputs"].push_back(std::move(out));
   }
   if (expect) {
