@@ -646,6 +646,15 @@ std::vector<IntCase> int_cases() {
   pads_in.pads_in_avg = true;
   // Bins [0,2) [1,4) [3,5).
   const HandCase adaptive{.name = "adaptive I=5 O=3", .in = {5}, .out = {3}, .adaptive = true};
+  // Windows [-1,2) [1,4) [3,6) [5,8): the last one overhangs pads_end by one cell.
+  const HandCase full_kernel{.name = "include-pad divides by the full kernel",
+                             .in = {6},
+                             .out = {4},
+                             .kernel = {3},
+                             .stride = {2},
+                             .pads_begin = {1},
+                             .pads_end = {1},
+                             .pads_in_avg = true};
   const HandCase triples{.name = "K=3 s=3", .in = {6}, .out = {2}, .kernel = {3}, .stride = {3}};
   const HandCase beyond{
       .name = "window beyond the input is 0", .in = {5}, .out = {3}, .kernel = {1}, .stride = {3}};
@@ -706,6 +715,10 @@ std::vector<IntCase> int_cases() {
       {adaptive, E::i8, {1, 2, 4, 5, -6}, {2, 4, 0}},
       {adaptive, E::i32, {1, 2, 4, 5, -6}, {1, 3, 0}},
       {adaptive, E::u8, {255, 254, 255, 254, 0}, {254, 254, 127}},  // 254.5, 763/3, 127
+      // Include-pad divides by the full K=3, the ceil overhang past pads_end included:
+      // -3/3, -9/3, -17/3, -8/3 -> i8 -1, -3, -6, -3; i32 -1, -3, -5, -2.
+      {full_kernel, E::i8, {-1, -2, -3, -4, -5, -8}, {-1, -3, -6, -3}},
+      {full_kernel, E::i32, {-1, -2, -3, -4, -5, -8}, {-1, -3, -5, -2}},
       {beyond, E::i32, {-1, -2, -3, -4, -5}, {-1, -4, 0}},
       {beyond, E::u8, {1, 2, 3, 4, 5}, {1, 4, 0}},
   };
@@ -735,18 +748,26 @@ TEST_CASE("avg_pool integer hand-checked cases", "[kernels][avg_pool][int]") {
   }
 }
 
-TEST_CASE("avg_pool integer kernel volume beyond 127 bits is rejected",
-          "[kernels][avg_pool][int]") {
-  // Only a hand-made geometry can get here: shape inference bounds kernel dims by 2^40.
+TEST_CASE("avg_pool integer kernel volume beyond 2^120 is rejected", "[kernels][avg_pool][int]") {
+  // Only a hand-made geometry can get here: shape inference bounds kernel dims by 2^40. 2^120
+  // itself is fine: one input cell of -7 over the full kernel truncates to 0.
   PoolGeometry g;
   g.spatial_rank = 3;
-  g.kernel = {std::int64_t{1} << 62, std::int64_t{1} << 62, 16};  // 2^128
+  g.kernel = {std::int64_t{1} << 40, std::int64_t{1} << 40, std::int64_t{1} << 40};
   g.pads_in_avg = true;
   g.pad_end = g.kernel;
-  const Tensor in = Tensor::zeros(ElementType::i32, {1, 1, 1, 1, 1});
+  Tensor in = Tensor::zeros(ElementType::i32, {1, 1, 1, 1, 1});
+  in.mutable_data<std::int32_t>()[0] = -7;
   Tensor out = Tensor::zeros(ElementType::i32, {1, 1, 1, 1, 1});
-  CHECK_THROWS_WITH(irrun::kernels::avg_pool(in, out, g, Parallel(1)),
-                    Catch::Contains("kernel volume overflows"));
+  out.mutable_data<std::int32_t>()[0] = 99;
+  irrun::kernels::avg_pool(in, out, g, Parallel(1));
+  CHECK(out.data<std::int32_t>()[0] == 0);
+  for (const std::int64_t last : {(std::int64_t{1} << 40) + 1, std::int64_t{1} << 62}) {
+    g.kernel = {std::int64_t{1} << 62, std::int64_t{1} << 62, last};
+    g.pad_end = g.kernel;
+    CHECK_THROWS_WITH(irrun::kernels::avg_pool(in, out, g, Parallel(1)),
+                      Catch::Contains("kernel volume exceeds 2^120"));
+  }
 }
 
 namespace {

@@ -15,8 +15,9 @@ __extension__ typedef __int128 i128;
 // The input lives in memory, so element_count * sizeof(T) < 2^64: for 64-bit types
 // element_count < 2^61 and every |x| <= 2^64, hence |sum| < 2^125; for narrower types
 // element_count < 2^64 and |x| <= 2^32, hence |sum| < 2^96. Both are below 2^127.
-// The divisor is a tap count (< 2^64) or prod(kernel), checked by exact_kernel_volume below
-// (shape inference bounds each kernel dim by 2^40, so it is at most 2^120).
+// The divisor n is a tap count (< 2^64) or prod(kernel), which exact_kernel_volume below caps at
+// 2^120 (shape inference bounds each kernel dim by 2^40, so only hand-made geometries exceed it);
+// so the rounding step's 2 * remainder < 2n <= 2^121 cannot overflow either.
 template <bool kRoundToNearestEven>
 class ExactIntSum {
  public:
@@ -29,7 +30,7 @@ class ExactIntSum {
     const i128 magnitude = negative ? -sum_ : sum_;
     i128 q = magnitude / n;  // truncation toward zero, on the magnitude
     if constexpr (kRoundToNearestEven) {
-      const i128 twice_rest = 2 * (magnitude - q * n);  // < 2n <= 2^122: no overflow
+      const i128 twice_rest = 2 * (magnitude - q * n);  // < 2n <= 2^121: no overflow
       if (twice_rest > n || (twice_rest == n && q % 2 != 0)) ++q;
     }
     return negative ? -q : q;
@@ -39,12 +40,13 @@ class ExactIntSum {
   i128 sum_ = 0;
 };
 
-// prod(kernel) exactly; throws std::invalid_argument if it does not fit in i128.
+// prod(kernel) exactly; throws std::invalid_argument if it exceeds 2^120.
 inline i128 exact_kernel_volume(const std::int64_t* kernel, int dims) {
+  const i128 limit = i128{1} << 120;
   i128 volume = 1;
   for (int a = 0; a < dims; ++a) {
-    if (__builtin_mul_overflow(volume, static_cast<i128>(kernel[a]), &volume))
-      throw std::invalid_argument("avg_pool: the kernel volume overflows 127 bits");
+    if (__builtin_mul_overflow(volume, static_cast<i128>(kernel[a]), &volume) || volume > limit)
+      throw std::invalid_argument("avg_pool: the kernel volume exceeds 2^120");
   }
   return volume;
 }
