@@ -247,3 +247,18 @@ TEST_CASE("stats and first_values convert any numeric type to double", "[blob]")
   CHECK(empty.nan_count == 0);
   CHECK_THROWS_AS(irrun::stats(Tensor::zeros(ElementType::u4, {2})), irrun::Error);
 }
+
+TEST_CASE("stats keeps 64-bit integer extremes exactly", "[blob][int]") {
+  Tensor t = Tensor::zeros(ElementType::i64, {3});
+  t.mutable_data<std::int64_t>()[0] = std::numeric_limits<std::int64_t>::max();
+  t.mutable_data<std::int64_t>()[1] = std::numeric_limits<std::int64_t>::min() + 1;
+  t.mutable_data<std::int64_t>()[2] = 0;
+  const auto s = irrun::stats(t);
+  CHECK(s.exact_max == static_cast<long double>(std::numeric_limits<std::int64_t>::max()));
+  CHECK(s.exact_min == static_cast<long double>(std::numeric_limits<std::int64_t>::min() + 1));
+  CHECK(s.max == 0x1p63);  // the double rounds
+  const auto v = irrun::exact_values(t, 2);
+  REQUIRE(v.size() == 2);
+  CHECK(static_cast<std::int64_t>(v[0]) == std::numeric_limits<std::int64_t>::max());
+  CHECK(static_cast<std::int64_t>(v[1]) == std::numeric_limits<std::int64_t>::min() + 1);
+}

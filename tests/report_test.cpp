@@ -141,6 +141,8 @@ TEST_CASE("report: run JSON writes integer values exactly", "[report][int]") {
   CHECK(first[0].get<std::int64_t>() == INT64_MAX);  // a double would say 2^63
   CHECK(first[1].get<std::int64_t>() == INT64_MIN);
   CHECK(first[2].get<std::int64_t>() == -7);
+  CHECK(j["outputs"][0]["min"].get<std::int64_t>() == INT64_MIN);
+  CHECK(j["outputs"][0]["max"].get<std::int64_t>() == INT64_MAX);
   Output u;
   u.name = "u";
   u.tensor = Tensor::zeros(ElementType::u64, {1});

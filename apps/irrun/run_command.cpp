@@ -27,11 +27,13 @@ std::string summary(const Output& o) {
   std::string s = "output '" + o.name + "': " + std::string(to_string(o.tensor.type)) + " " +
                   to_string(o.tensor.shape);
   char buf[160];
-  // Integers print as integers: min/max exactly below 2^53, the first values always exactly.
+  // Integers print as exact integers.
   const bool integer = !is_floating(o.tensor.type);
-  std::snprintf(buf, sizeof buf,
-                integer ? "  min %.0f  max %.0f  mean %.6g" : "  min %.6g  max %.6g  mean %.6g",
-                st.min, st.max, st.mean);
+  if (integer)
+    std::snprintf(buf, sizeof buf, "  min %.0Lf  max %.0Lf  mean %.6g", st.exact_min, st.exact_max,
+                  st.mean);
+  else
+    std::snprintf(buf, sizeof buf, "  min %.6g  max %.6g  mean %.6g", st.min, st.max, st.mean);
   s += buf;
   if (st.nan_count) s += "  NaN " + std::to_string(st.nan_count);
   s += "\n  [";

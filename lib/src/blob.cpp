@@ -268,19 +268,21 @@ Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uin
 
 TensorStats stats(const Tensor& t) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  TensorStats s{nan, nan, nan, 0};
+  TensorStats s{nan, nan, nan, 0, nan, nan};
   double sum = 0;
   std::size_t counted = 0;
-  for_each_value(t, t.element_count(), [&](std::size_t, double v) {
+  for_each_value<long double>(t, t.element_count(), [&](std::size_t, long double v) {
     if (std::isnan(v)) {
       ++s.nan_count;
       return;
     }
-    if (counted == 0 || v < s.min) s.min = v;
-    if (counted == 0 || v > s.max) s.max = v;
-    sum += v;
+    if (counted == 0 || v < s.exact_min) s.exact_min = v;
+    if (counted == 0 || v > s.exact_max) s.exact_max = v;
+    sum += static_cast<double>(v);
     ++counted;
   });
+  s.min = static_cast<double>(s.exact_min);
+  s.max = static_cast<double>(s.exact_max);
   if (counted) s.mean = sum / static_cast<double>(counted);
   return s;
 }

@@ -1,5 +1,6 @@
 #include "irrun/report.hpp"
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
@@ -58,16 +59,17 @@ json comparison_json(const TensorComparison& c) {
   return j;
 }
 
-// Floats as doubles; integers as exact JSON integers (a 64-bit value does not fit a double).
+// A value of a tensor of `type`: a double for floats (NaN is written as null), an exact JSON
+// integer for integers (a 64-bit value does not fit a double).
+json number_json(ElementType type, long double v) {
+  if (is_floating(type) || std::isnan(v)) return static_cast<double>(v);
+  if (v < 0) return static_cast<std::int64_t>(v);
+  return static_cast<std::uint64_t>(v);
+}
+
 json first_values_json(const Tensor& t, std::size_t n) {
-  if (is_floating(t.type)) return json(first_values(t, n));
   json values = json::array();
-  for (long double v : exact_values(t, n)) {
-    if (v < 0)
-      values.push_back(static_cast<std::int64_t>(v));
-    else
-      values.push_back(static_cast<std::uint64_t>(v));
-  }
+  for (long double v : exact_values(t, n)) values.push_back(number_json(t.type, v));
   return values;
 }
 
@@ -182,8 +184,8 @@ std::string run_json(const std::string& model_path, const std::vector<Output>& o
     out["type"] = std::string(to_string(o.tensor.type));
     out["shape"] = shape_json(o.tensor.shape);
     out["count"] = o.tensor.element_count();
-    out["min"] = st.min;  // NaN (no non-NaN value) is written as null
-    out["max"] = st.max;
+    out["min"] = number_json(o.tensor.type, st.exact_min);  // NaN (no value) is written as null
+    out["max"] = number_json(o.tensor.type, st.exact_max);
     out["mean"] = st.mean;
     out["nan_count"] = st.nan_count;
     out["first_values"] = first_values_json(o.tensor, first_n);

@@ -39,6 +39,8 @@ struct TensorStats {
   double max;   // NaN when there is no non-NaN element
   double mean;  // over non-NaN elements; NaN when there are none
   std::size_t nan_count;
+  long double exact_min;  // min and max exactly, 64-bit integers included
+  long double exact_max;
 };
 
 // Summary over all elements, in double. Supports the types random_tensor supports.
