@@ -167,6 +167,15 @@ TEST_CASE("compare: i8 rounding differences need --atol 1", "[compare][int]") {
   CHECK(c.out_of_tolerance == 2);
   CHECK(c.max_abs_error == 1);
   CHECK(cmp(openvino, irrun_out, {0.0, 1.0}).passed());
+  // Mismatch lines print whole numbers in full (an i32 value has up to 10 digits).
+  const auto big = ints<std::int32_t>(ElementType::i32, {2147483647});
+  const auto big1 = ints<std::int32_t>(ElementType::i32, {-2147483647});
+  ExpectResult r;
+  r.golden = "g";
+  r.outputs.push_back(cmp(big, big1));
+  const auto lines = format_lines(r);
+  REQUIRE(lines.size() >= 2);
+  CHECK(lines[1] == "  at [0]: golden 2147483647, got -2147483647 (abs error 4294967294)");
   // Different integer types never match, even with equal values.
   const auto u = ints<std::uint8_t>(ElementType::u8, {0, 4, 0, 127});
   CHECK(cmp(u, irrun_out).status == CompareStatus::type_mismatch);

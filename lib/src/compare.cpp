@@ -12,9 +12,11 @@
 namespace irrun {
 namespace {
 
+// Whole numbers below 2^53 (every integer output value there) print in full, others as %.9g.
 std::string number(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
+  const bool whole = std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 0x1p53;
+  std::snprintf(buf, sizeof buf, whole ? "%.0f" : "%.9g", v);
   return buf;
 }
 
