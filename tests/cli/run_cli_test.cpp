@@ -224,6 +224,13 @@ TEST_CASE("integer models: i8 rounds to nearest even, i32 truncates; raw and .np
   CHECK(read_text(dir.file("raw") + "/q_pool.bin") ==
         std::string("\x01\xfe\x7f\x80\x02\x05\xfe\x00", 8));
 
+  // --layer runs one integer pool alone.
+  const auto layer = run_irrun({model, "--layer", "w_pool", "-i", w_in});
+  INFO(layer.out << layer.err);
+  CHECK(layer.exit_code == 0);
+  CHECK(has(layer.out, "output 'w_pool': i32 [1,1,3,3]  min -9  max 9"));
+  CHECK(has(layer.out, "[0, 9, 4, 0, -9, 1, 0, 1, ...]"));
+
   // A float .npy for the i8 input is a one-line error, exit 4, and nothing is written.
   const auto f = dir.file("f.npy");
   irrun::write_npy(f, irrun::testing::iota_tensor(ElementType::f32, {1, 2, 4, 4}));
