@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -261,4 +262,33 @@ TEST_CASE("stats keeps 64-bit integer extremes exactly", "[blob][int]") {
   REQUIRE(v.size() == 2);
   CHECK(static_cast<std::int64_t>(v[0]) == std::numeric_limits<std::int64_t>::max());
   CHECK(static_cast<std::int64_t>(v[1]) == std::numeric_limits<std::int64_t>::min() + 1);
+}
+
+TEST_CASE("random integers: extremes, full-range values and small values with ties",
+          "[blob][int]") {
+  for (auto type : {ElementType::i8, ElementType::u8, ElementType::i16, ElementType::u16,
+                    ElementType::i32, ElementType::u32, ElementType::i64, ElementType::u64}) {
+    INFO(irrun::to_string(type));
+    const Tensor t = irrun::random_tensor(type, {4096}, 11);
+    const auto s = irrun::stats(t);
+    const bool is_signed = irrun::to_string(type)[0] == 'i';
+    const long double top =
+        std::ldexp(1.0L, static_cast<int>(irrun::bit_width(type)) - (is_signed ? 1 : 0)) - 1;
+    const long double bottom = is_signed ? -top - 1 : 0;
+    CHECK(s.exact_max == top);  // 1 in 16 values is the max, 1 in 16 the min
+    CHECK(s.exact_min == bottom);
+    const auto v = irrun::exact_values(t, 4096);
+    const long double lo = is_signed ? -16 : 0, hi = is_signed ? 15 : 31;
+    const auto small =
+        std::count_if(v.begin(), v.end(), [&](long double x) { return x >= lo && x <= hi; });
+    CHECK(small > 2800);  // about 3/4 of 4096, plus full-range values that happen to be small
+    const auto negative = std::count_if(v.begin(), v.end(), [](long double x) { return x < 0; });
+    if (is_signed) CHECK(negative > 1500);
+    if (irrun::bit_width(type) >= 32) {  // full-range values are far from the small ones
+      const auto large = std::count_if(v.begin(), v.end(), [&](long double x) {
+        return x != top && x != bottom && (x > 1000 || x < -1000);
+      });
+      CHECK(large > 400);
+    }
+  }
 }
