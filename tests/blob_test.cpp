@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -180,10 +181,11 @@ TEST_CASE("random_tensor is reproducible and seed-dependent", "[blob]") {
   CHECK(f.data<float>()[0] == 0x1.8882ap-1f);  // bits 0x3f444150
   const Tensor h = irrun::random_tensor(ElementType::f16, {3}, 0);
   CHECK(h.data<std::uint16_t>()[0] == 0x3a22);
+  // Top 3 bits 7: a small value, bits 56..60 = 0x02.
   const Tensor i = irrun::random_tensor(ElementType::i32, {1}, 0);
-  CHECK(i.data<std::int32_t>()[0] == 0xe - 8);
+  CHECK(i.data<std::int32_t>()[0] == 0x02 - 16);
   const Tensor u = irrun::random_tensor(ElementType::u8, {1}, 0);
-  CHECK(u.data<std::uint8_t>()[0] == 0xe);
+  CHECK(u.data<std::uint8_t>()[0] == 0x02);
 
   for (auto type : {ElementType::f32, ElementType::f16, ElementType::bf16, ElementType::f64,
                     ElementType::i8, ElementType::i16, ElementType::i64, ElementType::u32,
@@ -203,11 +205,7 @@ TEST_CASE("random_tensor is reproducible and seed-dependent", "[blob]") {
       CHECK(s.min >= 0.0);
       CHECK(s.max <= 1.0);
     } else if (type == ElementType::u32 || type == ElementType::u64) {
-      CHECK(s.min >= 0.0);
-      CHECK(s.max < 16.0);
-    } else {
-      CHECK(s.min >= -8.0);
-      CHECK(s.max < 8.0);
+      CHECK(s.min == 0.0);
     }
   }
   // Values are spread over the range, not clustered.
@@ -249,4 +247,48 @@ TEST_CASE("stats and first_values convert any numeric type to double", "[blob]")
   CHECK(std::isnan(empty.mean));
   CHECK(empty.nan_count == 0);
   CHECK_THROWS_AS(irrun::stats(Tensor::zeros(ElementType::u4, {2})), irrun::Error);
+}
+
+TEST_CASE("stats keeps 64-bit integer extremes exactly", "[blob][int]") {
+  Tensor t = Tensor::zeros(ElementType::i64, {3});
+  t.mutable_data<std::int64_t>()[0] = std::numeric_limits<std::int64_t>::max();
+  t.mutable_data<std::int64_t>()[1] = std::numeric_limits<std::int64_t>::min() + 1;
+  t.mutable_data<std::int64_t>()[2] = 0;
+  const auto s = irrun::stats(t);
+  CHECK(s.exact_max == static_cast<long double>(std::numeric_limits<std::int64_t>::max()));
+  CHECK(s.exact_min == static_cast<long double>(std::numeric_limits<std::int64_t>::min() + 1));
+  CHECK(s.max == 0x1p63);  // the double rounds
+  const auto v = irrun::exact_values(t, 2);
+  REQUIRE(v.size() == 2);
+  CHECK(static_cast<std::int64_t>(v[0]) == std::numeric_limits<std::int64_t>::max());
+  CHECK(static_cast<std::int64_t>(v[1]) == std::numeric_limits<std::int64_t>::min() + 1);
+}
+
+TEST_CASE("random integers: extremes, full-range values and small values with ties",
+          "[blob][int]") {
+  for (auto type : {ElementType::i8, ElementType::u8, ElementType::i16, ElementType::u16,
+                    ElementType::i32, ElementType::u32, ElementType::i64, ElementType::u64}) {
+    INFO(irrun::to_string(type));
+    const Tensor t = irrun::random_tensor(type, {4096}, 11);
+    const auto s = irrun::stats(t);
+    const bool is_signed = irrun::to_string(type)[0] == 'i';
+    const long double top =
+        std::ldexp(1.0L, static_cast<int>(irrun::bit_width(type)) - (is_signed ? 1 : 0)) - 1;
+    const long double bottom = is_signed ? -top - 1 : 0;
+    CHECK(s.exact_max == top);  // 1 in 16 values is the max, 1 in 16 the min
+    CHECK(s.exact_min == bottom);
+    const auto v = irrun::exact_values(t, 4096);
+    const long double lo = is_signed ? -16 : 0, hi = is_signed ? 15 : 31;
+    const auto small =
+        std::count_if(v.begin(), v.end(), [&](long double x) { return x >= lo && x <= hi; });
+    CHECK(small > 2800);  // about 3/4 of 4096, plus full-range values that happen to be small
+    const auto negative = std::count_if(v.begin(), v.end(), [](long double x) { return x < 0; });
+    if (is_signed) CHECK(negative > 1500);
+    if (irrun::bit_width(type) >= 32) {  // full-range values are far from the small ones
+      const auto large = std::count_if(v.begin(), v.end(), [&](long double x) {
+        return x != top && x != bottom && (x > 1000 || x < -1000);
+      });
+      CHECK(large > 400);
+    }
+  }
 }

@@ -487,3 +487,45 @@ TEST_CASE("unreadable files give one unreadable diagnostic", "[check]") {
     CHECK_THAT(irrun::format(report, d), Catch::EndsWith("[unreadable]"));
   }
 }
+
+TEST_CASE("integer element types in both precision spellings pass check", "[check][int]") {
+  struct Spelling {
+    const char* element_type;
+    const char* precision;
+  };
+  for (const auto& s : std::vector<Spelling>{{"i8", "I8"},
+                                             {"i8", "i8"},
+                                             {"u8", "U8"},
+                                             {"u8", "u8"},
+                                             {"i32", "I32"},
+                                             {"I32", "i32"},
+                                             {"i64", "I64"},
+                                             {"i64", "i64"}}) {
+    CAPTURE(s.element_type, s.precision);
+    TempDir dir("check");
+    const auto xml = dir.write(
+        "m.xml", ir(parameter(0, "in", "1,3,8,8", s.element_type, s.precision) +
+                        layer(1, "pool", "AvgPool", "opset1", kPool2, in_port(0, "1,3,8,8"),
+                              out_port(1, s.precision, "1,3,4,4")) +
+                        result(2, "out", "1,3,4,4"),
+                    edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+    const CheckReport report = irrun::check_file(xml, CheckOptions{});
+    std::string all;
+    for (const auto& d : report.diagnostics) all += irrun::format(report, d) + "\n";
+    INFO(all);
+    CHECK(report.passed());
+    CHECK(report.diagnostics.empty());
+  }
+  // An i8 input pooled into a port declared U8 is a type mismatch, as FP16 for f32 is.
+  TempDir dir("check");
+  const auto xml =
+      dir.write("m.xml", ir(parameter(0, "in", "1,3,8,8", "i8", "I8") +
+                                layer(1, "pool", "AvgPool", "opset1", kPool2, in_port(0, "1,3,8,8"),
+                                      out_port(1, "U8", "1,3,4,4")) +
+                                result(2, "out", "1,3,4,4"),
+                            edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  const CheckReport report = irrun::check_file(xml, CheckOptions{});
+  REQUIRE(report.diagnostics.size() == 1);
+  CHECK(report.diagnostics[0].rule == "type-mismatch");
+  CHECK(report.diagnostics[0].message == "declared precision U8, inferred element type i8");
+}

@@ -294,11 +294,10 @@ TEST_CASE("a model with ops irrun does not run fails before compute, naming them
 }
 
 TEST_CASE("an element type the kernels do not run is rejected before compute", "[executor]") {
-  const auto xml =
-      net(parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}, "i32", "I32") +
-              avg_pool(1, "ipool", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}, "I32") +
-              result(2, "r", {1, 1, 1, 1}, "I32"),
-          edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  const auto xml = net(parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}, "i4", "I4") +
+                           avg_pool(1, "ipool", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}, "I4") +
+                           result(2, "r", {1, 1, 1, 1}, "I4"),
+                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
   const Model m = model_from_xml(xml);
   CHECK_NOTHROW(irrun::require_executable(m));  // the ops are fine; the type is not
 
@@ -307,12 +306,43 @@ TEST_CASE("an element type the kernels do not run is rejected before compute", "
   CHECK(e.code() == ExitCode::unsupported);
   INFO(e.what());
   CHECK(contains(e.what(), "'ipool'"));
-  CHECK(contains(e.what(), "i32"));
-  CHECK(contains(e.what(), "f32, f16, bf16 and f64"));
+  CHECK(contains(e.what(), "element type i4 is not executed"));
+  CHECK(contains(e.what(), "f32, f16, bf16, f64, i8, i16, i32, i64, u8, u16, u32 and u64"));
 
-  Tensor in = Tensor::zeros(ElementType::i32, {1, 1, 2, 2});
+  Tensor in = Tensor::zeros(ElementType::i4, {1, 1, 2, 2});
   e = run_error(m, {{0, in}});
   CHECK(e.code() == ExitCode::unsupported);
+}
+
+TEST_CASE("integer models run: i8 rounds to nearest even, i64 truncates toward zero",
+          "[executor][int]") {
+  // a i8 [1,1,2,2] -> global 2x2 average; b i64 [1,2,3] -> AvgPool-16 k3 s1 p1/1 include-pad
+  // (every window divides by 3).
+  const auto xml =
+      net(parameter(0, "a", "1,1,2,2", {1, 1, 2, 2}, "i8", "I8", "a") +
+              parameter(1, "b", "1,2,3", {1, 2, 3}, "i64", "I64", "b") +
+              avg_pool(2, "pa", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}, "I8", "pa") +
+              avg_pool(3, "pb", "opset16",
+                       "kernel=\"3\" strides=\"1\" pads_begin=\"1\" pads_end=\"1\" "
+                       "exclude-pad=\"false\"",
+                       {1, 2, 3}, {1, 2, 3}, "I64", "pb") +
+              result(4, "ra", {1, 1, 1, 1}, "I8") + result(5, "rb", {1, 2, 3}, "I64"),
+          edge(0, 0, 2, 0) + edge(1, 0, 3, 0) + edge(2, 1, 4, 0) + edge(3, 1, 5, 0));
+  const Model m = model_from_xml(xml);
+  const Parallel par(0);
+  const auto outputs =
+      run_model(m,
+                {{0, make_tensor(ElementType::i8, {1, 1, 2, 2}, {-1, -2, -3, -4})},
+                 {1, make_tensor(ElementType::i64, {1, 2, 3}, {-1, -2, -3, 10, 20, 31})}},
+                par);
+  REQUIRE(outputs.size() == 2);
+  const auto& a = output_named(outputs, "pa");
+  CHECK(a.tensor.type == ElementType::i8);
+  CHECK(values_of(a.tensor) == std::vector<double>{-2});  // -10/4 = -2.5 -> -2 (even)
+  // (0-1-2)/3 = -1, (-1-2-3)/3 = -2, (-2-3+0)/3 = -5/3 -> -1; 30/3, 61/3 -> 20, 51/3 = 17.
+  const auto& b = output_named(outputs, "pb");
+  CHECK(b.tensor.type == ElementType::i64);
+  CHECK(values_of(b.tensor) == std::vector<double>{-1, -2, -1, 10, 20, 17});
 }
 
 TEST_CASE("a Parameter without a tensor is an input error", "[executor]") {

@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -270,6 +272,77 @@ TEST_CASE(".npy dtypes: integers are rejected, other floats converted with a not
     CHECK(bits16_of(t) == std::vector<std::uint16_t>{0x3C00, 0x3C02, 0x6800, 0x6802});
     REQUIRE(bound.notes.size() == 1);
     CHECK(has(bound.notes[0], "converted f32 to f16"));
+  }
+}
+
+TEST_CASE("integer Parameters: matching .npy and raw .bin load, other dtypes are rejected",
+          "[inputs][int]") {
+  TempDir dir;
+  // q: i8 [1,1,2,2] (v10 spelling I8 on the port), w: i64 [1,1,2].
+  const Model m = model_from_xml(net(parameter(0, "q", "1,1,2,2", {1, 1, 2, 2}, "i8", "I8") +
+                                         parameter(1, "w", "1,1,2", {1, 1, 2}, "i64", "I64") +
+                                         result(2, "rq", {1, 1, 2, 2}, "I8") +
+                                         result(3, "rw", {1, 1, 2}, "I64"),
+                                     edge(0, 0, 2, 0) + edge(1, 0, 3, 0)));
+  const auto w = dir.raw<std::int64_t>("w.bin", {std::numeric_limits<std::int64_t>::min(), 7});
+
+  SECTION("an int8 .npy and a raw i64 .bin") {
+    const auto q = dir.npy("q.npy", make_tensor(ElementType::i8, {1, 1, 2, 2}, {-128, 127, -3, 0}));
+    const auto bound = bind_inputs(m, files({"q=" + q, "w=" + w}));
+    CHECK(bound.notes.empty());
+    CHECK(bound.tensors.at(0).type == ElementType::i8);
+    CHECK(values_of(bound.tensors.at(0)) == std::vector<double>{-128, 127, -3, 0});
+    const Tensor& t = bound.tensors.at(1);
+    CHECK(t.type == ElementType::i64);
+    CHECK(t.data<std::int64_t>()[0] == std::numeric_limits<std::int64_t>::min());
+    CHECK(t.data<std::int64_t>()[1] == 7);
+  }
+  SECTION("a float .npy for an integer input is an error, not a conversion") {
+    const auto q = dir.npy("q.npy", make_tensor(ElementType::f32, {1, 1, 2, 2}, {1, 2, 3, 4}));
+    const auto msg = bind_error(m, files({"q=" + q, "w=" + w}));
+    INFO(msg);
+    CHECK(msg.find('\n') == std::string::npos);
+    CHECK(has(msg, q + ": dtype f32 does not match input 'q' (i8 [1,1,2,2])"));
+    CHECK(has(msg, "numpy dtype int8"));
+  }
+  SECTION("another integer dtype is not converted either") {
+    const auto q = dir.npy("q.npy", make_tensor(ElementType::i32, {1, 1, 2, 2}, {1, 2, 3, 4}));
+    CHECK(has(bind_error(m, files({"q=" + q, "w=" + w})), "dtype i32 does not match input 'q'"));
+    const auto u = dir.npy("u.npy", make_tensor(ElementType::u8, {1, 1, 2, 2}, {1, 2, 3, 4}));
+    CHECK(has(bind_error(m, files({"q=" + u, "w=" + w})), "dtype u8 does not match input 'q'"));
+  }
+  SECTION("a raw .bin of the wrong byte size") {
+    const auto q = dir.raw<std::int16_t>("q.bin", {1, 2, 3, 4});
+    CHECK(has(bind_error(m, files({"q=" + q, "w=" + w})),
+              "expected 4 bytes (i8 [1,1,2,2]), found 8"));
+  }
+  SECTION("random integer inputs: reproducible, with negatives, small values and extremes") {
+    const Model big = model_from_xml(
+        net(parameter(0, "q", "1,1,64,64", {1, 1, 64, 64}, "i8", "I8") +
+                parameter(1, "w", "1,1,64,64", {1, 1, 64, 64}, "i64", "I64") +
+                result(2, "rq", {1, 1, 64, 64}, "I8") + result(3, "rw", {1, 1, 64, 64}, "I64"),
+            edge(0, 0, 2, 0) + edge(1, 0, 3, 0)));
+    InputOptions o;
+    o.random_seed = 3;
+    const auto a = bind_inputs(big, o);
+    const auto b = bind_inputs(big, o);
+    for (std::size_t layer : {0u, 1u}) {
+      const Tensor& t = a.tensors.at(layer);
+      INFO(irrun::to_string(t.type));
+      CHECK(std::memcmp(t.buffer.data(), b.tensors.at(layer).buffer.data(), t.byte_size()) == 0);
+      const auto v = values_of(t);
+      const double lo = t.type == ElementType::i8 ? -128.0 : -0x1p63;
+      const double hi = t.type == ElementType::i8 ? 127.0 : 0x1p63;  // INT64_MAX as a double
+      CHECK(std::count(v.begin(), v.end(), lo) > 0);
+      CHECK(std::count(v.begin(), v.end(), hi) > 0);
+      CHECK(std::count_if(v.begin(), v.end(), [](double x) { return x < 0 && x >= -16; }) > 1000);
+      CHECK(std::count_if(v.begin(), v.end(), [](double x) { return x > 0 && x < 16; }) > 1000);
+      if (t.type == ElementType::i64) {  // full-range values: far beyond the small ones
+        CHECK(std::count_if(v.begin(), v.end(), [&](double x) {
+                return std::abs(x) > 1e6 && x != lo && x != hi;
+              }) > 100);
+      }
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include "irrun/report.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
@@ -126,4 +127,26 @@ TEST_CASE("report: run JSON has the outputs and the comparison", "[report]") {
   CHECK(j["expect"]["rtol"] == 0.5);
   CHECK(j["expect"]["outputs"][0]["status"] == "match");
   CHECK_FALSE(nlohmann::json::parse(run_json("m.xml", {o}, nullptr)).contains("expect"));
+}
+
+TEST_CASE("report: run JSON writes integer values exactly", "[report][int]") {
+  Output o;
+  o.name = "out";
+  o.tensor = Tensor::zeros(ElementType::i64, {3});
+  const std::int64_t values[] = {INT64_MAX, INT64_MIN, -7};
+  std::memcpy(o.tensor.mutable_data<std::int64_t>(), values, sizeof values);
+  const auto j = nlohmann::json::parse(run_json("m.xml", {o}, nullptr));
+  const auto& first = j["outputs"][0]["first_values"];
+  REQUIRE(first.size() == 3);
+  CHECK(first[0].get<std::int64_t>() == INT64_MAX);  // a double would say 2^63
+  CHECK(first[1].get<std::int64_t>() == INT64_MIN);
+  CHECK(first[2].get<std::int64_t>() == -7);
+  CHECK(j["outputs"][0]["min"].get<std::int64_t>() == INT64_MIN);
+  CHECK(j["outputs"][0]["max"].get<std::int64_t>() == INT64_MAX);
+  Output u;
+  u.name = "u";
+  u.tensor = Tensor::zeros(ElementType::u64, {1});
+  u.tensor.mutable_data<std::uint64_t>()[0] = UINT64_MAX;
+  const auto ju = nlohmann::json::parse(run_json("m.xml", {u}, nullptr));
+  CHECK(ju["outputs"][0]["first_values"][0].get<std::uint64_t>() == UINT64_MAX);
 }

@@ -27,13 +27,22 @@ std::string summary(const Output& o) {
   std::string s = "output '" + o.name + "': " + std::string(to_string(o.tensor.type)) + " " +
                   to_string(o.tensor.shape);
   char buf[160];
-  std::snprintf(buf, sizeof buf, "  min %.6g  max %.6g  mean %.6g", st.min, st.max, st.mean);
+  // Integers print as exact integers.
+  const bool integer = !is_floating(o.tensor.type);
+  if (integer)
+    std::snprintf(buf, sizeof buf, "  min %.0Lf  max %.0Lf  mean %.6g", st.exact_min, st.exact_max,
+                  st.mean);
+  else
+    std::snprintf(buf, sizeof buf, "  min %.6g  max %.6g  mean %.6g", st.min, st.max, st.mean);
   s += buf;
   if (st.nan_count) s += "  NaN " + std::to_string(st.nan_count);
   s += "\n  [";
-  const auto values = first_values(o.tensor, 8);
+  const auto values = exact_values(o.tensor, 8);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(buf, sizeof buf, "%s%.7g", i ? ", " : "", values[i]);
+    if (integer)
+      std::snprintf(buf, sizeof buf, "%s%.0Lf", i ? ", " : "", values[i]);
+    else
+      std::snprintf(buf, sizeof buf, "%s%.7g", i ? ", " : "", static_cast<double>(values[i]));
     s += buf;
   }
   if (o.tensor.element_count() > values.size()) s += ", ...";

@@ -16,6 +16,8 @@
 namespace irrun {
 namespace {
 
+static_assert(std::numeric_limits<long double>::digits >= 64,
+              "exact_values needs a 64-bit long double significand");
 static_assert(std::endian::native == std::endian::little, "irrun assumes a little-endian host");
 
 std::string describe(ElementType type, const std::vector<std::int64_t>& shape) {
@@ -64,8 +66,9 @@ float round_to_f32(double v) {
   return static_cast<float>(v);
 }
 
-// Calls f(index, value-as-double) for the first n elements, switching on the type once.
-template <class F>
+// Calls f(index, value-as-R) for the first n elements, switching on the type once. R = long
+// double holds every value exactly, 64-bit integers included (64-bit significand).
+template <class R = double, class F>
 void for_each_value(const Tensor& t, std::size_t n, F&& f) {
   require_complete(t);
   const std::byte* p = t.buffer.data();
@@ -74,30 +77,34 @@ void for_each_value(const Tensor& t, std::size_t n, F&& f) {
   };
   switch (t.type) {
     case ElementType::f16:
-      return loop([&](std::size_t i) { return f16_bits_to_double(load<std::uint16_t>(p, i)); });
+      return loop([&](std::size_t i) {
+        return static_cast<R>(f16_bits_to_double(load<std::uint16_t>(p, i)));
+      });
     case ElementType::bf16:
-      return loop([&](std::size_t i) { return bf16_bits_to_double(load<std::uint16_t>(p, i)); });
+      return loop([&](std::size_t i) {
+        return static_cast<R>(bf16_bits_to_double(load<std::uint16_t>(p, i)));
+      });
     case ElementType::f32:
-      return loop([&](std::size_t i) { return static_cast<double>(load<float>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<float>(p, i)); });
     case ElementType::f64:
-      return loop([&](std::size_t i) { return load<double>(p, i); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<double>(p, i)); });
     case ElementType::i8:
-      return loop([&](std::size_t i) { return static_cast<double>(load<std::int8_t>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<std::int8_t>(p, i)); });
     case ElementType::i16:
-      return loop([&](std::size_t i) { return static_cast<double>(load<std::int16_t>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<std::int16_t>(p, i)); });
     case ElementType::i32:
-      return loop([&](std::size_t i) { return static_cast<double>(load<std::int32_t>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<std::int32_t>(p, i)); });
     case ElementType::i64:
-      return loop([&](std::size_t i) { return static_cast<double>(load<std::int64_t>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<std::int64_t>(p, i)); });
     case ElementType::boolean:
     case ElementType::u8:
-      return loop([&](std::size_t i) { return static_cast<double>(load<std::uint8_t>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<std::uint8_t>(p, i)); });
     case ElementType::u16:
-      return loop([&](std::size_t i) { return static_cast<double>(load<std::uint16_t>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<std::uint16_t>(p, i)); });
     case ElementType::u32:
-      return loop([&](std::size_t i) { return static_cast<double>(load<std::uint32_t>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<std::uint32_t>(p, i)); });
     case ElementType::u64:
-      return loop([&](std::size_t i) { return static_cast<double>(load<std::uint64_t>(p, i)); });
+      return loop([&](std::size_t i) { return static_cast<R>(load<std::uint64_t>(p, i)); });
     default:
       throw unsupported_error("cannot read values of element type " +
                               std::string(to_string(t.type)));
@@ -130,6 +137,24 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+// Integer elements, one splitmix64 output x each (plus one more for a full-range value): the
+// top 3 bits of x pick the kind, so windows meet negatives, rounding ties and extremes alike:
+//   0: the type's min or max (bit 0 of x);  1: the next output's low bits, any value of the type;
+//   2..7: a small value, bits 56..60 of x: s - 16 in [-16, 16) signed, s in [0, 32) unsigned.
+template <class T>
+void random_ints(Tensor& t, std::uint64_t& state) {
+  using Limits = std::numeric_limits<T>;
+  std::byte* p = t.buffer.mutable_data();
+  for (std::size_t i = 0, n = t.element_count(); i < n; ++i) {
+    const std::uint64_t x = splitmix64(state);
+    const auto small = static_cast<int>((x >> 56) & 31);
+    T v = static_cast<T>(Limits::is_signed ? small - 16 : small);
+    if (x >> 61 == 0) v = (x & 1) ? Limits::max() : Limits::min();
+    if (x >> 61 == 1) v = static_cast<T>(splitmix64(state));
+    store(p, i, v);
+  }
 }
 
 }  // namespace
@@ -207,35 +232,28 @@ Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uin
       for (std::size_t i = 0; i < n; ++i) store(p, i, next_unit());
       break;
     case ElementType::i8:
-      for (std::size_t i = 0; i < n; ++i)
-        store(p, i, static_cast<std::int8_t>(static_cast<int>(splitmix64(state) >> 60) - 8));
+      random_ints<std::int8_t>(t, state);
       break;
     case ElementType::i16:
-      for (std::size_t i = 0; i < n; ++i)
-        store(p, i, static_cast<std::int16_t>(static_cast<int>(splitmix64(state) >> 60) - 8));
+      random_ints<std::int16_t>(t, state);
       break;
     case ElementType::i32:
-      for (std::size_t i = 0; i < n; ++i)
-        store(p, i, static_cast<std::int32_t>(static_cast<int>(splitmix64(state) >> 60) - 8));
+      random_ints<std::int32_t>(t, state);
       break;
     case ElementType::i64:
-      for (std::size_t i = 0; i < n; ++i)
-        store(p, i, static_cast<std::int64_t>(static_cast<int>(splitmix64(state) >> 60) - 8));
+      random_ints<std::int64_t>(t, state);
       break;
     case ElementType::u8:
-      for (std::size_t i = 0; i < n; ++i)
-        store(p, i, static_cast<std::uint8_t>(splitmix64(state) >> 60));
+      random_ints<std::uint8_t>(t, state);
       break;
     case ElementType::u16:
-      for (std::size_t i = 0; i < n; ++i)
-        store(p, i, static_cast<std::uint16_t>(splitmix64(state) >> 60));
+      random_ints<std::uint16_t>(t, state);
       break;
     case ElementType::u32:
-      for (std::size_t i = 0; i < n; ++i)
-        store(p, i, static_cast<std::uint32_t>(splitmix64(state) >> 60));
+      random_ints<std::uint32_t>(t, state);
       break;
     case ElementType::u64:
-      for (std::size_t i = 0; i < n; ++i) store(p, i, splitmix64(state) >> 60);
+      random_ints<std::uint64_t>(t, state);
       break;
     case ElementType::boolean:
       for (std::size_t i = 0; i < n; ++i)
@@ -250,19 +268,21 @@ Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uin
 
 TensorStats stats(const Tensor& t) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  TensorStats s{nan, nan, nan, 0};
+  TensorStats s{nan, nan, nan, 0, nan, nan};
   double sum = 0;
   std::size_t counted = 0;
-  for_each_value(t, t.element_count(), [&](std::size_t, double v) {
+  for_each_value<long double>(t, t.element_count(), [&](std::size_t, long double v) {
     if (std::isnan(v)) {
       ++s.nan_count;
       return;
     }
-    if (counted == 0 || v < s.min) s.min = v;
-    if (counted == 0 || v > s.max) s.max = v;
-    sum += v;
+    if (counted == 0 || v < s.exact_min) s.exact_min = v;
+    if (counted == 0 || v > s.exact_max) s.exact_max = v;
+    sum += static_cast<double>(v);
     ++counted;
   });
+  s.min = static_cast<double>(s.exact_min);
+  s.max = static_cast<double>(s.exact_max);
   if (counted) s.mean = sum / static_cast<double>(counted);
   return s;
 }
@@ -271,6 +291,13 @@ std::vector<double> first_values(const Tensor& t, std::size_t n) {
   n = std::min(n, t.element_count());
   std::vector<double> out(n);
   for_each_value(t, n, [&](std::size_t i, double v) { out[i] = v; });
+  return out;
+}
+
+std::vector<long double> exact_values(const Tensor& t, std::size_t n) {
+  n = std::min(n, t.element_count());
+  std::vector<long double> out(n);
+  for_each_value<long double>(t, n, [&](std::size_t i, long double v) { out[i] = v; });
   return out;
 }
 

@@ -12,9 +12,11 @@
 namespace irrun {
 namespace {
 
+// Whole numbers below 2^53 (every integer output value there) print in full, others as %.9g.
 std::string number(double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
+  const bool whole = std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 0x1p53;
+  std::snprintf(buf, sizeof buf, whole ? "%.0f" : "%.9g", v);
   return buf;
 }
 
@@ -25,6 +27,30 @@ std::string index_text(const std::vector<std::int64_t>& index) {
     s += std::to_string(index[i]);
   }
   return s + "]";
+}
+
+// Fills c's error statistics and mismatches from the values, V = double or long double.
+template <class V>
+void compare_values(TensorComparison& c, const std::vector<V>& e, const std::vector<V>& a,
+                    const std::vector<std::int64_t>& shape, const Tolerance& tolerance,
+                    std::size_t max_reported) {
+  const V inf = std::numeric_limits<V>::infinity();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const V x = a[i], y = e[i];
+    if (x == y || (std::isnan(x) && std::isnan(y))) continue;
+    const V abs_err = std::isnan(x) || std::isnan(y) ? inf : std::fabs(x - y);
+    const V rel_err = y == 0 ? inf : abs_err / std::fabs(y);
+    c.max_abs_error = std::max(c.max_abs_error, static_cast<double>(abs_err));
+    c.max_rel_error = std::max(c.max_rel_error, static_cast<double>(rel_err));
+    // NaN against a number, and inf against anything else, never match.
+    const bool ok =
+        std::isfinite(abs_err) &&
+        abs_err <= static_cast<V>(tolerance.atol) + static_cast<V>(tolerance.rtol) * std::fabs(y);
+    if (ok) continue;
+    ++c.out_of_tolerance;
+    if (c.first.size() < max_reported)
+      c.first.push_back({unravel_index(i, shape), static_cast<double>(y), static_cast<double>(x)});
+  }
 }
 
 }  // namespace
@@ -79,24 +105,15 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& expected
     return c;
   }
   const std::size_t n = actual.element_count();
-  const auto e = first_values(expected, n);
-  const auto a = first_values(actual, n);
-  const double inf = std::numeric_limits<double>::infinity();
   c.count = n;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double x = a[i], y = e[i];
-    if (x == y || (std::isnan(x) && std::isnan(y))) continue;
-    const double abs_err = std::isnan(x) || std::isnan(y) ? inf : std::fabs(x - y);
-    const double rel_err = y == 0 ? inf : abs_err / std::fabs(y);
-    c.max_abs_error = std::max(c.max_abs_error, abs_err);
-    c.max_rel_error = std::max(c.max_rel_error, rel_err);
-    // NaN against a number, and inf against anything else, never match.
-    const bool ok =
-        std::isfinite(abs_err) && abs_err <= tolerance.atol + tolerance.rtol * std::fabs(y);
-    if (ok) continue;
-    ++c.out_of_tolerance;
-    if (c.first.size() < max_reported) c.first.push_back({unravel_index(i, actual.shape), y, x});
-  }
+  // Floats compare in double (exact for every float type); integers in long double, exact for
+  // 64-bit values too, so a difference of 1 between two large i64 values is never lost.
+  if (is_floating(actual.type))
+    compare_values(c, first_values(expected, n), first_values(actual, n), actual.shape, tolerance,
+                   max_reported);
+  else
+    compare_values(c, exact_values(expected, n), exact_values(actual, n), actual.shape, tolerance,
+                   max_reported);
   if (c.out_of_tolerance) c.status = CompareStatus::mismatch;
   return c;
 }

@@ -179,9 +179,11 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
     const auto kind = info.op->kind;
     if ((kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool) &&
         !kernel_supports(info.outputs[0].type))
-      throw unsupported_error(m.ir.path + ": " + describe_op(m.ir.layers[n]) + ": element type " +
-                              std::string(to_string(info.outputs[0].type)) +
-                              " is not executed (irrun runs f32, f16, bf16 and f64)");
+      throw unsupported_error(
+          m.ir.path + ": " + describe_op(m.ir.layers[n]) + ": element type " +
+          std::string(to_string(info.outputs[0].type)) +
+          " is not executed (irrun runs f32, f16, bf16, f64, i8, i16, i32, i64, "
+          "u8, u16, u32 and u64)");
   }
 
   // Tensors are released as soon as their last consumer has run.

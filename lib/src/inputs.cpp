@@ -84,6 +84,16 @@ std::pair<std::optional<std::size_t>, std::string> split_named(const Model& m,
   return {std::nullopt, arg};
 }
 
+// What a mismatching .npy should have been, in numpy's words.
+std::string dtype_hint(ElementType type) {
+  if (is_floating(type)) return "give a float .npy (float dtypes are converted, others are not)";
+  const auto name = std::string(to_string(type));
+  const auto bits = std::to_string(bit_width(type));
+  std::string numpy = type == ElementType::boolean ? "bool" : name[0] == 'u' ? "uint" : "int";
+  if (type != ElementType::boolean) numpy += bits;
+  return "give an .npy of numpy dtype " + numpy + " (integer dtypes are never converted)";
+}
+
 }  // namespace
 
 std::optional<std::size_t> find_parameter(const Model& m, const std::string& name) {
@@ -147,8 +157,10 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
                                 describe_param(p));
           t = convert_float(t, p.type);
         } else {
+          // Only float-to-float conversions are exact up to one rounding; anything touching an
+          // integer would silently truncate or wrap, so the caller must convert explicitly.
           throw input_error(path + ": dtype " + std::string(to_string(t.type)) +
-                            " does not match " + describe_param(p));
+                            " does not match " + describe_param(p) + "; " + dtype_hint(p.type));
         }
       }
       if (shapes.count(*param) && shapes[*param] != t.shape)

@@ -273,8 +273,23 @@ std::string describe_op(const Layer& layer) {
 }
 
 bool kernel_supports(ElementType type) {
-  return type == ElementType::f32 || type == ElementType::f16 || type == ElementType::bf16 ||
-         type == ElementType::f64;
+  switch (type) {
+    case ElementType::f32:
+    case ElementType::f16:
+    case ElementType::bf16:
+    case ElementType::f64:
+    case ElementType::i8:
+    case ElementType::i16:
+    case ElementType::i32:
+    case ElementType::i64:
+    case ElementType::u8:
+    case ElementType::u16:
+    case ElementType::u32:
+    case ElementType::u64:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace irrun

@@ -1,5 +1,6 @@
 #include "irrun/report.hpp"
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
@@ -56,6 +57,20 @@ json comparison_json(const TensorComparison& c) {
     j["first_mismatches"].push_back(
         json{{"index", m.index}, {"expected", m.expected}, {"actual", m.actual}});
   return j;
+}
+
+// A value of a tensor of `type`: a double for floats (NaN is written as null), an exact JSON
+// integer for integers (a 64-bit value does not fit a double).
+json number_json(ElementType type, long double v) {
+  if (is_floating(type) || std::isnan(v)) return static_cast<double>(v);
+  if (v < 0) return static_cast<std::int64_t>(v);
+  return static_cast<std::uint64_t>(v);
+}
+
+json first_values_json(const Tensor& t, std::size_t n) {
+  json values = json::array();
+  for (long double v : exact_values(t, n)) values.push_back(number_json(t.type, v));
+  return values;
 }
 
 }  // namespace
@@ -169,11 +184,11 @@ std::string run_json(const std::string& model_path, const std::vector<Output>& o
     out["type"] = std::string(to_string(o.tensor.type));
     out["shape"] = shape_json(o.tensor.shape);
     out["count"] = o.tensor.element_count();
-    out["min"] = st.min;  // NaN (no non-NaN value) is written as null
-    out["max"] = st.max;
+    out["min"] = number_json(o.tensor.type, st.exact_min);  // NaN (no value) is written as null
+    out["max"] = number_json(o.tensor.type, st.exact_max);
     out["mean"] = st.mean;
     out["nan_count"] = st.nan_count;
-    out["first_values"] = first_values(o.tensor, first_n);
+    out["first_values"] = first_values_json(o.tensor, first_n);
     j["outputs"].push_back(std::move(out));
   }
   if (expect) {

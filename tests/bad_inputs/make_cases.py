@@ -219,7 +219,9 @@ bad_pool("declared_dims_wrong", {}, 1, "declared [1,3,5,5], inferred [1,3,4,4] [
 bad_pool("param_bad_element_type", {}, 1, "\"float\" is not a member of enum element::Type_t", param_data=[("shape", "1,3,8,8"), ("element_type", "float")])
 bad_pool("param_no_shape", {}, 1, "missing attribute 'shape'", param_data=[("element_type", "f32")])
 bad_pool("param_bad_shape", {}, 1, "attribute 'shape' = \"1,x,8,8\"", param_data=[("shape", "1,x,8,8"), ("element_type", "f32")])
-bad_pool("run_i32_pool", {}, 6, "element type i32 is not executed", cmd="run", element_type="i32", precision="I32")
+xml_file("run_i4_pool.xml", pool_model(element_type="i4", precision="I4"))
+files["i4_input.bin"] = bytes(96)  # i4 [1,3,8,8], bit-packed
+case("run i4 pool", 6, "element type i4 is not executed", "run {dir}/run_i4_pool.xml --input {dir}/i4_input.bin -o {out}")
 bad_pool("run_output_over_limit", {"kernel": "1,1", "strides": "1,1", "pads_begin": "0,0", "pads_end": "100000,100000", "exclude-pad": "false"}, 7, "over the memory limit", cmd="run --max-memory 64M", out_shape=(1, 3, 100008, 100008))
 bad_pool("run_output_overflows", {"kernel": "1,1,1", "strides": "1,1,1", "pads_begin": "0,0,0", "pads_end": "1099511627776,1099511627776,1099511627776", "exclude-pad": "false"}, 7, "needs more than 2^64 bytes", cmd="run", in_shape=(1, 3, 2, 2, 2), out_shape=(1, 3, -1, -1, -1))
 

@@ -165,6 +165,82 @@ TEST_CASE("an .npy input, by name, and a converted float .npy", "[cli][run]") {
   }
 }
 
+TEST_CASE("integer models: i8 rounds to nearest even, i32 truncates; raw and .npy outputs",
+          "[cli][run][int]") {
+  // samples/avgpool_int_v11.xml. q: i8 [1,2,4,4], AvgPool-1 k2 s2: each output averages a 2x2
+  // block (sum/4). w: i32 [1,1,4,4], AvgPool-14 k3 s2 p1/1 include-pad ceil: every window
+  // divides by 9; its rows and columns are {0,1}, {1,2,3}, {3}.
+  ScratchDir dir;
+  const std::vector<std::int8_t> q = {
+      1,   2,   -1,   -2,    //
+      0,   1,   -2,   -1,    // TL 4/4 = 1, TR -6/4 = -1.5 -> -2 (even)
+      127, 127, -128, -128,  //
+      127, 126, -128, -127,  // BL 507/4 = 126.75 -> 127, BR -511/4 = -127.75 -> -128
+      2,   3,   5,    5,     //
+      2,   3,   5,    5,     // TL 10/4 = 2.5 -> 2 (even), TR 20/4 = 5
+      -2,  -3,  0,    0,     //
+      -2,  -3,  0,    1,     // BL -10/4 = -2.5 -> -2 (even), BR 1/4 -> 0
+  };
+  const std::vector<std::int32_t> w = {
+      -10, 20, 30,   40,  //
+      5,   -7, 1,    2,   //
+      0,   0,  -100, 9,   //
+      3,   3,  3,    3,   //
+  };
+  // 8/9, 86/9, 42/9 / 4/9, -86/9 -> -9 (not -10), 14/9 / 6/9, 9/9, 3/9.
+  const std::vector<double> w_expected = {0, 9, 4, 0, -9, 1, 0, 1, 0};
+  const std::vector<double> q_expected = {1, -2, 127, -128, 2, 5, -2, 0};
+  const auto model = sample("avgpool_int_v11.xml");
+  const auto q_in = write_raw(dir, "q.bin", q);
+  const auto w_in = write_raw(dir, "w.bin", w);
+
+  const auto r = run_irrun({model, "-i", "q=" + q_in, "-i", "w=" + w_in, "-o", dir.file("out")});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out_lines() == std::vector<std::string>{
+                             "output 'q_pool': i8 [1,2,2,2]  min -128  max 127  mean 0.375",
+                             "  [1, -2, 127, -128, 2, 5, -2, 0]",
+                             "output 'w_pool': i32 [1,1,3,3]  min -9  max 9  mean 0.666667",
+                             "  [0, 9, 4, 0, -9, 1, 0, 1, ...]",
+                         });
+  const Tensor qt = irrun::read_npy(dir.file("out") + "/q_pool.npy");
+  CHECK(qt.type == ElementType::i8);
+  CHECK(qt.shape == Shape{1, 2, 2, 2});
+  CHECK(values_of(qt) == q_expected);
+  const Tensor wt = irrun::read_npy(dir.file("out") + "/w_pool.npy");
+  CHECK(wt.type == ElementType::i32);
+  CHECK(values_of(wt) == w_expected);
+
+  // The same through .npy inputs, raw outputs, and a golden of the first run.
+  const auto q_npy = dir.file("q.npy");
+  Tensor q_tensor = Tensor::zeros(ElementType::i8, {1, 2, 4, 4});
+  std::copy(q.begin(), q.end(), q_tensor.mutable_data<std::int8_t>());
+  irrun::write_npy(q_npy, q_tensor);
+  const auto raw = run_irrun({model, "-i", "q=" + q_npy, "-i", "w=" + w_in, "--output-format",
+                              "bin", "-o", dir.file("raw"), "--expect", dir.file("out")});
+  INFO(raw.out << raw.err);
+  CHECK(raw.exit_code == 0);
+  CHECK(read_text(dir.file("raw") + "/q_pool.bin") ==
+        std::string("\x01\xfe\x7f\x80\x02\x05\xfe\x00", 8));
+
+  // --layer runs one integer pool alone.
+  const auto layer = run_irrun({model, "--layer", "w_pool", "-i", w_in});
+  INFO(layer.out << layer.err);
+  CHECK(layer.exit_code == 0);
+  CHECK(has(layer.out, "output 'w_pool': i32 [1,1,3,3]  min -9  max 9"));
+  CHECK(has(layer.out, "[0, 9, 4, 0, -9, 1, 0, 1, ...]"));
+
+  // A float .npy for the i8 input is a one-line error, exit 4, and nothing is written.
+  const auto f = dir.file("f.npy");
+  irrun::write_npy(f, irrun::testing::iota_tensor(ElementType::f32, {1, 2, 4, 4}));
+  const auto bad = run_irrun({model, "-i", "q=" + f, "-i", "w=" + w_in, "-o", dir.file("bad")});
+  CHECK(bad.exit_code == 4);
+  CHECK(bad.err_lines().size() == 1);
+  CHECK(has(bad.err, "dtype f32 does not match input 'q' (i8 [1,2,4,4])"));
+  CHECK(files_in(dir.file("bad")).empty());
+}
+
 TEST_CASE("--output-dir writes one file per Result, named after its tensor", "[cli][run]") {
   ScratchDir dir;
   // image: f32 [1,3,12,12] iota; mask: f16 [1,1,10,10] iota (0..99, exact in f16).
@@ -268,7 +344,8 @@ TEST_CASE("bf16 outputs are written as f32 .npy, and raw as bf16", "[cli][run]")
 
 TEST_CASE("--threads 1, 2 and the default give byte-identical files", "[cli][run]") {
   ScratchDir dir;
-  for (const auto& model : {"avgpool_chain_v10.xml", "two_inputs_v11.xml", "adaptive_v11.xml"}) {
+  for (const auto& model :
+       {"avgpool_chain_v10.xml", "two_inputs_v11.xml", "adaptive_v11.xml", "avgpool_int_v11.xml"}) {
     CAPTURE(model);
     std::vector<RunResult> runs;
     const std::vector<std::vector<std::string>> thread_args = {

@@ -338,14 +338,14 @@ TEST_CASE("avg_pool rejects bad arguments", "[kernels][avg_pool]") {
   Parallel par(1);
 
   SECTION("unsupported element type") {
-    const Tensor in = Tensor::zeros(ElementType::i32, {1, 1, 4});
-    Tensor out = Tensor::zeros(ElementType::i32, {1, 1, 2});
+    const Tensor in = Tensor::zeros(ElementType::boolean, {1, 1, 4});
+    Tensor out = Tensor::zeros(ElementType::boolean, {1, 1, 2});
     try {
       irrun::kernels::avg_pool(in, out, g, par);
       FAIL("no exception");
     } catch (const irrun::Error& e) {
       CHECK(e.code() == irrun::ExitCode::unsupported);
-      CHECK_THAT(e.what(), Catch::Contains("i32"));
+      CHECK_THAT(e.what(), Catch::Contains("boolean"));
     }
   }
   SECTION("type mismatch") {
@@ -542,4 +542,283 @@ TEST_CASE("avg_pool output is bit-identical for any thread count", "[kernels][av
       }
     }
   }
+}
+
+// ---- Integer element types: exact sums, i8/u8 round to nearest even, wider truncate ----
+
+namespace {
+
+using irrun::testing::i128;
+
+const ElementType kIntTypes[] = {ElementType::i8,  ElementType::u8,  ElementType::i16,
+                                 ElementType::u16, ElementType::i32, ElementType::u32,
+                                 ElementType::i64, ElementType::u64};
+
+// Calls f(T{}) with the C++ type of an integer element type.
+template <class F>
+void with_int_type(ElementType t, F&& f) {
+  switch (t) {
+    case ElementType::i8:
+      return f(std::int8_t{});
+    case ElementType::u8:
+      return f(std::uint8_t{});
+    case ElementType::i16:
+      return f(std::int16_t{});
+    case ElementType::u16:
+      return f(std::uint16_t{});
+    case ElementType::i32:
+      return f(std::int32_t{});
+    case ElementType::u32:
+      return f(std::uint32_t{});
+    case ElementType::i64:
+      return f(std::int64_t{});
+    case ElementType::u64:
+      return f(std::uint64_t{});
+    default:
+      FAIL("not an integer type");
+  }
+}
+
+bool rounds_to_nearest(ElementType t) {
+  return t == ElementType::i8 || t == ElementType::u8;
+}
+
+std::string text(i128 v) {
+  // Test values stay far from -2^127, so the magnitude fits.
+  const bool negative = v < 0;
+  i128 m = negative ? -v : v;
+  std::string s;
+  do {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+    m /= 10;
+  } while (m != 0);
+  if (negative) s.insert(s.begin(), '-');
+  return s;
+}
+
+std::vector<i128> run_int_kernel(const PoolGeometry& g, ElementType type,
+                                 const std::vector<i128>& input, const Parallel& par) {
+  Tensor in = Tensor::zeros(type, shape_of(g, g.in));
+  Tensor out = Tensor::zeros(type, shape_of(g, g.out));
+  REQUIRE(in.element_count() == input.size());
+  std::vector<i128> got(out.element_count());
+  with_int_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    for (std::size_t i = 0; i < input.size(); ++i) {
+      REQUIRE(input[i] >= std::numeric_limits<T>::min());
+      REQUIRE(input[i] <= std::numeric_limits<T>::max());
+      in.mutable_data<T>()[i] = static_cast<T>(input[i]);
+    }
+    // Poison: a value no test expects, so an unwritten output is caught.
+    for (std::size_t i = 0; i < got.size(); ++i) out.mutable_data<T>()[i] = T{99};
+    irrun::kernels::avg_pool(in, out, g, par);
+    for (std::size_t i = 0; i < got.size(); ++i) got[i] = out.data<T>()[i];
+  });
+  return got;
+}
+
+struct IntCase {
+  HandCase geometry;  // name and geometry; its input/expected are unused
+  ElementType type;
+  std::vector<i128> input;
+  std::vector<i128> expected;
+};
+
+constexpr i128 kI64Max = std::numeric_limits<std::int64_t>::max();
+constexpr i128 kI64Min = std::numeric_limits<std::int64_t>::min();
+constexpr i128 kU64Max = std::numeric_limits<std::uint64_t>::max();
+
+std::vector<IntCase> int_cases() {
+  using E = ElementType;
+  // Pairs pooled by K=2, s=2: each output averages two neighbours.
+  const HandCase pairs4{.name = "pairs", .in = {4}, .out = {2}, .kernel = {2}, .stride = {2}};
+  const HandCase pairs8{.name = "pairs", .in = {8}, .out = {4}, .kernel = {2}, .stride = {2}};
+  const HandCase pairs16{.name = "pairs", .in = {16}, .out = {8}, .kernel = {2}, .stride = {2}};
+  const HandCase pads{.name = "K=2 s=1 pads 1/1, exclude-pad",
+                      .in = {3},
+                      .out = {4},
+                      .kernel = {2},
+                      .stride = {1},
+                      .pads_begin = {1},
+                      .pads_end = {1}};
+  HandCase pads_in = pads;
+  pads_in.name = "K=2 s=1 pads 1/1, include-pad";
+  pads_in.pads_in_avg = true;
+  // Bins [0,2) [1,4) [3,5).
+  const HandCase adaptive{.name = "adaptive I=5 O=3", .in = {5}, .out = {3}, .adaptive = true};
+  // Windows [-1,2) [1,4) [3,6) [5,8): the last one overhangs pads_end by one cell.
+  const HandCase full_kernel{.name = "include-pad divides by the full kernel",
+                             .in = {6},
+                             .out = {4},
+                             .kernel = {3},
+                             .stride = {2},
+                             .pads_begin = {1},
+                             .pads_end = {1},
+                             .pads_in_avg = true};
+  const HandCase triples{.name = "K=3 s=3", .in = {6}, .out = {2}, .kernel = {3}, .stride = {3}};
+  const HandCase beyond{
+      .name = "window beyond the input is 0", .in = {5}, .out = {3}, .kernel = {1}, .stride = {3}};
+  // 2x2 input, one 2x2 window with a pad row: include-pad divides by 4, exclude-pad by 2.
+  const HandCase pad2d{.name = "2-D pad row",
+                       .in = {1, 2},
+                       .out = {1, 1},
+                       .kernel = {2, 2},
+                       .stride = {1, 1},
+                       .pads_begin = {1, 0},
+                       .pads_end = {0, 0},
+                       .pads_in_avg = true};
+  // clang-format off
+  return {
+      // -2.5 -> -2, 2.5 -> 2, 3.5 -> 4, -3.5 -> -4, 1.5 -> 2, -1.5 -> -2, 0.5 -> 0, -0.5 -> 0.
+      {pairs16, E::i8, {-2, -3, 2, 3, 3, 4, -3, -4, 1, 2, -1, -2, 0, 1, 0, -1},
+       {-2, 2, 4, -4, 2, -2, 0, 0}},
+      // 4/3 -> 1, -5/3 -> -2 (nearest, not ties).
+      {triples, E::i8, {1, 1, 2, -1, -2, -2}, {1, -2}},
+      // The same windows truncate for i32: -2.5 -> -2, 2.5 -> 2, 3.5 -> 3, -3.5 -> -3, ...
+      {pairs16, E::i32, {-2, -3, 2, 3, 3, 4, -3, -4, 1, 2, -1, -2, 0, 1, 0, -1},
+       {-2, 2, 3, -3, 1, -1, 0, 0}},
+      {triples, E::i32, {1, 1, 2, -1, -2, -2}, {1, -1}},
+      // -7/2 -> -3 (toward zero, not floor), 7/2 -> 3, -9/2 -> -4, -1/2 -> 0.
+      {pairs8, E::i32, {-7, 0, 7, 0, -5, -4, -1, 0}, {-3, 3, -4, 0}},
+      {pairs8, E::i16, {-7, 0, 7, 0, -5, -4, -1, 0}, {-3, 3, -4, 0}},
+      {pairs8, E::i64, {-7, 0, 7, 0, -5, -4, -1, 0}, {-3, 3, -4, 0}},
+      // u8 ties to even: 2.5 -> 2, 3.5 -> 4, 0.5 -> 0, 1.5 -> 2, 254.5 -> 254, 255.
+      {HandCase{.name = "pairs", .in = {12}, .out = {6}, .kernel = {2}, .stride = {2}}, E::u8,
+       {2, 3, 3, 4, 0, 1, 1, 2, 254, 255, 255, 255}, {2, 4, 0, 2, 254, 255}},
+      // u16/u32 truncate: 3.5 -> 3, 65534.5 -> 65534.
+      {pairs4, E::u16, {3, 4, 65535, 65534}, {3, 65534}},
+      {pairs4, E::u32, {3, 4, 4294967295, 4294967294}, {3, 4294967294}},
+      // INT8_MIN: -128, -127.5 -> -128 (even), 127, -0.5 -> 0.
+      {pairs8, E::i8, {-128, -128, -128, -127, 127, 127, -128, 127}, {-128, -128, 127, 0}},
+      // i64 extremes: sums beyond 64 bits. MAX - 0.5 -> MAX - 1, MIN, -0.5 -> 0.
+      {pairs8, E::i64, {kI64Max, kI64Max, kI64Max, kI64Max - 1, kI64Min, kI64Min, kI64Min, kI64Max},
+       {kI64Max, kI64Max - 1, kI64Min, 0}},
+      // (3 MIN + 1)/3 = MIN + 1/3 truncates toward zero to MIN + 1.
+      {triples, E::i64, {kI64Max, kI64Max, kI64Max, kI64Min, kI64Min, kI64Min + 1},
+       {kI64Max, kI64Min + 1}},
+      {pairs4, E::u64, {kU64Max, kU64Max, kU64Max, kU64Max - 1}, {kU64Max, kU64Max - 1}},
+      // u8 255s: include-pad 127.5 -> 128 (even), exclude-pad keeps 255.
+      {pads_in, E::u8, {255, 255, 255}, {128, 255, 255, 128}},
+      {pads, E::u8, {255, 255, 255}, {255, 255, 255, 255}},
+      // i8 pads: include 1.5 -> 2, 3.5 -> 4, 4.5 -> 4, 2.5 -> 2; exclude 3, 3.5 -> 4, 4.5 -> 4, 5.
+      {pads_in, E::i8, {3, 4, 5}, {2, 4, 4, 2}},
+      {pads, E::i8, {3, 4, 5}, {3, 4, 4, 5}},
+      {pads_in, E::i8, {-3, -4, -5}, {-2, -4, -4, -2}},
+      // i32/i64 pads truncate: include -1.5 -> -1, -3.5 -> -3, -4.5 -> -4, -2.5 -> -2.
+      {pads_in, E::i32, {-3, -4, -5}, {-1, -3, -4, -2}},
+      {pads, E::i32, {-3, -4, -5}, {-3, -3, -4, -5}},
+      // (MAX - 7)/2 exactly, MAX/2 -> 2^62 - 1, -7/2 -> -3.
+      {pads_in, E::i64, {-7, kI64Max, 0}, {-3, (kI64Max - 7) / 2, kI64Max / 2, 0}},
+      {pad2d, E::i8, {-3, -4}, {-2}},   // -7/4 -> -2
+      {pad2d, E::i32, {-3, -4}, {-1}},  // -7/4 -> -1
+      // Adaptive: 1.5, 11/3, -0.5.
+      {adaptive, E::i8, {1, 2, 4, 5, -6}, {2, 4, 0}},
+      {adaptive, E::i32, {1, 2, 4, 5, -6}, {1, 3, 0}},
+      {adaptive, E::u8, {255, 254, 255, 254, 0}, {254, 254, 127}},  // 254.5, 763/3, 127
+      // Include-pad divides by the full K=3, the ceil overhang past pads_end included:
+      // -3/3, -9/3, -17/3, -8/3 -> i8 -1, -3, -6, -3; i32 -1, -3, -5, -2.
+      {full_kernel, E::i8, {-1, -2, -3, -4, -5, -8}, {-1, -3, -6, -3}},
+      {full_kernel, E::i32, {-1, -2, -3, -4, -5, -8}, {-1, -3, -5, -2}},
+      {beyond, E::i32, {-1, -2, -3, -4, -5}, {-1, -4, 0}},
+      {beyond, E::u8, {1, 2, 3, 4, 5}, {1, 4, 0}},
+  };
+  // clang-format on
+}
+
+}  // namespace
+
+TEST_CASE("avg_pool integer hand-checked cases", "[kernels][avg_pool][int]") {
+  const auto c = GENERATE(from_range(int_cases()));
+  const PoolGeometry g = geometry_of(c.geometry);
+  INFO(c.geometry.name << " [" << irrun::to_string(c.type) << "] " << describe(g));
+  REQUIRE(c.expected.size() == static_cast<std::size_t>(g.planes() * g.out_plane_size()));
+  const auto oracle = irrun::testing::naive_avg_pool_int(g, c.input, rounds_to_nearest(c.type));
+  Parallel serial(1), threaded(3);
+  for (std::size_t i = 0; i < c.expected.size(); ++i) {
+    INFO("output " << i << ": expected " << text(c.expected[i]) << ", oracle " << text(oracle[i]));
+    CHECK(oracle[i] == c.expected[i]);
+  }
+  for (const Parallel* par : {&serial, &threaded}) {
+    const auto got = run_int_kernel(g, c.type, c.input, *par);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("threads=" << par->threads() << " output " << i << ": got " << text(got[i])
+                      << ", expected " << text(c.expected[i]));
+      CHECK(got[i] == c.expected[i]);
+    }
+  }
+}
+
+TEST_CASE("avg_pool integer kernel volume beyond 2^120 is rejected", "[kernels][avg_pool][int]") {
+  // Only a hand-made geometry can get here: shape inference bounds kernel dims by 2^40. 2^120
+  // itself is fine: one input cell of -7 over the full kernel truncates to 0.
+  PoolGeometry g;
+  g.spatial_rank = 3;
+  g.kernel = {std::int64_t{1} << 40, std::int64_t{1} << 40, std::int64_t{1} << 40};
+  g.pads_in_avg = true;
+  g.pad_end = g.kernel;
+  Tensor in = Tensor::zeros(ElementType::i32, {1, 1, 1, 1, 1});
+  in.mutable_data<std::int32_t>()[0] = -7;
+  Tensor out = Tensor::zeros(ElementType::i32, {1, 1, 1, 1, 1});
+  out.mutable_data<std::int32_t>()[0] = 99;
+  irrun::kernels::avg_pool(in, out, g, Parallel(1));
+  CHECK(out.data<std::int32_t>()[0] == 0);
+  for (const std::int64_t last : {(std::int64_t{1} << 40) + 1, std::int64_t{1} << 62}) {
+    g.kernel = {std::int64_t{1} << 62, std::int64_t{1} << 62, last};
+    g.pad_end = g.kernel;
+    CHECK_THROWS_WITH(irrun::kernels::avg_pool(in, out, g, Parallel(1)),
+                      Catch::Contains("kernel volume exceeds 2^120"));
+  }
+}
+
+namespace {
+
+// A value of the type: 1 in 8 its min or max, 1 in 8 any value, else small (ties are common).
+i128 random_int(SplitMix64& rng, ElementType type) {
+  i128 v = 0;
+  with_int_type(type, [&](auto zero) {
+    using T = decltype(zero);
+    using L = std::numeric_limits<T>;
+    const auto kind = rng.range(0, 7);
+    if (kind == 0)
+      v = rng.coin() ? L::max() : L::min();
+    else if (kind == 1)
+      v = static_cast<T>(rng.next());
+    else
+      v = L::is_signed ? rng.range(-20, 20) : rng.range(0, 40);
+  });
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("avg_pool integers match the exact oracle for any thread count",
+          "[kernels][avg_pool][int]") {
+  SplitMix64 rng(0x1A7E6E25ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
+  int compared = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    for (std::size_t rank = 1; rank <= 3; ++rank) {
+      for (bool adaptive : {false, true}) {
+        if (adaptive && iter % 2) continue;
+        const PoolGeometry g = random_geometry(rng, rank, adaptive, 4);
+        for (ElementType type : kIntTypes) {
+          std::vector<i128> input(static_cast<std::size_t>(g.planes() * g.in_plane_size()));
+          for (auto& x : input) x = random_int(rng, type);
+          const auto oracle = irrun::testing::naive_avg_pool_int(g, input, rounds_to_nearest(type));
+          for (const Parallel& par : pools) {
+            const auto got = run_int_kernel(g, type, input, par);
+            std::size_t bad = 0;
+            while (bad < got.size() && got[bad] == oracle[bad]) ++bad;
+            if (bad < got.size())
+              FAIL_CHECK(irrun::to_string(type)
+                         << " " << describe(g) << " threads " << par.threads() << " at "
+                         << coordinates(g, bad) << ": kernel " << text(got[bad]) << ", oracle "
+                         << text(oracle[bad]));
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  CHECK(compared == (60 * 3 + 30 * 3) * 8 * 3);
 }

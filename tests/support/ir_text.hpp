@@ -114,6 +114,18 @@ inline Tensor make_tensor(ElementType type, std::vector<std::int64_t> shape,
       case ElementType::bf16:
         t.mutable_data<std::uint16_t>()[i] = bf16_bits_from_double(values[i]);
         break;
+      case ElementType::i8:
+        t.mutable_data<std::int8_t>()[i] = static_cast<std::int8_t>(values[i]);
+        break;
+      case ElementType::u8:
+        t.mutable_data<std::uint8_t>()[i] = static_cast<std::uint8_t>(values[i]);
+        break;
+      case ElementType::i32:
+        t.mutable_data<std::int32_t>()[i] = static_cast<std::int32_t>(values[i]);
+        break;
+      case ElementType::i64:
+        t.mutable_data<std::int64_t>()[i] = static_cast<std::int64_t>(values[i]);
+        break;
       default:
         break;
     }

@@ -26,7 +26,10 @@ Tensor convert_float(const Tensor& t, ElementType to);
 // the i-th output x of splitmix64 seeded with `seed`:
 //   floats:   v = (x >> 11) * 2^-52 - 1, uniform in [-1, 1), rounded to nearest-even in `type`
 //             (a value that rounds up to 1.0 becomes the largest value below 1)
-//   signed:   (x >> 60) - 8, in [-8, 8);  unsigned: x >> 60, in [0, 16);  boolean: x >> 63
+//   integers: by the top 3 bits of x: 0: the type's min or max (x & 1); 1: the low bits of the
+//             next output, any value of the type; 2..7: s = (x >> 56) & 31 gives s - 16 in
+//             [-16, 16) signed, s in [0, 32) unsigned (negatives, rounding ties and extremes)
+//   boolean:  x >> 63
 // Supports f16, bf16, f32, f64, i8..i64, u8..u64 and boolean; others throw Error(unsupported).
 // Throws Error(limit) on an overflowing size.
 Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uint64_t seed);
@@ -36,6 +39,8 @@ struct TensorStats {
   double max;   // NaN when there is no non-NaN element
   double mean;  // over non-NaN elements; NaN when there are none
   std::size_t nan_count;
+  long double exact_min;  // min and max exactly, 64-bit integers included
+  long double exact_max;
 };
 
 // Summary over all elements, in double. Supports the types random_tensor supports.
@@ -43,5 +48,8 @@ TensorStats stats(const Tensor& t);
 
 // The first min(n, element_count) elements converted to double.
 std::vector<double> first_values(const Tensor& t, std::size_t n);
+
+// The same as long double, which holds every value exactly (64-bit integers included).
+std::vector<long double> exact_values(const Tensor& t, std::size_t n);
 
 }  // namespace irrun

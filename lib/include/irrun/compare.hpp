@@ -14,7 +14,10 @@ namespace irrun {
 // A value `actual` matches its golden value `expected` when
 //   actual == expected (so +0 == -0 and inf == inf), or both are NaN, or
 //   |actual - expected| <= atol + rtol * |expected|   (numpy.isclose with the golden as b).
-// The defaults (0, 0) demand exact equality.
+// The defaults (0, 0) demand exact equality. Integer values and their differences are exact
+// (64-bit ones included), so for integers the test is |actual - expected| <=
+// floor(atol + rtol * |expected|): --atol 1 accepts off-by-one results, e.g. OpenVINO's
+// truncated i8/u8 averages against irrun's rounded ones.
 struct Tolerance {
   double rtol = 0.0;
   double atol = 0.0;
@@ -53,7 +56,7 @@ struct TensorComparison {
 
 // Compares `actual` with `expected`. `expected_type` is the golden's element type (usually
 // expected.type; it differs for a bf16 golden stored widened in an f32 .npy). Values are
-// compared in double, which is exact for every float type. Keeps the first `max_reported`
+// compared exactly: floats in double, integers in long double. Keeps the first `max_reported`
 // mismatches.
 TensorComparison compare_tensors(const std::string& name, const Tensor& expected,
                                  ElementType expected_type, const Tensor& actual,

@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "compensated_sum.hpp"
+#include "int_average.hpp"
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
 
@@ -62,25 +64,37 @@ AxisWindows adaptive_axis(std::int64_t in, std::int64_t out) {
 }
 
 using detail::CompensatedSum;
+using detail::ExactIntSum;
+using detail::i128;
 
-// Loads an element as an exact double and rounds a double result to the element type once.
+// Per element type: how elements load into the window sum, the sum and divisor types, and how
+// the average is stored. Floats: exact doubles into a compensated sum, rounded once on store.
+struct FloatAverage {
+  using Sum = CompensatedSum;
+  using Divisor = double;
+  static double kernel_volume(const PoolGeometry& g) {
+    return static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
+           static_cast<double>(g.kernel[2]);
+  }
+};
+
 template <class T>
 struct Storage;
 
 template <>
-struct Storage<float> {
+struct Storage<float> : FloatAverage {
   static double load(float v) { return v; }
   static float store(double v) { return static_cast<float>(v); }
 };
 
 template <>
-struct Storage<double> {
+struct Storage<double> : FloatAverage {
   static double load(double v) { return v; }
   static double store(double v) { return v; }
 };
 
 template <>
-struct Storage<Eigen::half> {
+struct Storage<Eigen::half> : FloatAverage {
   static double load(Eigen::half v) {
     return f16_bits_to_double(Eigen::numext::bit_cast<std::uint16_t>(v));
   }
@@ -90,13 +104,27 @@ struct Storage<Eigen::half> {
 };
 
 template <>
-struct Storage<Eigen::bfloat16> {
+struct Storage<Eigen::bfloat16> : FloatAverage {
   static double load(Eigen::bfloat16 v) {
     return bf16_bits_to_double(Eigen::numext::bit_cast<std::uint16_t>(v));
   }
   static Eigen::bfloat16 store(double v) {
     return Eigen::numext::bit_cast<Eigen::bfloat16>(bf16_bits_from_double(v));
   }
+};
+
+// Integers: an exact i128 sum and divisor (int_average.hpp); 8-bit types round the exact
+// average to nearest (ties to even), wider ones truncate it toward zero.
+template <class T>
+requires std::is_integral_v<T>
+struct Storage<T> {
+  using Sum = ExactIntSum<sizeof(T) == 1>;
+  using Divisor = i128;
+  static i128 kernel_volume(const PoolGeometry& g) {
+    return detail::exact_kernel_volume(g.kernel.data(), 3);
+  }
+  static i128 load(T v) { return v; }
+  static T store(i128 v) { return static_cast<T>(v); }
 };
 
 template <class T>
@@ -113,8 +141,7 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
   const AxisWindows& ww = axes[2];
   // OpenVINO's whole-op flag: padding (and ceil overhang) counts as zeros in a full kernel.
   const bool full_kernel_divisor = !g.adaptive && g.pads_in_avg;
-  const double kernel_volume = static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
-                               static_cast<double>(g.kernel[2]);
+  const typename S::Divisor kernel_volume = full_kernel_divisor ? S::kernel_volume(g) : 1;
 
   par.for_range(g.planes(), [&](std::int64_t plane_begin, std::int64_t plane_end) {
     for (std::int64_t p = plane_begin; p < plane_end; ++p) {
@@ -126,10 +153,10 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
             const auto w = static_cast<std::size_t>(ow);
             const std::int64_t taps = wd.taps[d] * wh.taps[h] * ww.taps[w];
             if (taps == 0) {  // window entirely in padding or past the end
-              y(p, od, oh, ow) = S::store(0.0);
+              y(p, od, oh, ow) = S::store(0);
               continue;
             }
-            CompensatedSum sum;
+            typename S::Sum sum;
             for (std::int64_t td = 0; td < wd.taps[d]; ++td) {
               const std::int64_t id = wd.first[d] + td * wd.step;
               for (std::int64_t th = 0; th < wh.taps[h]; ++th) {
@@ -139,7 +166,8 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
                 }
               }
             }
-            const double divisor = full_kernel_divisor ? kernel_volume : static_cast<double>(taps);
+            const typename S::Divisor divisor =
+                full_kernel_divisor ? kernel_volume : static_cast<typename S::Divisor>(taps);
             y(p, od, oh, ow) = S::store(sum.mean(divisor));
           }
         }
@@ -225,9 +253,26 @@ void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, co
       return avg_pool_typed<Eigen::half>(in, out, g, axes, par);
     case ElementType::bf16:
       return avg_pool_typed<Eigen::bfloat16>(in, out, g, axes, par);
+    case ElementType::i8:
+      return avg_pool_typed<std::int8_t>(in, out, g, axes, par);
+    case ElementType::i16:
+      return avg_pool_typed<std::int16_t>(in, out, g, axes, par);
+    case ElementType::i32:
+      return avg_pool_typed<std::int32_t>(in, out, g, axes, par);
+    case ElementType::i64:
+      return avg_pool_typed<std::int64_t>(in, out, g, axes, par);
+    case ElementType::u8:
+      return avg_pool_typed<std::uint8_t>(in, out, g, axes, par);
+    case ElementType::u16:
+      return avg_pool_typed<std::uint16_t>(in, out, g, axes, par);
+    case ElementType::u32:
+      return avg_pool_typed<std::uint32_t>(in, out, g, axes, par);
+    case ElementType::u64:
+      return avg_pool_typed<std::uint64_t>(in, out, g, axes, par);
     default:
       throw unsupported_error("avg_pool: element type " + std::string(to_string(in.type)) +
-                              " is not supported (f32, f64, f16 and bf16 are)");
+                              " is not supported (f32, f64, f16, bf16, i8, i16, i32, i64, u8, "
+                              "u16, u32 and u64 are)");
   }
 }
 
