@@ -199,6 +199,28 @@ TEST_CASE("Network::run on two inputs, one of them f16", "[network]") {
   }
 }
 
+TEST_CASE("Network::run on integer inputs into the caller's integer arrays", "[network]") {
+  const Network net = Network::load(sample("avgpool_int_v11.xml"));
+  const std::vector<std::int8_t> q(2 * 4 * 4, 3);
+  const std::vector<std::int32_t> w(4 * 4, 9);
+  std::vector<std::int8_t> q_out(2 * 2 * 2, 0);
+  std::vector<std::int32_t> w_out(3 * 3, 0);
+  Tensors in, out;
+  for (const auto& p : net.inputs())
+    in.emplace(p.name, p.type == ElementType::i8 ? Tensor::wrap(p.type, p.shape, q.data())
+                                                 : Tensor::wrap(p.type, p.shape, w.data()));
+  for (const auto& p : net.outputs())
+    out.emplace(p.name, p.type == ElementType::i8 ? Tensor::wrap(p.type, p.shape, q_out.data())
+                                                  : Tensor::wrap(p.type, p.shape, w_out.data()));
+  REQUIRE(in.size() == 2);
+  REQUIRE(out.size() == 2);
+  net.run(in, out);
+  CHECK(q_out == std::vector<std::int8_t>(8, 3));
+  // w: k3 s2 p1/1 include-pad ceil divides every window by 9, so each output is the number of
+  // in-bounds taps: 2, 3, 1 per axis.
+  CHECK(w_out == std::vector<std::int32_t>{4, 6, 2, 6, 9, 3, 2, 3, 1});
+}
+
 TEST_CASE("Network::run: a dynamic Parameter, given by tensor name, takes the tensor's shape",
           "[network]") {
   using namespace irrun::testing;
