@@ -120,6 +120,28 @@ TEST_CASE("Network::load throws ModelError for a missing or malformed file", "[n
   }
 }
 
+TEST_CASE("Network::load maps the weights, by default or as given", "[network]") {
+  // AdaptiveAvgPool's output_size {3,4} comes from the .bin.
+  const Network net = Network::load(sample("adaptive_v11.xml"));
+  CHECK(net.outputs().at(0).shape == Shape{1, 2, 3, 4});
+  const std::vector<float> x(2 * 7 * 9, 1.5f);
+  const auto out =
+      net.run({{net.inputs().at(0).name, Tensor::wrap(ElementType::f32, {1, 2, 7, 9}, x.data())}});
+  const Tensor& t = out.at(net.outputs().at(0).name);
+  REQUIRE(t.element_count() == 24);
+  for (std::size_t i = 0; i < 24; ++i) CHECK(t.data<float>()[i] == 1.5f);
+
+  irrun::NetworkOptions options;
+  options.weights = sample("no_such.bin");
+  try {
+    Network::load(sample("adaptive_v11.xml"), options);
+    FAIL("no error");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::bad_model);
+    CHECK_THAT(e.what(), Catch::Contains("no_such.bin"));
+  }
+}
+
 TEST_CASE("Network::check reports like irrun check", "[network]") {
   const auto ok = Network::load(sample("avgpool_v11.xml")).check();
   CHECK(ok.passed());
