@@ -7,6 +7,7 @@
 #include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/kernels/avg_pool.hpp"
+#include "irrun/kernels/max_pool.hpp"
 
 namespace irrun {
 namespace {
@@ -59,17 +60,21 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
     const Layer& layer = m.ir.layers[n];
     const auto kind = info.op->kind;
     if (kind == OpKind::constant && !m.weights) throw no_weights_error(m, n);
-    if (kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool) {
+    if (is_pool(kind)) {
       const auto& out = info.outputs[0];
       if (!info.geometry || !out.shape.is_static())
         throw unsupported_error(m.ir.path + ": " + describe_op(layer) + ": output shape " +
                                 to_string(out.shape) +
-                                " is not static, so it cannot run (AdaptiveAvgPool needs its "
+                                " is not static, so it cannot run (adaptive pooling needs its "
                                 "output_size from an i32 or i64 Const)");
       const auto shape = out.shape.to_static();
-      const auto count = checked_product(shape);
-      const auto bits = count ? checked_mul(*count, bit_width(out.type)) : std::nullopt;
-      std::optional<std::uint64_t> bytes = bits ? std::optional(*bits / 8 + 1) : std::nullopt;
+      // Every output (MaxPool's indices too) has the values' shape.
+      std::optional<std::uint64_t> bytes = 0;
+      for (const auto& o : info.outputs) {
+        const auto count = checked_product(shape);
+        const auto bits = count ? checked_mul(*count, bit_width(o.type)) : std::nullopt;
+        bytes = bits && bytes ? checked_add(*bytes, *bits / 8 + 1) : std::nullopt;
+      }
       for (std::size_t i = 2; bytes && i < shape.size(); ++i) {
         const auto table = checked_mul(static_cast<std::uint64_t>(shape[i]), 16);
         bytes = table ? checked_add(*bytes, *table) : std::nullopt;
@@ -118,9 +123,7 @@ void require_executable(const Model& model) {
     } catch (const LayerError& e) {
       throw ModelError(model.ir.path, layer.line, describe(layer) + ": " + e.what());
     }
-    // MaxPool kernels are not wired in yet.
-    if (!op || op->kind == OpKind::max_pool || op->kind == OpKind::adaptive_max_pool)
-      unsupported.push_back("'" + layer.name + "' (" + layer.type + ")");
+    if (!op) unsupported.push_back("'" + layer.name + "' (" + layer.type + ")");
   }
   if (unsupported.empty()) return;
   std::string list;
@@ -129,7 +132,8 @@ void require_executable(const Model& model) {
   if (unsupported.size() > 5) list += " and " + std::to_string(unsupported.size() - 5) + " more";
   throw unsupported_error(model.ir.path + ": cannot execute " + std::to_string(unsupported.size()) +
                           " layer(s) of ops irrun does not implement: " + list +
-                          "; irrun runs Parameter, Const, AvgPool, AdaptiveAvgPool and Result "
+                          "; irrun runs Parameter, Const, AvgPool, AdaptiveAvgPool, MaxPool, "
+                          "AdaptiveMaxPool and Result "
                           "(use --layer NAME to run one pooling layer of this model)");
 }
 
@@ -143,11 +147,13 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
     const auto& info = a.nodes[n];
     if (!m.graph.nodes[n].reachable || !info.op) continue;
     const auto kind = info.op->kind;
-    if ((kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool) &&
-        !kernel_supports(info.outputs[0].type))
+    if (is_pool(kind) && !kernel_supports(kind, info.outputs[0].type))
       throw unsupported_error(m.ir.path + ": " + describe_op(m.ir.layers[n]) + ": element type " +
                               std::string(to_string(info.outputs[0].type)) +
-                              " is not executed (irrun runs f32, f16, bf16 and f64)");
+                              " is not executed (irrun runs f32, f16, bf16 and f64" +
+                              (kind == OpKind::max_pool || kind == OpKind::adaptive_max_pool
+                                   ? ", and i8, u8, i32, i64 for MaxPool)"
+                                   : ")"));
   }
 
   // Tensors are released as soon as their last consumer has run.
@@ -178,20 +184,29 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
         outputs.push_back({output_name(m, n), n, *in[0]});
         break;
       case OpKind::avg_pool:
-      case OpKind::adaptive_avg_pool: {
-        auto out = Tensor::zeros(info.outputs[0].type, info.outputs[0].shape.to_static());
+      case OpKind::adaptive_avg_pool:
+      case OpKind::max_pool:
+      case OpKind::adaptive_max_pool: {
+        // Every output (MaxPool-8/14's indices too) has the values' shape.
+        const auto shape = info.outputs[0].shape.to_static();
+        std::vector<Tensor> out;
+        for (const auto& o : info.outputs) out.push_back(Tensor::zeros(o.type, shape));
         const auto start = std::chrono::steady_clock::now();
-        kernels::avg_pool(*in[0], out, *info.geometry, parallel);
-        if (on_kernel)
+        if (info.op->kind == OpKind::max_pool || info.op->kind == OpKind::adaptive_max_pool)
+          kernels::max_pool(*in[0], out[0], out.size() == 2 ? &out[1] : nullptr, *info.geometry,
+                            parallel);
+        else
+          kernels::avg_pool(*in[0], out[0], *info.geometry, parallel);
+        if (on_kernel) {
+          std::size_t bytes = in[0]->byte_size();
+          for (const auto& t : out) bytes += t.byte_size();
           on_kernel(n,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                    in[0]->byte_size() + out.byte_size());
-        values[n].push_back(std::move(out));
+                    bytes);
+        }
+        values[n] = std::move(out);
         break;
       }
-      case OpKind::max_pool:
-      case OpKind::adaptive_max_pool:
-        break;  // rejected by require_executable
     }
     for (const auto& src : node.inputs) {
       if (--uses[src.node] == 0) values[src.node].clear();
@@ -214,13 +229,16 @@ Model extract_layer(const Model& model, const std::string& layer_name) {
   } catch (const LayerError& e) {
     throw ModelError(model.ir.path, target.line, describe(target) + ": " + e.what());
   }
-  if (!op || (op->kind != OpKind::avg_pool && op->kind != OpKind::adaptive_avg_pool))
+  if (!op || !is_pool(op->kind))
     throw unsupported_error(model.ir.path + ": --layer: " + describe(target) +
-                            " is not a pooling layer irrun runs (AvgPool, AdaptiveAvgPool)");
-  if (target.outputs.size() != 1)
+                            " is not a pooling layer irrun runs (AvgPool, AdaptiveAvgPool, "
+                            "MaxPool, AdaptiveMaxPool)");
+  const std::size_t outputs = output_count(*op);
+  if (target.outputs.size() != outputs)
     throw ModelError(model.ir.path, target.line,
-                     describe_op(target) + ": " + op_label(*op) + " has 1 output(s), the layer " +
-                         "declares " + std::to_string(target.outputs.size()) + " output port(s)");
+                     describe_op(target) + ": " + op_label(*op) + " has " +
+                         std::to_string(outputs) + " output(s), the layer declares " +
+                         std::to_string(target.outputs.size()) + " output port(s)");
 
   Model sub;
   sub.ir.path = model.ir.path;
@@ -270,17 +288,21 @@ Model extract_layer(const Model& model, const std::string& layer_name) {
       sub.ir.layers.push_back(std::move(feed));
   }
   sub.ir.layers.push_back(copy);
-  Layer result;
-  result.id = next_id;
-  result.name = target.name;  // outputs are named after the layer unless its port has names
-  result.type = "Result";
-  result.version = "opset1";
-  Port rp = target.outputs.at(0);
-  rp.id = 0;
-  result.inputs = {rp};
-  result.line = target.line;
-  sub.ir.edges.push_back({target.id, target.outputs.at(0).id, result.id, 0, target.line});
-  sub.ir.layers.push_back(std::move(result));
+  // One Result per output. Outputs are named after the layer unless their port has names; a
+  // second output (MaxPool's indices) as "layer.1", OpenVINO's v10 convention.
+  for (std::size_t i = 0; i < outputs; ++i) {
+    Layer result;
+    result.id = next_id + i;
+    result.name = i == 0 ? target.name : target.name + "." + std::to_string(i);
+    result.type = "Result";
+    result.version = "opset1";
+    Port rp = target.outputs[i];
+    rp.id = 0;
+    result.inputs = {rp};
+    result.line = target.line;
+    sub.ir.edges.push_back({target.id, target.outputs[i].id, result.id, 0, target.line});
+    sub.ir.layers.push_back(std::move(result));
+  }
   sub.graph = build_graph(sub.ir);
   return sub;
 }

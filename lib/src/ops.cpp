@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "irrun/checked.hpp"
+#include "irrun/kernels/max_pool.hpp"
 
 namespace irrun {
 namespace {
@@ -378,6 +379,12 @@ std::string describe_op(const Layer& layer) {
 bool kernel_supports(ElementType type) {
   return type == ElementType::f32 || type == ElementType::f16 || type == ElementType::bf16 ||
          type == ElementType::f64;
+}
+
+bool kernel_supports(OpKind kind, ElementType type) {
+  if (kind == OpKind::max_pool || kind == OpKind::adaptive_max_pool)
+    return kernels::max_pool_supports(type);
+  return kernel_supports(type);
 }
 
 }  // namespace irrun

@@ -93,5 +93,7 @@ std::string describe_op(const Layer& layer);
 
 // The executed element types of pooling kernels.
 bool kernel_supports(ElementType type);
+// The same for one pooling op: MaxPool's kernel also runs integer types.
+bool kernel_supports(OpKind kind, ElementType type);
 
 }  // namespace irrun
