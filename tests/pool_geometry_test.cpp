@@ -781,7 +781,8 @@ using irrun::ElementType;
 
 // clang-format off
 const std::vector<Case> kMaxPoolCases = {
-  {"v1 rank4 floor", 1, {.kernel = {2, 2}, .strides = {2, 2}}, "[1,3,10,10]", "[1,3,5,5]"},
+  {"v1 rank4 floor", 1, {.kernel = {2, 2}, .strides = {2, 2}, .rounding = kFloor}, "[1,3,10,10]",
+   "[1,3,5,5]"},
   {"v1 ceil keeps the partial window", 1, {.kernel = {3}, .strides = {2}, .rounding = kCeil},
    "[1,1,8]", "[1,1,4]"},
   {"v1 ignores dilations", 1, {.kernel = {3}, .strides = {1}, .dilations = {2}}, "[1,1,5]",
