@@ -17,7 +17,7 @@ using irrun::testing::ScratchDir;
 
 const std::vector<std::string> kGoodSamples = {
     "avgpool_v11.xml",    "avgpool_chain_v10.xml", "adaptive_v11.xml",      "multi_op_v11.xml",
-    "two_inputs_v11.xml", "maxpool_v11.xml",       "maxpool_chain_v10.xml",
+    "two_inputs_v11.xml", "maxpool_v11.xml",       "maxpool_chain_v10.xml", "adaptive_max_v11.xml",
 };
 
 // 1-based number of the first line of `path` that contains `needle` (0 if none).

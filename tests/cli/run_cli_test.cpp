@@ -545,3 +545,27 @@ TEST_CASE("MaxPool values and indices are two outputs, hand-computed", "[cli][ru
     CHECK(has(r.out, "output 'max1': f32 [1,3,5,5]"));
   }
 }
+
+TEST_CASE("AdaptiveMaxPool on an iota input: each bin's last element, indices per plane",
+          "[cli][run]") {
+  ScratchDir dir;
+  const auto in = iota_bin(dir, "in.bin", 2 * 7 * 9);
+  const auto out_dir = dir.file("out");
+  const auto r = run_irrun({sample("adaptive_max_v11.xml"), "--input", in, "-o", out_dir});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // Bins: H 7 -> 3 ends at rows 2, 4, 6; W 9 -> 4 ends at columns 2, 4, 6, 8. x = 63c + 9h + w
+  // grows along both, so the maximum is the bin's last element.
+  const auto v = values_of(irrun::read_npy(out_dir + "/adaptive_max.npy"));
+  const Tensor indices = irrun::read_npy(out_dir + "/adaptive_max.indices.npy");
+  CHECK(indices.type == ElementType::i32);
+  const auto i = values_of(indices);
+  for (int c = 0; c < 2; ++c)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 4; ++b) {
+        const auto k = static_cast<std::size_t>((c * 3 + a) * 4 + b);
+        const int pos = (2 + 2 * a) * 9 + 2 + 2 * b;
+        CHECK(v[k] == 63 * c + pos);
+        CHECK(i[k] == pos);
+      }
+}
