@@ -135,6 +135,8 @@ std::vector<HandCase> hand_cases() {
       {"window entirely in padding: lowest at index 0",
        {{1, 1, 2}, {1, 1, 4}, {1}, {1}, {1}, {2}}, {1, 2}, {kLowest, kLowest, 1, 2},
        {0, 0, 0, 1}},
+      // D=0 with pads 1/1 and K=2 is valid: one window, all padding.
+      {"empty input axis", {{1, 1, 0}, {1, 1, 1}, {2}, {1}, {1}, {1}}, {}, {kLowest}, {0}},
       // Taps 0,2,4 / 1,3,5 / 2,4,6.
       {"dilation 2", window1d(7, 3, 3, 1, 0, 2), {7, 1, 6, 2, 5, 3, 4}, {7, 3, 6}, {0, 5, 2}},
       {"ceil overhang reads only the real cell", window1d(5, 3, 2, 2), {1, 2, 3, 4, 5},

@@ -105,7 +105,7 @@ NaiveMax<T> naive_max_pool(const NaiveMaxSpec& s, const std::vector<T>& input) {
         }
       }
       r.values.push_back(best);
-      r.indices.push_back((p * in_plane + best_pos) % range);
+      r.indices.push_back(range == 0 ? 0 : (p * in_plane + best_pos) % range);
     }
   }
   return r;

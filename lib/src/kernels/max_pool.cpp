@@ -1,5 +1,6 @@
 #include "irrun/kernels/max_pool.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -63,7 +64,8 @@ void max_pool_typed(const Tensor& in, Tensor& values, Tensor* indices, const Poo
   const T* x = in.data<T>();
   T* y = values.mutable_data<T>();
   I* idx = indices ? indices->mutable_data<I>() : nullptr;
-  const std::int64_t range = g.index_range();
+  // An empty input (a spatial dim of 0 under padding) has only empty windows: index 0.
+  const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
   detail::for_each_window(g, axes, par, [&](std::int64_t p, std::int64_t o, const Window& w) {
     const T* plane = x + p * g.in_plane_size();
     const Max<T> m = g.adaptive ? bin_max(plane, w) : window_max(plane, w);
