@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <limits>
 
 #include "irrun/checked.hpp"
 #include "irrun/kernels/max_pool.hpp"
@@ -215,9 +216,20 @@ OpAttrs parse_max_pool(AttrReader& r, int version) {
   return a;
 }
 
-// Values take the input's type; MaxPool-8/14 add indices of the same shape.
+// Values take the input's type; MaxPool-8/14 add indices of the same shape. i32 indices beyond
+// 2^31 - 1 wrap (as in OpenVINO, which casts them): a warning says so.
 InferResult with_indices(InferResult r, int version, ElementType index_type) {
-  if (version >= 8) r.outputs.push_back(ValueInfo{r.outputs[0].shape, index_type, std::nullopt});
+  if (version < 8) return r;
+  r.outputs.push_back(ValueInfo{r.outputs[0].shape, index_type, std::nullopt});
+  if (index_type == ElementType::i32 && r.geometry &&
+      r.geometry->index_range() > std::numeric_limits<std::int32_t>::max()) {
+    Diagnostic d;
+    d.severity = Severity::warning;
+    d.rule = "index-overflow";
+    d.message = "indices: i32 indices range over " + std::to_string(r.geometry->index_range()) +
+                " positions, so those beyond 2147483647 wrap; use index_element_type=\"i64\"";
+    r.warnings.push_back(std::move(d));
+  }
   return r;
 }
 
@@ -281,7 +293,7 @@ InferResult infer_adaptive_max_pool_op(const OpAttrs& attrs, int, const InferCon
         to_result(infer_adaptive_max_pool(a, ctx.inputs[0].shape, size.shape, size.values),
                   ctx.inputs[0].type),
         8, a.index_element_type);
-    r.warnings = output_size_warnings(ctx);
+    for (auto& w : output_size_warnings(ctx)) r.warnings.push_back(std::move(w));
     return r;
   } catch (const ValidationError& e) {
     throw LayerError("validation", e.what());
