@@ -78,7 +78,9 @@ void try_run(const irrun::Model& m) {
   } catch (const irrun::Error&) {
   }
   for (const auto& layer : m.ir.layers) {
-    if (!irrun::has_type(layer, "AvgPool") && !irrun::has_type(layer, "AdaptiveAvgPool")) continue;
+    if (!irrun::has_type(layer, "AvgPool") && !irrun::has_type(layer, "AdaptiveAvgPool") &&
+        !irrun::has_type(layer, "MaxPool") && !irrun::has_type(layer, "AdaptiveMaxPool"))
+      continue;
     try {
       run_if_small(irrun::extract_layer(m, layer.name));
     } catch (const irrun::Error&) {

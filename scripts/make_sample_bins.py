@@ -43,6 +43,7 @@ def multi_op_v11() -> bytes:
 
 BINS = {
     "adaptive_v11.bin": adaptive_v11,
+    "adaptive_max_v11.bin": adaptive_v11,  # the same output_size Const
     "multi_op_v11.bin": multi_op_v11,
 }
 

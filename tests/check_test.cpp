@@ -1,7 +1,7 @@
 // Table-driven tests of `irrun check` (check_file) on whole small models written to temporary
 // files: declared vs inferred dims and types, edge consistency, attribute warnings and strict mode,
-// opset resolution, AdaptiveAvgPool's output_size from weights, Const errors
-// (docs/openvino-semantics.md sections 1, 2, 4 and 7), and unreadable files.
+// opset resolution, AdaptiveAvgPool's output_size from weights, MaxPool's two outputs, Const errors
+// (docs/openvino-semantics.md sections 1, 2, 4, 6 and 7), and unreadable files.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -114,6 +114,36 @@ std::string size_parameter() {
   return layer(1, "size", "Parameter", "opset1", "shape=\"2\" element_type=\"i64\"", "",
                out_port(1, "I64", "2"));
 }
+
+// Parameter(0) -> MaxPool(1) -> values Result(2) + indices Result(3). `index_precision` empty
+// declares only the values port (MaxPool-1).
+std::string max_model(const std::string& version, const std::string& data,
+                      const std::string& in_dims, const std::string& values_dims,
+                      const std::string& index_precision = "I64",
+                      const std::string& index_dims = "") {
+  const auto& idx_dims = index_dims.empty() ? values_dims : index_dims;
+  const bool two = !index_precision.empty();
+  return ir(parameter(0, "in", in_dims) +
+                layer(1, "pool", "MaxPool", version, data, in_port(0, in_dims),
+                      out_port(1, "FP32", values_dims) +
+                          (two ? out_port(2, index_precision, idx_dims) : "")) +
+                result(2, "values", values_dims) + (two ? result(3, "indices", idx_dims) : ""),
+            edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + (two ? edge(1, 2, 3, 0) : ""));
+}
+
+// Parameter(0) + i64 Const output_size(1) -> AdaptiveMaxPool(2) -> Results(3, 4).
+std::string adaptive_max_model(const std::string& data, const std::string& out_dims,
+                               const std::string& index_precision) {
+  return ir(parameter(0, "in", "1,3,10,12") + const_layer("i64", "I64", 0, 16) +
+                layer(2, "pool", "AdaptiveMaxPool", "opset8", data,
+                      in_port(0, "1,3,10,12") + in_port(1, "2"),
+                      out_port(2, "FP32", out_dims) + out_port(3, index_precision, out_dims)) +
+                result(3, "values", out_dims) + result(4, "indices", out_dims),
+            edge(0, 0, 2, 0) + edge(1, 1, 2, 1) + edge(2, 2, 3, 0) + edge(2, 3, 4, 0));
+}
+
+const std::string kMax8 =
+    "kernel=\"3,3\" strides=\"2,2\" pads_begin=\"1,1\" pads_end=\"1,1\" dilations=\"1,1\"";
 
 // --- the table ----------------------------------------------------------------------------
 
@@ -342,6 +372,158 @@ std::vector<Case> cases() {
        false,
        {{"unreachable-layer", W, 2, {}}},
        {0, 1}},
+      // --- MaxPool family: two outputs, both checked ---
+      {"MaxPool-1 (opset7) with one output",
+       max_model("opset7", kPool2 + " rounding_type=\"floor\" auto_pad=\"explicit\"", "1,3,8,8",
+                 "1,3,4,4", ""),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2}},
+      {"MaxPool-8 values and i64 indices",
+       max_model("opset8", kMax8 + " index_element_type=\"i64\" axis=\"0\"", "1,3,7,7", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2, 3}},
+      {"MaxPool-8 from opset13, i32 indices, negative axis",
+       max_model("opset13", kMax8 + " index_element_type=\"I32\" axis=\"-2\"", "1,3,7,7", "1,3,4,4",
+                 "I32"),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2, 3}},
+      {"MaxPool-8 indices port precision must be index_element_type",
+       max_model("opset8", kMax8 + " index_element_type=\"i32\"", "1,3,7,7", "1,3,4,4", "I64"),
+       std::nullopt,
+       false,
+       {{"type-mismatch",
+         E,
+         1,
+         {"declared precision I64, inferred element type i32"},
+         "I64",
+         "i32"}},
+       {0, 1, 2, 3}},
+      {"MaxPool-8 wrong declared indices dims",
+       max_model("opset8", kMax8, "1,3,7,7", "1,3,4,4", "I64", "1,3,3,3"),
+       std::nullopt,
+       false,
+       {{"dim-mismatch",
+         E,
+         1,
+         {"declared [1,3,3,3], inferred [1,3,4,4]"},
+         "[1,3,3,3]",
+         "[1,3,4,4]"}},
+       {0, 1, 2, 3}},
+      {"MaxPool-8 declaring one output",
+       max_model("opset8", kMax8, "1,3,7,7", "1,3,4,4", ""),
+       std::nullopt,
+       false,
+       {{"bad-outputs", E, 1, {"MaxPool-8 has 2 output(s), the layer declares 1 output port(s)"}}},
+       {0, 2}},
+      {"MaxPool-1 declaring two outputs",
+       max_model("opset1", kPool2, "1,3,8,8", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"bad-outputs", E, 1, {"MaxPool-1 has 1 output(s), the layer declares 2 output port(s)"}}},
+       {0, 2, 3}},
+      {"MaxPool-1 warns about MaxPool-8 attributes",
+       max_model("opset1", kPool2 + " dilations=\"2,2\" axis=\"1\"", "1,3,8,8", "1,3,4,4", ""),
+       std::nullopt,
+       false,
+       {{"unknown-attribute", W, 1, {"'dilations' is not an attribute of MaxPool-1"}},
+        {"unknown-attribute", W, 1, {"'axis'"}}},
+       {0, 1, 2}},
+      {"MaxPool has no exclude-pad",
+       max_model("opset8", kMax8 + " exclude-pad=\"true\"", "1,3,7,7", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"unknown-attribute", W, 1, {"'exclude-pad' is not an attribute of MaxPool-8"}}},
+       {0, 1, 2, 3}},
+      {"MaxPool-14 (opset15) ceil_torch",
+       max_model("opset15",
+                 "kernel=\"2\" strides=\"2\" pads_begin=\"1\" pads_end=\"1\" "
+                 "rounding_type=\"ceil_torch\"",
+                 "1,3,9", "1,3,5"),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2, 3}},
+      {"MaxPool-8 rejects ceil_torch",
+       max_model("opset8", kMax8 + " rounding_type=\"ceil_torch\"", "1,3,7,7", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"validation", E, 1, {"Rounding CEIL_TORCH is not supported."}}},
+       {0, 2, 3}},
+      {"MaxPool not in opset16",
+       max_model("opset16", kMax8, "1,3,7,7", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"unknown-opset",
+         E,
+         1,
+         {"Opset opset16 doesn't contain the operation with type: MaxPool"}}},
+       {0, 2, 3}},
+      {"MaxPool-8 axis out of range",
+       max_model("opset8", kMax8 + " axis=\"4\"", "1,3,7,7", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"validation", E, 1, {"Axis 4 out of the tensor rank range [-4, 3]."}}},
+       {0, 2, 3}},
+      {"MaxPool-8 unparsable axis is read as 0",
+       max_model("opset8", kMax8 + " axis=\"x\"", "1,3,7,7", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"bad-number", W, 1, {"'axis' = \"x\" is read by OpenVINO as 0"}}},
+       {0, 1, 2, 3}},
+      {"MaxPool-8 index_element_type not an element type",
+       max_model("opset8", kMax8 + " index_element_type=\"int64\"", "1,3,7,7", "1,3,4,4"),
+       std::nullopt,
+       false,
+       {{"bad-attribute", E, 1, {"\"int64\" is not a member of enum element::Type_t"}}},
+       {0, 2, 3}},
+      {"MaxPool-8 index_element_type f32",
+       max_model("opset8", kMax8 + " index_element_type=\"f32\"", "1,3,7,7", "1,3,4,4", "FP32"),
+       std::nullopt,
+       false,
+       {{"validation", E, 1, {"Index element type must be i32 or i64"}}},
+       {0, 2, 3}},
+      {"AdaptiveMaxPool-8 values and i32 indices",
+       adaptive_max_model("index_element_type=\"i32\"", "1,3,3,5", "I32"),
+       bytes_of<std::int64_t>({3, 5}),
+       false,
+       {},
+       {0, 1, 2, 3, 4}},
+      {"AdaptiveMaxPool-8 default i64 indices, wrong declared precision",
+       adaptive_max_model("", "1,3,3,5", "I32"),
+       bytes_of<std::int64_t>({3, 5}),
+       false,
+       {{"type-mismatch", E, 2, {"declared precision I32, inferred element type i64"}}},
+       {0, 1, 2, 3, 4}},
+      {"MaxPool-8 i32 indices that cannot hold every position",
+       max_model("opset8",
+                 "kernel=\"1,1\" strides=\"65536,65536\" axis=\"0\" "
+                 "index_element_type=\"i32\"",
+                 "2,1,32768,32768", "2,1,1,1", "I32"),
+       std::nullopt,
+       false,
+       {{"index-overflow", W, 1, {"i32 indices range over 2147483648 positions"}}},
+       {0, 1, 2, 3}},
+      {"MaxPool-8 i32 indices per plane fit",
+       max_model("opset8",
+                 "kernel=\"1,1\" strides=\"65536,65536\" axis=\"2\" "
+                 "index_element_type=\"i32\"",
+                 "2,1,32768,32768", "2,1,1,1", "I32"),
+       std::nullopt,
+       false,
+       {},
+       {0, 1, 2, 3}},
+      {"AdaptiveMaxPool-8 index type u8",
+       adaptive_max_model("index_element_type=\"u8\"", "1,3,3,5", "U8"),
+       bytes_of<std::int64_t>({3, 5}),
+       false,
+       {{"validation", E, 2, {"Index element type must be i32 or i64"}}},
+       {0, 1, 3, 4}},
   };
 }
 

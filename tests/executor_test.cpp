@@ -1,8 +1,8 @@
 // Tests of running whole graphs (lib/src/executor.cpp) on small inline models and hand-made
 // tensors: chains, branches, several Parameters and Results, AdaptiveAvgPool with its
 // output_size from the weights, f16/bf16/f64, dynamic Parameters, unsupported ops and element
-// types, --layer extraction and the output naming rule. Every expected value is worked out by
-// hand in a comment next to it (inputs are small iotas or short lists).
+// types, --layer extraction, the output naming rule and MaxPool's two outputs. Every expected value
+// is worked out by hand in a comment next to it (inputs are small iotas or short lists).
 #include "irrun/executor.hpp"
 
 #include <catch2/catch.hpp>
@@ -462,4 +462,84 @@ TEST_CASE("output_name: the Result's input tensor name, else the Result's name",
   REQUIRE(out.size() == 2);
   CHECK(values_of(output_named(out, "a,b").tensor) == std::vector<double>{2.75});
   CHECK(values_of(output_named(out, "rb").tensor) == std::vector<double>{2.75});
+}
+
+namespace {
+
+// Parameter x -> MaxPool `version` (values port 1, indices port 2 from v8) -> Results.
+Model max_pool_model(const std::string& version, const std::string& data, const std::string& type,
+                     const std::string& precision, const Shape& in, const Shape& out,
+                     const std::string& index_precision = "I64") {
+  const bool indices = version != "opset1";
+  std::string shape;  // "1,1,4,4"
+  for (auto d : in) {
+    if (!shape.empty()) shape += ',';
+    shape += std::to_string(d);
+  }
+  return model_from_xml(net(
+      parameter(0, "x", shape, in, type, precision) +
+          layer(1, "mp", "MaxPool", version, data, port(0, in, precision),
+                port(1, out, precision, "values") +
+                    (indices ? port(2, out, index_precision, "indices") : "")) +
+          result(2, "r0", out, precision) + (indices ? result(3, "r1", out, index_precision) : ""),
+      edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + (indices ? edge(1, 2, 3, 0) : "")));
+}
+
+const std::string kMaxK2S2 =
+    "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" rounding_type=\"floor\"";
+
+}  // namespace
+
+TEST_CASE("MaxPool-8 returns values and indices as two outputs", "[executor]") {
+  // x = 0..15 over 4x4: the maxima of the 2x2 blocks are 5, 7, 13, 15 at those positions.
+  const Model m =
+      max_pool_model("opset8", kMaxK2S2 + " axis=\"0\"", "f32", "FP32", {1, 1, 4, 4}, {1, 1, 2, 2});
+  const Parallel par(2);
+  const auto outputs = run_model(m, {{0, iota_tensor(ElementType::f32, {1, 1, 4, 4})}}, par);
+  REQUIRE(outputs.size() == 2);
+  const auto& values = output_named(outputs, "values");
+  const auto& indices = output_named(outputs, "indices");
+  CHECK(values.tensor.type == ElementType::f32);
+  CHECK(values_of(values.tensor) == std::vector<double>{5, 7, 13, 15});
+  CHECK(indices.tensor.type == ElementType::i64);
+  CHECK(indices.tensor.shape == Shape{1, 1, 2, 2});
+  CHECK(values_of(indices.tensor) == std::vector<double>{5, 7, 13, 15});
+}
+
+TEST_CASE("MaxPool-1 has one output; MaxPool runs integer types", "[executor]") {
+  const Model m = max_pool_model("opset1", kMaxK2S2, "i32", "I32", {1, 2, 2, 2}, {1, 2, 1, 1});
+  Tensor in = Tensor::zeros(ElementType::i32, {1, 2, 2, 2});
+  const std::int32_t data[] = {-3, -1, -2, -4, 7, 9, 9, 8};
+  for (std::size_t i = 0; i < 8; ++i) in.mutable_data<std::int32_t>()[i] = data[i];
+  const Parallel par(1);
+  const auto outputs = run_model(m, {{0, in}}, par);
+  REQUIRE(outputs.size() == 1);
+  CHECK(outputs[0].tensor.type == ElementType::i32);
+  CHECK(values_of(outputs[0].tensor) == std::vector<double>{-1, 9});
+}
+
+TEST_CASE("MaxPool with an element type its kernel does not run", "[executor]") {
+  const Model m = max_pool_model("opset8", kMaxK2S2, "i4", "I4", {1, 1, 2, 2}, {1, 1, 1, 1});
+  const auto e = run_error(m, {});
+  CHECK(e.code() == ExitCode::unsupported);
+  INFO(e.what());
+  CHECK(contains(e.what(), "'mp'"));
+  CHECK(contains(e.what(), "element type i4 is not executed"));
+  CHECK(contains(e.what(), "u8, u16, u32 and u64)"));
+}
+
+TEST_CASE("extract_layer on a MaxPool-8: one Result per output", "[executor]") {
+  const Model m = max_pool_model("opset8", kMaxK2S2 + " index_element_type=\"i32\" axis=\"-2\"",
+                                 "f32", "FP32", {1, 2, 2, 2}, {1, 2, 1, 1}, "I32");
+  const Model sub = irrun::extract_layer(m, "mp");
+  REQUIRE(sub.graph.results.size() == 2);
+  const Parallel par(1);
+  const auto outputs =
+      run_model(sub, {{layer_index(sub, "x"), iota_tensor(ElementType::f32, {1, 2, 2, 2})}}, par);
+  REQUIRE(outputs.size() == 2);
+  CHECK(values_of(output_named(outputs, "values").tensor) == std::vector<double>{3, 7});
+  // axis -2 is axis 2 of the rank-4 input: positions restart per (n, c) plane.
+  const auto& indices = output_named(outputs, "indices").tensor;
+  CHECK(indices.type == ElementType::i32);
+  CHECK(values_of(indices) == std::vector<double>{3, 3});
 }

@@ -770,3 +770,214 @@ TEST_CASE("pool enum names", "[pool_geometry]") {
   CHECK(irrun::to_string(AutoPad::same_lower) == "same_lower");
   CHECK(irrun::to_string(AutoPad::valid) == "valid");
 }
+
+// ------------------------------------------------------------------------------------------------
+// MaxPool-1/8/14 and AdaptiveMaxPool-8 (docs/openvino-semantics.md section 6): AvgPool's window
+// rules without exclude-pad, plus dilations (v8+), ceil_torch (v14), axis and index type.
+
+namespace {
+
+using irrun::ElementType;
+
+// clang-format off
+const std::vector<Case> kMaxPoolCases = {
+  {"v1 rank4 floor", 1, {.kernel = {2, 2}, .strides = {2, 2}, .rounding = kFloor}, "[1,3,10,10]",
+   "[1,3,5,5]"},
+  {"v1 ceil keeps the partial window", 1, {.kernel = {3}, .strides = {2}, .rounding = kCeil},
+   "[1,1,8]", "[1,1,4]"},
+  {"v1 ignores dilations", 1, {.kernel = {3}, .strides = {1}, .dilations = {2}}, "[1,1,5]",
+   "[1,1,3]"},
+  {"v1 ignores a dilations list of the wrong size", 1,
+   {.kernel = {3}, .strides = {1}, .dilations = {2, 2}}, "[1,1,5]", "[1,1,3]"},
+  {"v8 dilations", 8, {.kernel = {3}, .strides = {1}, .dilations = {2}}, "[1,1,8]", "[1,1,4]"},
+  {"v8 empty dilations are 1s", 8, {.kernel = {3, 3}, .strides = {1, 1}}, "[1,1,8,8]",
+   "[1,1,6,6]"},
+  // No exclude-pad rule: a window entirely in padding is fine.
+  {"v1 window entirely in padding allowed", 1,
+   {.kernel = {2}, .strides = {1}, .pads_begin = {3}, .pads_end = {0}}, "[1,1,4]", "[1,1,6]"},
+  {"v8 window entirely in pads_end allowed", 8,
+   {.kernel = {1}, .strides = {3}, .pads_end = {1}, .rounding = kCeil}, "[1,1,5]", "[1,1,3]"},
+  {"v8 D9 K2 s2 p1/1 ceil", 8,
+   {.kernel = {2}, .strides = {2}, .pads_begin = {1}, .pads_end = {1}, .rounding = kCeil},
+   "[1,1,9]", "[1,1,6]"},
+  {"v14 D9 K2 s2 p1/1 ceil_torch", 14,
+   {.kernel = {2}, .strides = {2}, .pads_begin = {1}, .pads_end = {1}, .rounding = kCeilTorch},
+   "[1,1,9]", "[1,1,5]"},
+  {"v14 dilated ceil_torch 100x150", 14,
+   {.kernel = {10, 20}, .strides = {2, 3}, .dilations = {2, 2}, .rounding = kCeilTorch},
+   "[1,1,100,150]", "[1,1,42,38]"},
+  {"v8 same_upper K3 s2", 8, {.kernel = {3}, .strides = {2}, .auto_pad = AutoPad::same_upper},
+   "[1,1,7]", "[1,1,4]", Pads{1}, Pads{1}},
+  {"v8 same_lower dilated K2 d3 s1", 8,
+   {.kernel = {2}, .strides = {1}, .dilations = {3}, .auto_pad = AutoPad::same_lower},
+   "[1,1,6]", "[1,1,6]", Pads{2}, Pads{1}},
+  {"v14 valid overwrites pads", 14,
+   {.kernel = {2}, .strides = {2}, .pads_begin = {3}, .pads_end = {3}, .auto_pad = AutoPad::valid},
+   "[1,1,6]", "[1,1,3]", Pads{0}, Pads{0}},
+  {"v8 dynamic spatial", 8, {.kernel = {2}, .strides = {2}}, "[?,?,?]", "[?,?,1..]"},
+  {"v8 dynamic rank", 8, {.kernel = {2, 2}, .strides = {2, 2}, .axis = 7}, "...", "[?,?,?,?]"},
+  {"v8 axis -1 accepted", 8, {.kernel = {2}, .strides = {2}, .axis = -1}, "[1,1,6]", "[1,1,3]"},
+  {"v8 axis -3 accepted", 8, {.kernel = {2}, .strides = {2}, .axis = -3}, "[1,1,6]", "[1,1,3]"},
+  {"v8 index type i32", 8,
+   {.kernel = {2}, .strides = {2}, .index_element_type = ElementType::i32}, "[1,1,6]", "[1,1,3]"},
+  // MaxPool-1 has no index type: whatever the attrs say is not checked.
+  {"v1 ignores the index type", 1,
+   {.kernel = {2}, .strides = {2}, .index_element_type = ElementType::f32, .axis = 9}, "[1,1,6]",
+   "[1,1,3]"},
+};
+
+const std::vector<NegativeCase> kMaxPoolNegativeCases = {
+  // irrun's own rule for MaxPool (OpenVINO only fails when evaluating): first.
+  {"v8 index type f32", 8,
+   {.kernel = {2}, .strides = {2}, .index_element_type = ElementType::f32}, "[1,1,6]",
+   "Index element type must be i32 or i64 (got f32)"},
+  {"v14 index type u8 beats the axis", 14,
+   {.kernel = {2}, .strides = {2}, .index_element_type = ElementType::u8, .axis = 5}, "[1,1,6]",
+   "Index element type must be i32 or i64 (got u8)"},
+  // Axis normalisation runs before shape inference.
+  {"v8 axis = rank", 8, {.kernel = {2, 2}, .strides = {2, 2}, .axis = 4}, "[1,1,4,4]",
+   "Axis 4 out of the tensor rank range [-4, 3]."},
+  {"v14 axis below -rank", 14, {.kernel = {2}, .strides = {2}, .axis = -4}, "[1,1,4]",
+   "Axis -4 out of the tensor rank range [-3, 2]."},
+  {"axis beats pads_begin size", 8,
+   {.kernel = {2}, .strides = {2}, .pads_begin = {1, 1}, .axis = 3}, "[1,1,4]",
+   "Axis 3 out of the tensor rank range [-3, 2]."},
+  {"axis beats rank", 8, {.kernel = {2}, .strides = {2}, .axis = 2}, "[1,3]",
+   "Axis 2 out of the tensor rank range [-2, 1]."},
+  // Then AvgPool's order.
+  {"pads_begin size", 8, {.kernel = {2}, .strides = {2}, .pads_begin = {1, 1}}, "[1,1,4]",
+   "Expected pads_begin size to be equal to input size - 2. Got: 2"},
+  {"pads_end size", 1, {.kernel = {2, 2}, .strides = {2, 2}, .pads_end = {1}}, "[1,1,4,4]",
+   "Expected pads_end size to be equal to input size - 2. Got: 1"},
+  {"rank 2", 8, {.kernel = {2}, .strides = {2}}, "[1,3]",
+   "Expected a 3D, 4D or 5D tensor for the input. Got: [1,3]"},
+  {"rank 6", 1, {.kernel = {2, 2, 2, 2}, .strides = {1, 1, 1, 1}}, "[1,1,4,4,4,4]",
+   "Expected a 3D, 4D or 5D tensor for the input. Got: [1,1,4,4,4,4]"},
+  {"strides size", 14, {.kernel = {2, 2}, .strides = {2}}, "[1,1,4,4]",
+   "Expected strides size to be equal to input size - 2. Got: 1"},
+  {"missing strides", 1, {.kernel = {2, 2}}, "[1,1,4,4]",
+   "Expected strides size to be equal to input size - 2. Got: 0"},
+  {"dilations size (v8)", 8, {.kernel = {2, 2}, .strides = {1, 1}, .dilations = {1}},
+   "[1,1,4,4]", "Expected dilations size to be equal to kernel size. Got: 1"},
+  {"kernel size", 8, {.kernel = {2}, .strides = {1}}, "[1,1,4,4]",
+   "Expected kernel size to be equal to input size - 2. Got: 1"},
+  {"strides zero", 1, {.kernel = {2, 2}, .strides = {1, 0}}, "[1,1,4,4]",
+   "Strides has zero dimension(s). {1, 0}"},
+  {"dilations zero (v14)", 14, {.kernel = {2, 2}, .strides = {1, 1}, .dilations = {0, 1}},
+   "[1,1,4,4]", "Kernel dilations has zero dimension(s). {0, 1}"},
+  {"ceil_torch v1", 1, {.kernel = {2}, .strides = {2}, .rounding = kCeilTorch}, "[1,1,4]",
+   "Rounding CEIL_TORCH is not supported."},
+  {"ceil_torch v8", 8, {.kernel = {2}, .strides = {2}, .rounding = kCeilTorch}, "[1,1,4]",
+   "Rounding CEIL_TORCH is not supported."},
+  {"batch zero", 8, {.kernel = {2}, .strides = {2}}, "[0,1,4]", "Batch size is zero."},
+  {"channel zero", 14, {.kernel = {2}, .strides = {2}}, "[1,0,4]", "Channel count is zero."},
+  {"kernel larger than padded data", 8,
+   {.kernel = {3}, .strides = {1}, .pads_begin = {1}, .dilations = {2}}, "[1,1,3]",
+   "Kernel after dilation has size (dim: 5) larger than the data shape after padding (dim: 4) "
+   "at axis 0."},
+  {"kernel 0", 1, {.kernel = {0}, .strides = {1}}, "[1,1,4]",
+   "Kernel after dilation has size (dim: 18446744073709551615) larger than the data shape after "
+   "padding (dim: 4) at axis 0."},
+};
+// clang-format on
+
+struct IndexAxisCase {
+  std::string input;
+  std::int64_t axis;
+  std::size_t index_axis;
+  std::int64_t index_range;
+};
+
+const std::vector<IndexAxisCase> kIndexAxisCases = {
+    {"[2,3,4,5]", 0, 0, 120},  {"[2,3,4,5]", 1, 1, 60},  {"[2,3,4,5]", 2, 2, 20},
+    {"[2,3,4,5]", 3, 3, 5},    {"[2,3,4,5]", -1, 3, 5},  {"[2,3,4,5]", -4, 0, 120},
+    {"[2,3,7]", 2, 2, 7},      {"[2,3,7]", -2, 1, 21},   {"[1,2,3,4,5]", 2, 2, 60},
+    {"[1,2,3,4,5]", 3, 3, 20}, {"[1,2,3,4,5]", 4, 4, 5},
+};
+
+}  // namespace
+
+TEST_CASE("MaxPool shape inference table", "[pool_geometry][max_pool]") {
+  for (const auto& c : kMaxPoolCases) {
+    INFO("case: " << c.name << " (v" << c.version << ", input " << c.input << ")");
+    PoolInference r;
+    try {
+      r = irrun::infer_max_pool(c.attrs, c.version, irrun::parse_partial_shape(c.input));
+    } catch (const std::exception& e) {
+      FAIL_CHECK("unexpected exception: " << e.what());
+      continue;
+    }
+    CHECK(irrun::to_string(r.output) == c.expected_output);
+    if (c.pads_begin) CHECK(r.pads_begin == *c.pads_begin);
+    if (c.pads_end) CHECK(r.pads_end == *c.pads_end);
+    CHECK(r.geometry.has_value() == irrun::parse_partial_shape(c.input).is_static());
+    // Padding never counts in a max.
+    if (r.geometry) CHECK_FALSE(r.geometry->pads_in_avg);
+  }
+}
+
+TEST_CASE("MaxPool validation rules and order", "[pool_geometry][max_pool][validation]") {
+  for (const auto& c : kMaxPoolNegativeCases) {
+    INFO("case: " << c.name << " (v" << c.version << ", input " << c.input << ")");
+    const auto input = irrun::parse_partial_shape(c.input);
+    check_throws_validation([&] { (void)irrun::infer_max_pool(c.attrs, c.version, input); },
+                            c.message);
+  }
+}
+
+TEST_CASE("MaxPool geometry: normalised axis and index range", "[pool_geometry][max_pool]") {
+  for (const auto& c : kIndexAxisCases) {
+    INFO("input " << c.input << " axis " << c.axis);
+    const auto input = irrun::parse_partial_shape(c.input);
+    PoolAttrs a;
+    a.kernel.assign(input.rank() - 2, 1);
+    a.strides.assign(input.rank() - 2, 1);
+    a.axis = c.axis;
+    const auto r = irrun::infer_max_pool(a, 8, input);
+    REQUIRE(r.geometry);
+    CHECK(r.geometry->index_axis == c.index_axis);
+    CHECK(r.geometry->index_range() == c.index_range);
+  }
+}
+
+TEST_CASE("AdaptiveMaxPool-8 shape inference", "[pool_geometry][adaptive][max_pool]") {
+  PoolAttrs a;
+  const auto r = irrun::infer_adaptive_max_pool(a, irrun::parse_partial_shape("[2,3,10,20]"),
+                                                irrun::parse_partial_shape("[2]"),
+                                                std::vector<std::int64_t>{5, 7});
+  CHECK(irrun::to_string(r.output) == "[2,3,5,7]");
+  REQUIRE(r.geometry);
+  CHECK(r.geometry->adaptive);
+  CHECK(r.geometry->index_axis == 2);
+  CHECK(r.geometry->index_range() == 200);
+  a.index_element_type = ElementType::i32;
+  CHECK(irrun::to_string(irrun::infer_adaptive_max_pool(a, irrun::parse_partial_shape("[1,3,8]"),
+                                                        irrun::parse_partial_shape("[1]"),
+                                                        std::nullopt)
+                             .output) == "[1,3,?]");
+}
+
+TEST_CASE("AdaptiveMaxPool-8 validation", "[pool_geometry][adaptive][max_pool][validation]") {
+  const auto sizes = std::vector<std::int64_t>{2, 2};
+  PoolAttrs bad;
+  bad.index_element_type = ElementType::f16;
+  // OpenVINO checks the index type first, then AdaptiveAvgPool's rules.
+  check_throws_validation(
+      [&] {
+        (void)irrun::infer_adaptive_max_pool(bad, irrun::parse_partial_shape("[1,3]"),
+                                             irrun::parse_partial_shape("[2]"), sizes);
+      },
+      "Index element type must be i32 or i64");
+  check_throws_validation(
+      [&] {
+        (void)irrun::infer_adaptive_max_pool(PoolAttrs{}, irrun::parse_partial_shape("[1,3]"),
+                                             irrun::parse_partial_shape("[2]"), sizes);
+      },
+      "Expected a 3D, 4D or 5D tensor for the input. Got: [1,3]");
+  check_throws_validation(
+      [&] {
+        (void)irrun::infer_adaptive_max_pool(PoolAttrs{}, irrun::parse_partial_shape("[1,3,8]"),
+                                             irrun::parse_partial_shape("[1]"), sizes);
+      },
+      "Number of spatial dimensions is not compatible with input data rank");
+}

@@ -25,7 +25,11 @@ std::string key_attributes(const NodeInfo& info) {
   if (const auto* c = std::get_if<ConstAttrs>(&info.attrs))
     return std::string(to_string(c->type)) + " " + to_string(c->shape);
   const auto* a = std::get_if<PoolAttrs>(&info.attrs);
-  if (!a) return "";
+  if (!a || !info.op) return "";
+  const auto kind = info.op->kind;
+  const bool indices = output_count(*info.op) == 2;
+  const std::string index_type = "indices=" + std::string(to_string(a->index_element_type));
+  if (kind == OpKind::adaptive_max_pool) return index_type;
   std::string s = "k=" + join(a->kernel, "x") + " s=" + join(a->strides, "x");
   if (info.geometry) {
     const auto& g = *info.geometry;
@@ -37,9 +41,10 @@ std::string key_attributes(const NodeInfo& info) {
     s += " pads=" + join(a->pads_begin, ",") + "/" + join(a->pads_end, ",");
   }
   if (!a->dilations.empty()) s += " d=" + join(a->dilations, "x");
-  s += a->exclude_pad ? " exclude-pad" : " include-pad";
+  if (kind == OpKind::avg_pool) s += a->exclude_pad ? " exclude-pad" : " include-pad";
   s += " " + to_string(a->rounding);
   if (a->auto_pad != AutoPad::explicit_) s += " " + to_string(a->auto_pad);
+  if (indices) s += " axis=" + std::to_string(a->axis) + " " + index_type;
   return s;
 }
 
@@ -106,12 +111,12 @@ Command add_info(CLI::App& app, const Globals& globals) {
             if (info.inferred && i < info.outputs.size()) inferred = info.outputs[i].shape;
             outs.push_back(shapes(PartialShape::from_ir_dims(layer.outputs[i].dims), inferred));
           }
-          const bool runs = info.inferred && info.op &&
-                            (info.op->kind == OpKind::parameter ||
-                             info.op->kind == OpKind::constant || info.op->kind == OpKind::result ||
-                             (!info.outputs.empty() && kernel_supports(info.outputs[0].type)));
-          const bool pool = info.op && (info.op->kind == OpKind::avg_pool ||
-                                        info.op->kind == OpKind::adaptive_avg_pool);
+          const bool runs =
+              info.inferred && info.op &&
+              (info.op->kind == OpKind::parameter || info.op->kind == OpKind::constant ||
+               info.op->kind == OpKind::result ||
+               (!info.outputs.empty() && kernel_supports(info.op->kind, info.outputs[0].type)));
+          const bool pool = info.op && is_pool(info.op->kind);
           // In a model with ops irrun cannot run, a pooling layer still runs alone (--layer).
           const char* run = !node.reachable    ? "unused"
                             : !runs            ? "no"

@@ -48,7 +48,7 @@ Analysis analyze(const IrModel& model, const Graph& graph, const Buffer* weights
         throw LayerError("bad-inputs", op_label(op) + " takes " + std::to_string(op.inputs) +
                                            " input(s), the layer has " +
                                            std::to_string(inputs.size()) + " incoming edge(s)");
-      const std::size_t outputs = op.kind == OpKind::result ? 0 : 1;
+      const std::size_t outputs = output_count(op);
       if (layer.outputs.size() != outputs)
         throw LayerError("bad-outputs", op_label(op) + " has " + std::to_string(outputs) +
                                             " output(s), the layer declares " +

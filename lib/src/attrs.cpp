@@ -123,6 +123,23 @@ std::size_t AttrReader::enumeration(std::string_view key, std::span<const std::s
                                         " (expected one of: " + expected + ")");
 }
 
+std::int64_t AttrReader::int64(std::string_view key, std::int64_t fallback) {
+  const auto* value = take(key);
+  if (!value) return fallback;
+  const auto t = trim(*value);
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc::result_out_of_range)
+    throw LayerError("bad-attribute", "attribute '" + std::string(key) + "' = \"" + *value +
+                                          "\" is out of the 64-bit range");
+  if (ec != std::errc() || ptr != t.data() + t.size()) {
+    if (ec != std::errc()) v = 0;
+    warn("bad-number", "attribute '" + std::string(key) + "' = \"" + *value +
+                           "\" is read by OpenVINO as " + std::to_string(v));
+  }
+  return v;
+}
+
 std::optional<std::string> AttrReader::text(std::string_view key) {
   const auto* value = take(key);
   if (!value) return std::nullopt;

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "irrun/analysis.hpp"
 #include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/kernels/avg_pool.hpp"
+#include "irrun/kernels/max_pool.hpp"
 
 namespace irrun {
 namespace {
@@ -59,17 +61,21 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
     const Layer& layer = m.ir.layers[n];
     const auto kind = info.op->kind;
     if (kind == OpKind::constant && !m.weights) throw no_weights_error(m, n);
-    if (kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool) {
+    if (is_pool(kind)) {
       const auto& out = info.outputs[0];
       if (!info.geometry || !out.shape.is_static())
         throw unsupported_error(m.ir.path + ": " + describe_op(layer) + ": output shape " +
                                 to_string(out.shape) +
-                                " is not static, so it cannot run (AdaptiveAvgPool needs its "
+                                " is not static, so it cannot run (adaptive pooling needs its "
                                 "output_size from an i32 or i64 Const)");
       const auto shape = out.shape.to_static();
-      const auto count = checked_product(shape);
-      const auto bits = count ? checked_mul(*count, bit_width(out.type)) : std::nullopt;
-      std::optional<std::uint64_t> bytes = bits ? std::optional(*bits / 8 + 1) : std::nullopt;
+      // Every output (MaxPool's indices too) has the values' shape.
+      std::optional<std::uint64_t> bytes = 0;
+      for (const auto& o : info.outputs) {
+        const auto count = checked_product(shape);
+        const auto bits = count ? checked_mul(*count, bit_width(o.type)) : std::nullopt;
+        bytes = bits && bytes ? checked_add(*bytes, *bits / 8 + 1) : std::nullopt;
+      }
       for (std::size_t i = 2; bytes && i < shape.size(); ++i) {
         const auto table = checked_mul(static_cast<std::uint64_t>(shape[i]), 16);
         bytes = table ? checked_add(*bytes, *table) : std::nullopt;
@@ -95,17 +101,17 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
                              to_string(a.nodes[largest_layer].outputs[0].shape) + ")");
 }
 
-// The caller tensors of `write_into` that pooling layers compute into, by pooling layer. Each is
-// checked against its output; one overlapping an input or another of them is left out (a kernel
-// would overwrite what it or a later kernel still reads), and a layer feeding two Results writes
-// into the first.
-std::map<std::size_t, Tensor> direct_outputs(const Model& m, const Analysis& a,
-                                             const std::map<std::size_t, Tensor>& inputs,
-                                             const std::map<std::size_t, Tensor>& write_into) {
+// The caller tensors of `write_into` that pooling layers compute into, by pooling layer and
+// output port. Each is checked against its output; one overlapping an input or another of them
+// is left out (a kernel would overwrite what it or a later kernel still reads), and a layer output
+// feeding two Results writes into the first.
+std::map<std::pair<std::size_t, std::size_t>, Tensor> direct_outputs(
+    const Model& m, const Analysis& a, const std::map<std::size_t, Tensor>& inputs,
+    const std::map<std::size_t, Tensor>& write_into) {
   const auto overlap = [](const Buffer& x, const Buffer& y) {
     return x.size() && y.size() && x.data() < y.data() + y.size() && y.data() < x.data() + x.size();
   };
-  std::map<std::size_t, Tensor> direct;
+  std::map<std::pair<std::size_t, std::size_t>, Tensor> direct;  // by (layer, output port)
   for (const auto& entry : write_into) {
     const std::size_t r = entry.first;
     const Tensor& t = entry.second;  // not a structured binding: clang 14 cannot capture those
@@ -119,13 +125,12 @@ std::map<std::size_t, Tensor> direct_outputs(const Model& m, const Analysis& a,
     if (!t.buffer.writable() || t.buffer.size() < t.byte_size())
       throw input_error(what + ": the tensor given is read-only or too small");
     const auto* op = a.nodes[src.node].op;
-    const bool pool = op && (op->kind == OpKind::avg_pool || op->kind == OpKind::adaptive_avg_pool);
-    if (!pool || direct.count(src.node)) continue;
+    if (!op || !is_pool(op->kind) || direct.count({src.node, src.output})) continue;
     const auto overlaps = [&](const auto& other) { return overlap(other.second.buffer, t.buffer); };
     if (std::any_of(inputs.begin(), inputs.end(), overlaps) ||
         std::any_of(direct.begin(), direct.end(), overlaps))
       continue;
-    direct.emplace(src.node, t);
+    direct.emplace(std::pair{src.node, src.output}, t);
   }
   return direct;
 }
@@ -162,7 +167,8 @@ void require_executable(const Model& model) {
   if (unsupported.size() > 5) list += " and " + std::to_string(unsupported.size() - 5) + " more";
   throw unsupported_error(model.ir.path + ": cannot execute " + std::to_string(unsupported.size()) +
                           " layer(s) of ops irrun does not implement: " + list +
-                          "; irrun runs Parameter, Const, AvgPool, AdaptiveAvgPool and Result "
+                          "; irrun runs Parameter, Const, AvgPool, AdaptiveAvgPool, MaxPool, "
+                          "AdaptiveMaxPool and Result "
                           "(use --layer NAME to run one pooling layer of this model)");
 }
 
@@ -177,8 +183,7 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
     const auto& info = a.nodes[n];
     if (!m.graph.nodes[n].reachable || !info.op) continue;
     const auto kind = info.op->kind;
-    if ((kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool) &&
-        !kernel_supports(info.outputs[0].type))
+    if (is_pool(kind) && !kernel_supports(kind, info.outputs[0].type))
       throw unsupported_error(
           m.ir.path + ": " + describe_op(m.ir.layers[n]) + ": element type " +
           std::string(to_string(info.outputs[0].type)) +
@@ -215,18 +220,32 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
         outputs.push_back({output_name(m, n), n, *in[0]});
         break;
       case OpKind::avg_pool:
-      case OpKind::adaptive_avg_pool: {
-        const auto into = direct.find(n);
-        auto out = into != direct.end()
-                       ? into->second
-                       : Tensor::zeros(info.outputs[0].type, info.outputs[0].shape.to_static());
+      case OpKind::adaptive_avg_pool:
+      case OpKind::max_pool:
+      case OpKind::adaptive_max_pool: {
+        // Every output (MaxPool-8/14's indices too) has the values' shape; an output the caller
+        // gave a tensor for is computed straight into it.
+        const auto shape = info.outputs[0].shape.to_static();
+        std::vector<Tensor> out;
+        for (std::size_t i = 0; i < info.outputs.size(); ++i) {
+          const auto into = direct.find({n, i});
+          out.push_back(into != direct.end() ? into->second
+                                             : Tensor::zeros(info.outputs[i].type, shape));
+        }
         const auto start = std::chrono::steady_clock::now();
-        kernels::avg_pool(*in[0], out, *info.geometry, parallel);
-        if (on_kernel)
+        if (info.op->kind == OpKind::max_pool || info.op->kind == OpKind::adaptive_max_pool)
+          kernels::max_pool(*in[0], out[0], out.size() == 2 ? &out[1] : nullptr, *info.geometry,
+                            parallel);
+        else
+          kernels::avg_pool(*in[0], out[0], *info.geometry, parallel);
+        if (on_kernel) {
+          std::size_t bytes = in[0]->byte_size();
+          for (const auto& t : out) bytes += t.byte_size();
           on_kernel(n,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                    in[0]->byte_size() + out.byte_size());
-        values[n].push_back(std::move(out));
+                    bytes);
+        }
+        values[n] = std::move(out);
         break;
       }
     }
@@ -251,13 +270,16 @@ Model extract_layer(const Model& model, const std::string& layer_name) {
   } catch (const LayerError& e) {
     throw ModelError(model.ir.path, target.line, describe(target) + ": " + e.what());
   }
-  if (!op || (op->kind != OpKind::avg_pool && op->kind != OpKind::adaptive_avg_pool))
+  if (!op || !is_pool(op->kind))
     throw unsupported_error(model.ir.path + ": --layer: " + describe(target) +
-                            " is not a pooling layer irrun runs (AvgPool, AdaptiveAvgPool)");
-  if (target.outputs.size() != 1)
+                            " is not a pooling layer irrun runs (AvgPool, AdaptiveAvgPool, "
+                            "MaxPool, AdaptiveMaxPool)");
+  const std::size_t outputs = output_count(*op);
+  if (target.outputs.size() != outputs)
     throw ModelError(model.ir.path, target.line,
-                     describe_op(target) + ": " + op_label(*op) + " has 1 output(s), the layer " +
-                         "declares " + std::to_string(target.outputs.size()) + " output port(s)");
+                     describe_op(target) + ": " + op_label(*op) + " has " +
+                         std::to_string(outputs) + " output(s), the layer declares " +
+                         std::to_string(target.outputs.size()) + " output port(s)");
 
   Model sub;
   sub.ir.path = model.ir.path;
@@ -307,17 +329,21 @@ Model extract_layer(const Model& model, const std::string& layer_name) {
       sub.ir.layers.push_back(std::move(feed));
   }
   sub.ir.layers.push_back(copy);
-  Layer result;
-  result.id = next_id;
-  result.name = target.name;  // outputs are named after the layer unless its port has names
-  result.type = "Result";
-  result.version = "opset1";
-  Port rp = target.outputs.at(0);
-  rp.id = 0;
-  result.inputs = {rp};
-  result.line = target.line;
-  sub.ir.edges.push_back({target.id, target.outputs.at(0).id, result.id, 0, target.line});
-  sub.ir.layers.push_back(std::move(result));
+  // One Result per output. Outputs are named after the layer unless their port has names; a
+  // second output (MaxPool's indices) as "layer.1", OpenVINO's v10 convention.
+  for (std::size_t i = 0; i < outputs; ++i) {
+    Layer result;
+    result.id = next_id + i;
+    result.name = i == 0 ? target.name : target.name + "." + std::to_string(i);
+    result.type = "Result";
+    result.version = "opset1";
+    Port rp = target.outputs[i];
+    rp.id = 0;
+    result.inputs = {rp};
+    result.line = target.line;
+    sub.ir.edges.push_back({target.id, target.outputs[i].id, result.id, 0, target.line});
+    sub.ir.layers.push_back(std::move(result));
+  }
   sub.graph = build_graph(sub.ir);
   return sub;
 }

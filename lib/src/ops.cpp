@@ -5,8 +5,10 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <limits>
 
 #include "irrun/checked.hpp"
+#include "irrun/kernels/max_pool.hpp"
 
 namespace irrun {
 namespace {
@@ -21,6 +23,12 @@ constexpr std::array<std::string_view, 7> kAvgPoolAttrs{
 constexpr std::array<std::string_view, 8> kAvgPool16Attrs{
     "kernel",      "strides",       "pads_begin", "pads_end",
     "exclude-pad", "rounding_type", "auto_pad",   "dilations"};
+constexpr std::array<std::string_view, 6> kMaxPool1Attrs{"kernel",   "strides",       "pads_begin",
+                                                         "pads_end", "rounding_type", "auto_pad"};
+constexpr std::array<std::string_view, 9> kMaxPool8Attrs{
+    "kernel",   "strides",   "pads_begin",         "pads_end", "rounding_type",
+    "auto_pad", "dilations", "index_element_type", "axis"};
+constexpr std::array<std::string_view, 1> kAdaptiveMaxPoolAttrs{"index_element_type"};
 
 // --- Parameter -------------------------------------------------------------------------------
 
@@ -131,16 +139,33 @@ InferResult infer_result(const OpAttrs&, int, const InferContext&) {
 
 // --- AvgPool ---------------------------------------------------------------------------------
 
-OpAttrs parse_avg_pool(AttrReader& r, int version) {
+// The window attributes AvgPool and MaxPool share (and AvgPool's exclude-pad), in reading order.
+PoolAttrs parse_window(AttrReader& r, bool avg) {
   PoolAttrs a;
   a.kernel = r.uint_list("kernel");
   a.strides = r.uint_list("strides");
   a.pads_begin = r.uint_list("pads_begin");
   a.pads_end = r.uint_list("pads_end");
-  a.exclude_pad = r.boolean("exclude-pad", true);
+  if (avg) a.exclude_pad = r.boolean("exclude-pad", true);
   a.rounding = static_cast<RoundingType>(
       r.enumeration("rounding_type", kRoundingNames, "ov::op::RoundingType", 0));
   a.auto_pad = static_cast<AutoPad>(r.enumeration("auto_pad", kAutoPadNames, "ov::op::PadType", 0));
+  return a;
+}
+
+// `index_element_type` goes through the enum adapter like Parameter's element_type.
+ElementType parse_index_type(AttrReader& r) {
+  const auto text = r.text("index_element_type");
+  if (!text) return ElementType::i64;
+  const auto parsed = parse_element_type_name(*text);
+  if (!parsed)
+    throw LayerError("bad-attribute", "attribute 'index_element_type': \"" + *text +
+                                          "\" is not a member of enum element::Type_t");
+  return *parsed;
+}
+
+OpAttrs parse_avg_pool(AttrReader& r, int version) {
+  PoolAttrs a = parse_window(r, true);
   if (version >= 16) {
     a.dilations = r.uint_list("dilations");
     r.finish(kAvgPool16Attrs);
@@ -176,10 +201,62 @@ InferResult infer_avg_pool_op(const OpAttrs& attrs, int version, const InferCont
   }
 }
 
-// --- AdaptiveAvgPool -------------------------------------------------------------------------
+// --- MaxPool ---------------------------------------------------------------------------------
 
-InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& ctx) {
+OpAttrs parse_max_pool(AttrReader& r, int version) {
+  PoolAttrs a = parse_window(r, false);
+  if (version == 1) {
+    r.finish(kMaxPool1Attrs);
+    return a;
+  }
+  a.dilations = r.uint_list("dilations");
+  a.index_element_type = parse_index_type(r);
+  a.axis = r.int64("axis", 0);
+  r.finish(kMaxPool8Attrs);
+  return a;
+}
+
+// Values take the input's type; MaxPool-8/14 add indices of the same shape. i32 indices beyond
+// 2^31 - 1 wrap (as in OpenVINO, which casts them): a warning says so.
+InferResult with_indices(InferResult r, int version, ElementType index_type) {
+  if (version < 8) return r;
+  r.outputs.push_back(ValueInfo{r.outputs[0].shape, index_type, std::nullopt});
+  if (index_type == ElementType::i32 && r.geometry &&
+      r.geometry->index_range() > std::numeric_limits<std::int32_t>::max()) {
+    Diagnostic d;
+    d.severity = Severity::warning;
+    d.rule = "index-overflow";
+    d.message = "indices: i32 indices range over " + std::to_string(r.geometry->index_range()) +
+                " positions, so those beyond 2147483647 wrap; use index_element_type=\"i64\"";
+    r.warnings.push_back(std::move(d));
+  }
+  return r;
+}
+
+InferResult infer_max_pool_op(const OpAttrs& attrs, int version, const InferContext& ctx) {
   require_numeric_input(ctx, 0);
+  const auto& a = std::get<PoolAttrs>(attrs);
+  try {
+    return with_indices(
+        to_result(infer_max_pool(a, version, ctx.inputs[0].shape), ctx.inputs[0].type), version,
+        a.index_element_type);
+  } catch (const ValidationError& e) {
+    throw LayerError("validation", e.what());
+  }
+}
+
+// --- AdaptiveAvgPool / AdaptiveMaxPool
+// -----------------------------------------------------------------------------------------------------------------------------
+
+OpAttrs parse_adaptive_max_pool(AttrReader& r, int) {
+  PoolAttrs a;
+  a.index_element_type = parse_index_type(r);
+  r.finish(kAdaptiveMaxPoolAttrs);
+  return a;
+}
+
+// The output_size input (1) should be i32/i64; OpenVINO does not check it.
+Diagnostics output_size_warnings(const InferContext& ctx) {
   const auto& size = ctx.inputs[1];
   Diagnostics warnings;
   if (size.type != ElementType::i32 && size.type != ElementType::i64) {
@@ -191,17 +268,39 @@ InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& 
                 "; the specification allows i32 or i64";
     warnings.push_back(std::move(d));
   }
+  return warnings;
+}
+
+InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& ctx) {
+  require_numeric_input(ctx, 0);
+  const auto& size = ctx.inputs[1];
   try {
     auto r = to_result(infer_adaptive_avg_pool(ctx.inputs[0].shape, size.shape, size.values),
                        ctx.inputs[0].type);
-    r.warnings = std::move(warnings);
+    r.warnings = output_size_warnings(ctx);
     return r;
   } catch (const ValidationError& e) {
     throw LayerError("validation", e.what());
   }
 }
 
-constexpr std::array<OpEntry, 7> kOps{{
+InferResult infer_adaptive_max_pool_op(const OpAttrs& attrs, int, const InferContext& ctx) {
+  require_numeric_input(ctx, 0);
+  const auto& a = std::get<PoolAttrs>(attrs);
+  const auto& size = ctx.inputs[1];
+  try {
+    auto r = with_indices(
+        to_result(infer_adaptive_max_pool(a, ctx.inputs[0].shape, size.shape, size.values),
+                  ctx.inputs[0].type),
+        8, a.index_element_type);
+    for (auto& w : output_size_warnings(ctx)) r.warnings.push_back(std::move(w));
+    return r;
+  } catch (const ValidationError& e) {
+    throw LayerError("validation", e.what());
+  }
+}
+
+constexpr std::array<OpEntry, 11> kOps{{
     {"Parameter", 1, 1, 16, OpKind::parameter, 0, kParameterAttrs, parse_parameter,
      infer_parameter},
     {"Constant", 1, 1, 15, OpKind::constant, 0, kConstAttrs, parse_const, infer_const},
@@ -219,6 +318,11 @@ constexpr std::array<OpEntry, 7> kOps{{
      {},
      parse_none,
      infer_adaptive_avg_pool_op},
+    {"MaxPool", 1, 1, 7, OpKind::max_pool, 1, kMaxPool1Attrs, parse_max_pool, infer_max_pool_op},
+    {"MaxPool", 8, 8, 13, OpKind::max_pool, 1, kMaxPool8Attrs, parse_max_pool, infer_max_pool_op},
+    {"MaxPool", 14, 14, 15, OpKind::max_pool, 1, kMaxPool8Attrs, parse_max_pool, infer_max_pool_op},
+    {"AdaptiveMaxPool", 8, 8, 15, OpKind::adaptive_max_pool, 2, kAdaptiveMaxPoolAttrs,
+     parse_adaptive_max_pool, infer_adaptive_max_pool_op},
 }};
 
 constexpr int kLatestOpset = 16;
@@ -263,6 +367,18 @@ std::string op_label(const OpEntry& op) {
   return std::string(op.type) + "-" + std::to_string(op.version);
 }
 
+std::size_t output_count(const OpEntry& op) {
+  if (op.kind == OpKind::result) return 0;
+  if (op.kind == OpKind::adaptive_max_pool || (op.kind == OpKind::max_pool && op.version >= 8))
+    return 2;
+  return 1;
+}
+
+bool is_pool(OpKind kind) {
+  return kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool ||
+         kind == OpKind::max_pool || kind == OpKind::adaptive_max_pool;
+}
+
 std::string describe_op(const Layer& layer) {
   std::string kind = layer.type + " " + layer.version;
   try {
@@ -290,6 +406,12 @@ bool kernel_supports(ElementType type) {
     default:
       return false;
   }
+}
+
+bool kernel_supports(OpKind kind, ElementType type) {
+  if (kind == OpKind::max_pool || kind == OpKind::adaptive_max_pool)
+    return kernels::max_pool_supports(type);
+  return kernel_supports(type);
 }
 
 }  // namespace irrun

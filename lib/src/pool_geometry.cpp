@@ -93,35 +93,18 @@ void fill_geometry_axes(PoolGeometry& g, const PartialShape& input, const Partia
   }
 }
 
-}  // namespace
+// What distinguishes the window pooling ops in shape inference.
+struct WindowRules {
+  bool dilations;   // AvgPool-16, MaxPool-8/14 read them; the others use all 1s
+  bool ceil_torch;  // AvgPool-14/16, MaxPool-14 accept rounding_type=ceil_torch
+  bool count_pads;  // AvgPool with exclude-pad=false: padding counts in the divisor
+  // AvgPool with exclude-pad=true rejects windows entirely in padding; MaxPool has no such rule.
+  bool padding_rule;
+};
 
-std::string to_string(RoundingType r) {
-  switch (r) {
-    case RoundingType::floor:
-      return "floor";
-    case RoundingType::ceil:
-      return "ceil";
-    case RoundingType::ceil_torch:
-      return "ceil_torch";
-  }
-  return "?";
-}
-
-std::string to_string(AutoPad p) {
-  switch (p) {
-    case AutoPad::explicit_:
-      return "explicit";
-    case AutoPad::same_upper:
-      return "same_upper";
-    case AutoPad::same_lower:
-      return "same_lower";
-    case AutoPad::valid:
-      return "valid";
-  }
-  return "?";
-}
-
-PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialShape& input) {
+// The rules shared by AvgPool and MaxPool (OpenVINO's pooling_shape_inference_util).
+PoolInference infer_window_pool(const PoolAttrs& attrs, const WindowRules& rules,
+                                const PartialShape& input) {
   check_range("kernel", attrs.kernel);
   check_range("strides", attrs.strides);
   check_range("pads_begin", attrs.pads_begin);
@@ -135,7 +118,7 @@ PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialS
   if (pads_begin.empty()) pads_begin.resize(num_spatial, 0);
   if (pads_end.empty()) pads_end.resize(num_spatial, 0);
   auto dilations = attrs.dilations;
-  if (version < 16 || dilations.empty()) dilations.assign(num_spatial, 1);
+  if (!rules.dilations || dilations.empty()) dilations.assign(num_spatial, 1);
 
   // Validation in OpenVINO's order: the first failing rule wins.
   if (pads_begin.size() != num_spatial)
@@ -159,7 +142,7 @@ PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialS
     fail("Strides has zero dimension(s). " + list(attrs.strides));
   if (std::any_of(dilations.begin(), dilations.end(), is_zero))
     fail("Kernel dilations has zero dimension(s). " + list(dilations));
-  if (version == 1 && attrs.rounding == RoundingType::ceil_torch)
+  if (!rules.ceil_torch && attrs.rounding == RoundingType::ceil_torch)
     fail("Rounding CEIL_TORCH is not supported.");
 
   PoolInference result;
@@ -212,7 +195,7 @@ PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialS
         fail("Kernel after dilation has size (dim: " + int_text(kd) +
              ") larger than the data shape after padding (dim: " + int_text(padded) + ") at axis " +
              std::to_string(i) + ".");
-      if (attrs.exclude_pad && !(kd > pb && kd > pe))
+      if (rules.padding_rule && !(kd > pb && kd > pe))
         fail("Kernel after dilation is sometimes entirely in the padding area for axis " +
              std::to_string(i) + " (dilated kernel dimension: " + int_text(kd) +
              ", padding below dimension: " + std::to_string(pb) +
@@ -238,9 +221,71 @@ PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialS
       g.pad_end[offset + i] = result.pads_end[i];
       any_pad = any_pad || result.pads_begin[i] != 0 || result.pads_end[i] != 0;
     }
-    g.pads_in_avg = !attrs.exclude_pad && any_pad;
+    g.pads_in_avg = rules.count_pads && any_pad;
     result.geometry = g;
   }
+  return result;
+}
+
+}  // namespace
+
+std::string to_string(RoundingType r) {
+  switch (r) {
+    case RoundingType::floor:
+      return "floor";
+    case RoundingType::ceil:
+      return "ceil";
+    case RoundingType::ceil_torch:
+      return "ceil_torch";
+  }
+  return "?";
+}
+
+std::string to_string(AutoPad p) {
+  switch (p) {
+    case AutoPad::explicit_:
+      return "explicit";
+    case AutoPad::same_upper:
+      return "same_upper";
+    case AutoPad::same_lower:
+      return "same_lower";
+    case AutoPad::valid:
+      return "valid";
+  }
+  return "?";
+}
+
+std::int64_t PoolGeometry::index_range() const {
+  if (index_axis == 0) return planes() * in_plane_size();
+  if (index_axis == 1) return channels * in_plane_size();
+  std::int64_t range = 1;
+  for (std::size_t a = 3 - spatial_rank + (index_axis - 2); a < 3; ++a) range *= in[a];
+  return range;
+}
+
+PoolInference infer_avg_pool(const PoolAttrs& attrs, int version, const PartialShape& input) {
+  return infer_window_pool(
+      attrs, {version >= 16, version != 1, !attrs.exclude_pad, attrs.exclude_pad}, input);
+}
+
+PoolInference infer_max_pool(const PoolAttrs& attrs, int version, const PartialShape& input) {
+  if (version == 1) return infer_window_pool(attrs, {false, false, false, false}, input);
+  // OpenVINO evaluates only i32/i64 indices but does not validate the attribute; irrun checks
+  // it up front so a model it accepts is one it can run.
+  if (attrs.index_element_type != ElementType::i32 && attrs.index_element_type != ElementType::i64)
+    fail("Index element type must be i32 or i64 (got " +
+         std::string(to_string(attrs.index_element_type)) + ")");
+  // Axis normalisation runs before shape inference, only when the rank is known.
+  std::int64_t axis = attrs.axis;
+  if (input.rank_is_static()) {
+    const auto rank = static_cast<std::int64_t>(input.rank());
+    if (axis < -rank || axis >= rank)
+      fail("Axis " + std::to_string(axis) + " out of the tensor rank range [" +
+           std::to_string(-rank) + ", " + std::to_string(rank == 0 ? 0 : rank - 1) + "].");
+    if (axis < 0) axis += rank;
+  }
+  auto result = infer_window_pool(attrs, {true, version >= 14, false, false}, input);
+  if (result.geometry) result.geometry->index_axis = static_cast<std::size_t>(axis);
   return result;
 }
 
@@ -301,6 +346,16 @@ PoolInference infer_adaptive_avg_pool(const PartialShape& input,
     g.adaptive = true;
     result.geometry = g;
   }
+  return result;
+}
+
+PoolInference infer_adaptive_max_pool(const PoolAttrs& attrs, const PartialShape& input,
+                                      const PartialShape& output_size_shape,
+                                      const std::optional<std::vector<std::int64_t>>& output_size) {
+  if (attrs.index_element_type != ElementType::i32 && attrs.index_element_type != ElementType::i64)
+    fail("Index element type must be i32 or i64");
+  auto result = infer_adaptive_avg_pool(input, output_size_shape, output_size);
+  if (result.geometry) result.geometry->index_axis = 2;  // per (n, c) plane
   return result;
 }
 

@@ -234,8 +234,8 @@ case("AvgPool with two inputs", 1, "AvgPool-1 takes 1 input(s), the layer has 2 
 xml_file("pool_no_output.xml", good.replace('<output><port id="1" precision="FP32" names="pool"><dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output>', "")
          .replace('<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>\n', ""))
 case("--layer on a pool without an output port", 3, "layer 1 'pool' (AvgPool-1 opset1): AvgPool-1 has 1 output(s), the layer declares 0 output port(s)", "run {dir}/pool_no_output.xml --layer pool --random-input -o {out}")
-xml_file("unsupported_op.xml", good.replace('type="AvgPool" version="opset1"', 'type="MaxPool" version="opset1"'))
-case("run an op irrun does not implement", 6, "cannot execute 1 layer(s) of ops irrun does not implement: 'pool' (MaxPool)", "run {dir}/unsupported_op.xml --random-input -o {out}")
+xml_file("unsupported_op.xml", good.replace('type="AvgPool" version="opset1"', 'type="Relu" version="opset1"'))
+case("run an op irrun does not implement", 6, "cannot execute 1 layer(s) of ops irrun does not implement: 'pool' (Relu)", "run {dir}/unsupported_op.xml --random-input -o {out}")
 
 # --- Const and weights ------------------------------------------------------------------------
 def bad_adaptive(name, weights, code, substring, cmd="check", **kw):

@@ -16,8 +16,8 @@ using irrun::testing::sample;
 using irrun::testing::ScratchDir;
 
 const std::vector<std::string> kGoodSamples = {
-    "avgpool_v11.xml",  "avgpool_chain_v10.xml", "adaptive_v11.xml",
-    "multi_op_v11.xml", "two_inputs_v11.xml",
+    "avgpool_v11.xml",    "avgpool_chain_v10.xml", "adaptive_v11.xml",      "multi_op_v11.xml",
+    "two_inputs_v11.xml", "maxpool_v11.xml",       "maxpool_chain_v10.xml", "adaptive_max_v11.xml",
 };
 
 // 1-based number of the first line of `path` that contains `needle` (0 if none).
@@ -97,6 +97,9 @@ TEST_CASE("irrun check counts the layers it checked", "[cli][check]") {
   // Convolution, Add and Relu are not implemented: their declared dims are taken as given and the
   // five others (Parameter, 2 Const, AvgPool, Result) are checked.
   r = run_irrun({"check", sample("multi_op_v11.xml")});
+  CHECK(r.out.find(": ok: 5 layer(s) checked, 0 error(s), 0 warning(s)") != std::string::npos);
+  // Parameter, AvgPool, MaxPool-8 and the Results of its values and indices.
+  r = run_irrun({"check", sample("maxpool_v11.xml")});
   CHECK(r.out.find(": ok: 5 layer(s) checked, 0 error(s), 0 warning(s)") != std::string::npos);
 }
 

@@ -74,8 +74,9 @@ TEST_CASE("golden: --output-dir writes a manifest describing the run", "[cli][go
 }
 
 TEST_CASE("golden: round trip on the samples", "[cli][golden]") {
-  for (const std::string model : {"avgpool_v11.xml", "avgpool_chain_v10.xml", "adaptive_v11.xml",
-                                  "two_inputs_v11.xml", "avgpool_int_v11.xml"}) {
+  for (const std::string model :
+       {"avgpool_v11.xml", "avgpool_chain_v10.xml", "adaptive_v11.xml", "two_inputs_v11.xml",
+        "avgpool_int_v11.xml", "maxpool_v11.xml", "maxpool_chain_v10.xml", "adaptive_max_v11.xml"}) {
     INFO(model);
     ScratchDir dir("golden");
     const auto w = run_irrun(
@@ -115,6 +116,27 @@ TEST_CASE("golden: --layer and file inputs are replayed", "[cli][golden]") {
   const auto changed = run_irrun({sample("multi_op_v11.xml"), "--expect", dir.file("f")});
   CHECK(changed.exit_code == 4);
   CHECK_THAT(changed.err, Catch::Contains("changed since the golden was written"));
+}
+
+TEST_CASE("golden: MaxPool's values and indices are both in the manifest", "[cli][golden]") {
+  ScratchDir dir("golden");
+  REQUIRE(run_irrun({sample("maxpool_v11.xml"), "--layer", "max", "--random-input", "-o",
+                     dir.file("g"), "--save-inputs"})
+              .exit_code == 0);
+  const auto m = manifest_of(dir, "g");
+  REQUIRE(m["outputs"].size() == 2);
+  std::vector<std::string> names, types;
+  for (const auto& o : m["outputs"]) {
+    names.push_back(o["name"].get<std::string>());
+    types.push_back(o["type"].get<std::string>());
+  }
+  CHECK(names == std::vector<std::string>{"max.indices", "max"});
+  CHECK(types == std::vector<std::string>{"i64", "f32"});
+  const auto e =
+      run_irrun({sample("maxpool_v11.xml"), "--expect", dir.file("g"), "--threads", "3"});
+  CHECK(e.exit_code == 0);
+  CHECK_THAT(e.err, Catch::Contains("--layer max"));
+  CHECK(any_line_has_all(e.out_lines(), {"expect ", ": ok: 2 output(s) match"}));
 }
 
 TEST_CASE("golden: a tampered golden value is caught at its N-d coordinate", "[cli][golden]") {

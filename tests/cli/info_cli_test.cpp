@@ -78,6 +78,7 @@ TEST_CASE("irrun info prints a summary line and a layer table for every sample",
   const std::vector<std::pair<std::string, std::size_t>> samples = {
       {"avgpool_v11.xml", 3},  {"avgpool_chain_v10.xml", 6}, {"adaptive_v11.xml", 4},
       {"multi_op_v11.xml", 8}, {"two_inputs_v11.xml", 6},    {"bad_dim_v11.xml", 3},
+      {"maxpool_v11.xml", 5},  {"maxpool_chain_v10.xml", 7}, {"adaptive_max_v11.xml", 7},
   };
   for (const auto& [name, layers] : samples) {
     INFO(name);
@@ -183,6 +184,37 @@ TEST_CASE("irrun info shows types, attributes, shapes and the run column", "[cli
     CHECK(t.row("mask_pool")->at("type") == "AvgPool-14");
     CHECK(t.row("mask_pool")->at("outputs") == "[1,1,4,4]");
     CHECK(t.row("mask_pool")->at("run") == "yes");
+  }
+  SECTION("maxpool_v11: MaxPool-8 with two outputs after an AvgPool") {
+    const auto t = info_table("maxpool_v11.xml");
+    const auto max = t.row("max");
+    REQUIRE(max);
+    CHECK(max->at("type") == "MaxPool-8");
+    CHECK(max->at("attributes") == "k=3x3 s=2x2 pads=1,1/1,1 d=1x1 ceil axis=0 indices=i64");
+    CHECK(max->at("inputs") == "[1,2,7,7]");
+    CHECK(max->at("outputs") == "[1,2,4,4] [1,2,4,4]");
+    CHECK(max->at("run") == "yes");
+    REQUIRE(t.row("smooth"));
+    CHECK(t.row("smooth")->at("type") == "AvgPool-1");
+  }
+  SECTION("maxpool_chain_v10: MaxPool-1, MaxPool-14 with ceil_torch, AvgPool") {
+    const auto t = info_table("maxpool_chain_v10.xml");
+    REQUIRE(t.row("max1"));
+    CHECK(t.row("max1")->at("type") == "MaxPool-1");
+    CHECK(t.row("max1")->at("attributes") == "k=2x2 s=2x2 pads=0,0/0,0 floor");
+    REQUIRE(t.row("max14"));
+    CHECK(t.row("max14")->at("type") == "MaxPool-14");
+    CHECK(t.row("max14")->at("attributes").find("ceil_torch axis=2 indices=i32") !=
+          std::string::npos);
+    CHECK(t.row("max14")->at("outputs") == "[1,3,3,3] [1,3,3,3]");
+  }
+  SECTION("adaptive_max_v11: AdaptiveMaxPool-8 beside AdaptiveAvgPool-8") {
+    const auto t = info_table("adaptive_max_v11.xml");
+    REQUIRE(t.row("adaptive_max"));
+    CHECK(t.row("adaptive_max")->at("type") == "AdaptiveMaxPool-8");
+    CHECK(t.row("adaptive_max")->at("attributes") == "indices=i32");
+    CHECK(t.row("adaptive_max")->at("outputs") == "[1,2,3,4] [1,2,3,4]");
+    CHECK(t.row("adaptive_max")->at("run") == "yes");
   }
   SECTION("bad_dim_v11: declared -> inferred where they differ") {
     const auto t = info_table("bad_dim_v11.xml");

@@ -569,3 +569,80 @@ TEST_CASE("a dynamic model: .npy shapes it, a raw .bin needs --shape; shared out
   CHECK(t.shape == Shape{1, 1, 2, 1});
   CHECK(values_of(t) == std::vector<double>{1.5, 5.5});
 }
+
+TEST_CASE("MaxPool values and indices are two outputs, hand-computed", "[cli][run]") {
+  ScratchDir dir;
+  const auto model = sample("maxpool_chain_v10.xml");
+  // Per channel c (of 3) the expected 3x3 maxima x(c, a, b) and their positions in the 5x5
+  // plane (axis=2): MaxPool-14 k2 s2 p1/1 ceil_torch reads rows/cols {0}, {1,2}, {3,4} and the
+  // largest is always the last, at 0, 2, 4.
+  auto check_max14 = [](const std::string& out_dir, auto value) {
+    const Tensor values = irrun::read_npy(out_dir + "/max14_sink_port_0.npy");
+    const Tensor indices = irrun::read_npy(out_dir + "/max14_sink_port_1.npy");
+    REQUIRE(values.shape == Shape{1, 3, 3, 3});
+    CHECK(indices.type == ElementType::i32);
+    const auto v = values_of(values);
+    const auto i = values_of(indices);
+    for (int c = 0; c < 3; ++c)
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          const auto k = static_cast<std::size_t>((c * 3 + a) * 3 + b);
+          CHECK(v[k] == value(c, a, b));
+          CHECK(i[k] == 10 * a + 2 * b);
+        }
+  };
+  SECTION("the whole model on an iota input") {
+    // x = 100c + 10h + w; MaxPool-1 k2 s2 keeps (2i+1, 2j+1), MaxPool-14 then (2a, 2b) of that.
+    const auto in = iota_bin(dir, "data.bin", 3 * 10 * 10);
+    const auto out_dir = dir.file("out");
+    const auto r = run_irrun({model, "--input", in, "-o", out_dir});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(files_in(out_dir) == std::vector<std::string>{"avg_sink_port_0.npy",
+                                                        "max14_sink_port_0.npy",
+                                                        "max14_sink_port_1.npy"});
+    check_max14(out_dir, [](int c, int a, int b) { return 100 * c + 40 * a + 10 + 4 * b + 1; });
+    CHECK(has(r.out, "output 'max14/sink_port_1': i32 [1,3,3,3]  min 0  max 24"));
+  }
+  SECTION("--layer max14 alone: a Result per output") {
+    const auto in = iota_bin(dir, "max1.bin", 3 * 5 * 5);
+    const auto out_dir = dir.file("layer");
+    const auto r = run_irrun({model, "--layer", "max14", "--input", in, "-o", out_dir});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    // Without tensor names the outputs are named after the layer: "max14" and "max14.1".
+    CHECK(files_in(out_dir) == std::vector<std::string>{"max14.1.npy", "max14.npy"});
+    fs::rename(out_dir + "/max14.npy", out_dir + "/max14_sink_port_0.npy");
+    fs::rename(out_dir + "/max14.1.npy", out_dir + "/max14_sink_port_1.npy");
+    check_max14(out_dir, [](int c, int a, int b) { return 25 * c + 10 * a + 2 * b; });
+  }
+  SECTION("--layer max1: MaxPool-1 has one output") {
+    const auto r = run_irrun({model, "--layer", "max1", "--random-input"});
+    CHECK(r.exit_code == 0);
+    CHECK(has(r.out, "output 'max1': f32 [1,3,5,5]"));
+  }
+}
+
+TEST_CASE("AdaptiveMaxPool on an iota input: each bin's last element, indices per plane",
+          "[cli][run]") {
+  ScratchDir dir;
+  const auto in = iota_bin(dir, "in.bin", 2 * 7 * 9);
+  const auto out_dir = dir.file("out");
+  const auto r = run_irrun({sample("adaptive_max_v11.xml"), "--input", in, "-o", out_dir});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // Bins: H 7 -> 3 ends at rows 2, 4, 6; W 9 -> 4 ends at columns 2, 4, 6, 8. x = 63c + 9h + w
+  // grows along both, so the maximum is the bin's last element.
+  const auto v = values_of(irrun::read_npy(out_dir + "/adaptive_max.npy"));
+  const Tensor indices = irrun::read_npy(out_dir + "/adaptive_max.indices.npy");
+  CHECK(indices.type == ElementType::i32);
+  const auto i = values_of(indices);
+  for (int c = 0; c < 2; ++c)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 4; ++b) {
+        const auto k = static_cast<std::size_t>((c * 3 + a) * 4 + b);
+        const int pos = (2 + 2 * a) * 9 + 2 + 2 * b;
+        CHECK(v[k] == 63 * c + pos);
+        CHECK(i[k] == pos);
+      }
+}

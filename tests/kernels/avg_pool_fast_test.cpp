@@ -13,6 +13,7 @@
 
 #include "irrun/kernels/avg_pool.hpp"
 #include "support/naive_pool.hpp"
+#include "support/split_mix.hpp"
 
 namespace {
 
@@ -22,23 +23,7 @@ using irrun::PoolGeometry;
 using irrun::Tensor;
 using irrun::kernels::Isa;
 
-class Rng {  // SplitMix64
- public:
-  explicit Rng(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::int64_t range(std::int64_t lo, std::int64_t hi) {
-    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  bool coin() { return next() & 1; }
-
- private:
-  std::uint64_t s_;
-};
+using Rng = irrun::testing::SplitMix64;
 
 std::vector<std::int64_t> shape_of(const PoolGeometry& g, const std::array<std::int64_t, 3>& sp) {
   std::vector<std::int64_t> s{g.batch, g.channels};

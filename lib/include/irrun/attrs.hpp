@@ -42,6 +42,9 @@ class AttrReader {
   // An unknown value throws LayerError naming the enum, as OpenVINO does.
   std::size_t enumeration(std::string_view key, std::span<const std::string_view> names,
                           std::string_view enum_name, std::size_t fallback);
+  // Signed integer read like OpenVINO's `>>`: a non-numeric value is read as 0 and a trailing
+  // non-digit part is dropped, both with a warning; `fallback` when absent.
+  std::int64_t int64(std::string_view key, std::int64_t fallback);
   std::optional<std::string> text(std::string_view key);
   std::uint64_t mandatory_u64(std::string_view key);
 

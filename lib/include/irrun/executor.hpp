@@ -39,7 +39,8 @@ std::vector<Output> run_model(const Model& model, const std::map<std::size_t, Te
 
 // A model holding just the pooling layer named `layer_name` of `model`: a Parameter shaped like
 // the layer's declared data input (named after the producing tensor or layer), the layer's Const
-// inputs, the layer and a Result. Weights are shared with `model`.
+// inputs, the layer and a Result per output (MaxPool-8/14: values, then indices). Weights are
+// shared with `model`.
 Model extract_layer(const Model& model, const std::string& layer_name);
 
 // The name outputs are known by (and saved under).

@@ -52,12 +52,20 @@ struct InferResult {
   Diagnostics warnings;                  // e.g. output_size unknown because weights are missing
 };
 
-enum class OpKind { parameter, constant, result, avg_pool, adaptive_avg_pool };
+enum class OpKind {
+  parameter,
+  constant,
+  result,
+  avg_pool,
+  adaptive_avg_pool,
+  max_pool,
+  adaptive_max_pool
+};
 
 struct OpEntry {
   std::string_view type;  // canonical spelling
-  int version;            // op version: AvgPool 1/14/16, AdaptiveAvgPool 8, the rest 1
-  int first_opset;        // opsets whose `version` string resolves to this entry
+  int version;      // op version: AvgPool 1/14/16, MaxPool 1/8/14, Adaptive*Pool 8, the rest 1
+  int first_opset;  // opsets whose `version` string resolves to this entry
   int last_opset;
   OpKind kind;
   std::size_t inputs;                            // required number of inputs
@@ -73,10 +81,19 @@ const OpEntry* resolve_op(const Layer& layer);
 // "AvgPool-14"
 std::string op_label(const OpEntry& op);
 
+// The number of outputs the op has: 0 for Result, 2 for MaxPool-8/14 and AdaptiveMaxPool-8
+// (values and indices), else 1.
+std::size_t output_count(const OpEntry& op);
+
+// Pooling ops, which run a kernel on a PoolGeometry.
+bool is_pool(OpKind kind);
+
 // "layer 3 'pool1' (AvgPool-1 opset1)": describe() with the op version when irrun knows the op.
 std::string describe_op(const Layer& layer);
 
 // The executed element types of pooling kernels.
 bool kernel_supports(ElementType type);
+// The same for one pooling op: MaxPool's kernel also runs integer types.
+bool kernel_supports(OpKind kind, ElementType type);
 
 }  // namespace irrun

@@ -1,0 +1,39 @@
+// MaxPool-1/8/14 and AdaptiveMaxPool-8 reference kernel, exact to OpenVINO's reference kernels
+// (openvino/reference/max_pool.hpp and adaptive_max_pool.hpp; docs/openvino-semantics.md
+// section 6), on the same PoolGeometry and window enumeration as AvgPool.
+#pragma once
+
+#include "irrun/element_type.hpp"
+#include "irrun/parallel.hpp"
+#include "irrun/pool_geometry.hpp"
+#include "irrun/tensor.hpp"
+
+namespace irrun::kernels {
+
+// Maxima of `in` (shape [N, C, spatial...] matching g.in) into `values` (matching g.out, same
+// element type) and, when `indices` is not null, the position each maximum was read from into
+// `indices` (same shape as `values`, i32 or i64).
+//
+// Window pooling (g.adaptive == false), as OpenVINO's reference: taps outside the input are
+// padding and never read. The running maximum starts at the type's lowest finite value with
+// index 0 and takes a tap only when it is strictly greater, in D, H, W order: ties keep the
+// first tap, NaN never wins, and a window with no in-bounds tap (or only taps equal to lowest
+// or -inf) yields lowest with index 0 of its plane.
+// Adaptive pooling: bins adaptive_bin_start..end per axis. Each row (along W) is reduced like
+// std::max_element (first maximum; a NaN at the row's start sticks); rows are combined in order
+// keeping the earlier one unless strictly greater, starting from the bin's first element (so a
+// NaN there wins the bin).
+// Indices: plane * prod(in spatial) + the flat position inside the plane, taken modulo
+// g.index_range() (the elements from dimension g.index_axis on). i32 indices wrap like a cast
+// when they do not fit.
+//
+// Element types: f32, f64, f16, bf16, i8, u8, i32, i64 (others throw irrun::Error
+// "unsupported"). Results are bit-identical for any thread count. Throws std::invalid_argument
+// when the tensors do not match the geometry or an output is not writable.
+void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+              const Parallel& par);
+
+// Element types max_pool runs.
+bool max_pool_supports(ElementType type);
+
+}  // namespace irrun::kernels

@@ -1,0 +1,156 @@
+#include "irrun/kernels/max_pool.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "irrun/error.hpp"
+#include "window.hpp"
+
+namespace irrun::kernels {
+namespace {
+
+using detail::AxisWindows;
+using detail::Window;
+
+// The maximum of one window and the flat position (in its plane) it came from.
+template <class T>
+struct Max {
+  T value;
+  std::int64_t position;
+};
+
+// OpenVINO's max_pool reference: start from lowest() at position 0 and take strictly greater
+// taps only, so padding behaves as -inf, ties keep the first tap and NaN never wins.
+template <class T>
+Max<T> window_max(const T* plane, const Window& window) {
+  Max<T> m{std::numeric_limits<T>::lowest(), 0};
+  window.for_each_row([&](std::int64_t first, std::int64_t count, std::int64_t step) {
+    for (std::int64_t t = 0; t < count; ++t) {
+      const std::int64_t pos = first + t * step;
+      if (plane[pos] > m.value) m = {plane[pos], pos};
+    }
+  });
+  return m;
+}
+
+// OpenVINO's adaptive_max_pool reference: std::max_element along each row (a later element
+// wins only if the current one compares less), rows kept unless strictly greater, starting
+// from the bin's first element.
+template <class T>
+Max<T> bin_max(const T* plane, const Window& window) {
+  bool started = false;
+  Max<T> m{};
+  window.for_each_row([&](std::int64_t first, std::int64_t count, std::int64_t step) {
+    if (!started) m = {plane[first], first}, started = true;
+    Max<T> row{plane[first], first};
+    for (std::int64_t t = 1; t < count; ++t) {
+      const std::int64_t pos = first + t * step;
+      if (row.value < plane[pos]) row = {plane[pos], pos};
+    }
+    if (row.value > m.value) m = row;
+  });
+  return m;
+}
+
+template <class T, class I>
+void max_pool_typed(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+                    const std::array<AxisWindows, 3>& axes, const Parallel& par) {
+  const T* x = in.data<T>();
+  T* y = values.mutable_data<T>();
+  I* idx = indices ? indices->mutable_data<I>() : nullptr;
+  // An empty input (a spatial dim of 0 under padding) has only empty windows: index 0.
+  const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
+  detail::for_each_window(g, axes, par, [&](std::int64_t p, std::int64_t o, const Window& w) {
+    const T* plane = x + p * g.in_plane_size();
+    const Max<T> m = g.adaptive ? bin_max(plane, w) : window_max(plane, w);
+    const std::int64_t out = p * g.out_plane_size() + o;
+    y[out] = m.value;
+    if (idx) idx[out] = static_cast<I>((p * g.in_plane_size() + m.position) % range);
+  });
+}
+
+template <class T>
+void max_pool_values(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+                     const std::array<AxisWindows, 3>& axes, const Parallel& par) {
+  if (indices && indices->type == ElementType::i32)
+    return max_pool_typed<T, std::int32_t>(in, values, indices, g, axes, par);
+  max_pool_typed<T, std::int64_t>(in, values, indices, g, axes, par);
+}
+
+}  // namespace
+
+bool max_pool_supports(ElementType type) {
+  switch (type) {
+    case ElementType::f32:
+    case ElementType::f64:
+    case ElementType::f16:
+    case ElementType::bf16:
+    case ElementType::i8:
+    case ElementType::i16:
+    case ElementType::i32:
+    case ElementType::i64:
+    case ElementType::u8:
+    case ElementType::u16:
+    case ElementType::u32:
+    case ElementType::u64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+              const Parallel& par) {
+  const std::string kernel = "max_pool";
+  detail::check_arguments(kernel, in, values, g);
+  if (indices) {
+    if (indices->type != ElementType::i32 && indices->type != ElementType::i64)
+      throw std::invalid_argument("max_pool: indices are " + std::string(to_string(indices->type)) +
+                                  ", not i32 or i64");
+    detail::check_tensor(kernel, *indices, detail::expected_shape(g, g.out), "indices");
+    if (g.planes() * g.out_plane_size() != 0 && !indices->buffer.writable())
+      throw std::invalid_argument("max_pool: indices are not writable");
+  }
+  if (!max_pool_supports(in.type))
+    throw unsupported_error(
+        "max_pool: element type " + std::string(to_string(in.type)) +
+        " is not supported (f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32 and u64 "
+        "are)");
+  if (g.planes() * g.out_plane_size() == 0) return;
+  const auto axes = detail::axis_windows(g);
+
+  switch (in.type) {
+    case ElementType::f32:
+      return max_pool_values<float>(in, values, indices, g, axes, par);
+    case ElementType::f64:
+      return max_pool_values<double>(in, values, indices, g, axes, par);
+    case ElementType::f16:
+      return max_pool_values<Eigen::half>(in, values, indices, g, axes, par);
+    case ElementType::bf16:
+      return max_pool_values<Eigen::bfloat16>(in, values, indices, g, axes, par);
+    case ElementType::i8:
+      return max_pool_values<std::int8_t>(in, values, indices, g, axes, par);
+    case ElementType::u8:
+      return max_pool_values<std::uint8_t>(in, values, indices, g, axes, par);
+    case ElementType::i16:
+      return max_pool_values<std::int16_t>(in, values, indices, g, axes, par);
+    case ElementType::i32:
+      return max_pool_values<std::int32_t>(in, values, indices, g, axes, par);
+    case ElementType::i64:
+      return max_pool_values<std::int64_t>(in, values, indices, g, axes, par);
+    case ElementType::u16:
+      return max_pool_values<std::uint16_t>(in, values, indices, g, axes, par);
+    case ElementType::u32:
+      return max_pool_values<std::uint32_t>(in, values, indices, g, axes, par);
+    default:
+      return max_pool_values<std::uint64_t>(in, values, indices, g, axes, par);
+  }
+}
+
+}  // namespace irrun::kernels

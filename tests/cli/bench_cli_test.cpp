@@ -1,0 +1,35 @@
+// End-to-end tests of `irrun bench`: which layers it reports and the bytes it counts (never the
+// timings themselves).
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/cli_support.hpp"
+
+using irrun::testing::run_irrun;
+using irrun::testing::sample;
+
+TEST_CASE("irrun bench reports every pooling layer, MaxPool included", "[cli][bench]") {
+  const auto r = run_irrun({"bench", sample("maxpool_chain_v10.xml"), "--format", "json",
+                            "--repeat", "1", "--warmup", "0", "--threads", "1"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, std::pair<std::string, std::size_t>> layers;
+  for (const auto& l : j["layers"])
+    layers[l["name"].get<std::string>()] = {l["type"].get<std::string>(),
+                                            l["bytes"].get<std::size_t>()};
+  REQUIRE(layers.size() == 3);
+  // Bytes read and written, f32 unless said: max1 reads [1,3,10,10] and writes [1,3,5,5];
+  // max14 reads [1,3,5,5] and writes values [1,3,3,3] and i32 indices [1,3,3,3].
+  CHECK(layers["max1"] == std::pair<std::string, std::size_t>{"MaxPool", 4 * (300 + 75)});
+  CHECK(layers["max14"] == std::pair<std::string, std::size_t>{"MaxPool", 4 * (75 + 27 + 27)});
+  CHECK(layers["avg"] == std::pair<std::string, std::size_t>{"AvgPool", 4 * (300 + 108)});
+
+  const auto one = run_irrun(
+      {"bench", sample("maxpool_v11.xml"), "--layer", "max", "--repeat", "1", "--warmup", "0"});
+  CHECK(one.exit_code == 0);
+  CHECK(one.out.find("max ") != std::string::npos);
+  CHECK(one.out.find("MaxPool") != std::string::npos);
+}
