@@ -111,11 +111,10 @@ Command add_info(CLI::App& app, const Globals& globals) {
             if (info.inferred && i < info.outputs.size()) inferred = info.outputs[i].shape;
             outs.push_back(shapes(PartialShape::from_ir_dims(layer.outputs[i].dims), inferred));
           }
-          const bool runs =
-              info.inferred && info.op &&
-              (info.op->kind == OpKind::parameter || info.op->kind == OpKind::constant ||
-               info.op->kind == OpKind::result ||
-               (!info.outputs.empty() && kernel_supports(info.op->kind, info.outputs[0].type)));
+          const bool runs = info.inferred && info.op &&
+                            (info.op->kind == OpKind::parameter ||
+                             info.op->kind == OpKind::constant || info.op->kind == OpKind::result ||
+                             (!info.outputs.empty() && kernel_supports(info.outputs[0].type)));
           const bool pool = info.op && is_pool(info.op->kind);
           // In a model with ops irrun cannot run, a pooling layer still runs alone (--layer).
           const char* run = !node.reachable    ? "unused"

@@ -183,7 +183,7 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
     const auto& info = a.nodes[n];
     if (!m.graph.nodes[n].reachable || !info.op) continue;
     const auto kind = info.op->kind;
-    if (is_pool(kind) && !kernel_supports(kind, info.outputs[0].type))
+    if (is_pool(kind) && !kernel_supports(info.outputs[0].type))
       throw unsupported_error(
           m.ir.path + ": " + describe_op(m.ir.layers[n]) + ": element type " +
           std::string(to_string(info.outputs[0].type)) +

@@ -8,7 +8,6 @@
 #include <limits>
 
 #include "irrun/checked.hpp"
-#include "irrun/kernels/max_pool.hpp"
 
 namespace irrun {
 namespace {
@@ -406,12 +405,6 @@ bool kernel_supports(ElementType type) {
     default:
       return false;
   }
-}
-
-bool kernel_supports(OpKind kind, ElementType type) {
-  if (kind == OpKind::max_pool || kind == OpKind::adaptive_max_pool)
-    return kernels::max_pool_supports(type);
-  return kernel_supports(type);
 }
 
 }  // namespace irrun

@@ -91,9 +91,7 @@ bool is_pool(OpKind kind);
 // "layer 3 'pool1' (AvgPool-1 opset1)": describe() with the op version when irrun knows the op.
 std::string describe_op(const Layer& layer);
 
-// The executed element types of pooling kernels.
+// The executed element types of the pooling kernels (every pooling op runs the same types).
 bool kernel_supports(ElementType type);
-// The same for one pooling op: MaxPool's kernel also runs integer types.
-bool kernel_supports(OpKind kind, ElementType type);
 
 }  // namespace irrun

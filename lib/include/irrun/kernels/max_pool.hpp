@@ -27,13 +27,10 @@ namespace irrun::kernels {
 // g.index_range() (the elements from dimension g.index_axis on). i32 indices wrap like a cast
 // when they do not fit.
 //
-// Element types: f32, f64, f16, bf16, i8, u8, i32, i64 (others throw irrun::Error
-// "unsupported"). Results are bit-identical for any thread count. Throws std::invalid_argument
-// when the tensors do not match the geometry or an output is not writable.
+// Element types: f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64 (others throw
+// irrun::Error "unsupported"). Results are bit-identical for any thread count. Throws
+// std::invalid_argument when the tensors do not match the geometry or an output is not writable.
 void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
               const Parallel& par);
-
-// Element types max_pool runs.
-bool max_pool_supports(ElementType type);
 
 }  // namespace irrun::kernels
