@@ -31,17 +31,22 @@ bool is_subcommand(const std::string& arg) {
 }
 
 // `irrun MODEL.xml ...` means `irrun run MODEL.xml ...`: insert "run" before the first
-// positional argument when it is not a subcommand.
+// argument that is neither a global option nor a subcommand, so run options may also come first
+// (`irrun --layer pool MODEL.xml`).
+bool is_global_flag(const std::string& a) {
+  return a == "-v" || a == "--verbose" || a == "-q" || a == "--quiet" || a == "-h" ||
+         a == "--help" || a == "--version" || a.starts_with("--max-memory=");
+}
+
 std::vector<std::string> normalise_args(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
-    if (a == "--") break;
     if (a == "--max-memory") {  // a global option with a separate value: skip the value
       ++i;
       continue;
     }
-    if (!a.empty() && a[0] == '-') continue;
+    if (is_global_flag(a)) continue;
     if (!is_subcommand(a)) args.insert(args.begin() + static_cast<std::ptrdiff_t>(i), "run");
     break;
   }

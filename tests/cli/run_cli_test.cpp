@@ -122,6 +122,19 @@ TEST_CASE("irrun MODEL and irrun run MODEL are the same command", "[cli][run]") 
   CHECK(c.exit_code == 4);
   CHECK(d.exit_code == c.exit_code);
   CHECK(d.err == c.err);
+
+  // Run options may come before the model, with or without global options around them.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--input", in, sample("avgpool_v11.xml")},
+        std::vector<std::string>{"-q", "--max-memory", "1G", "--input", in,
+                                 sample("avgpool_v11.xml")},
+        std::vector<std::string>{"--max-memory=1G", "-o", dir.file("e"), "--input", in,
+                                 sample("avgpool_v11.xml")}}) {
+    const auto e = run_irrun(args);
+    INFO(e.out << e.err);
+    CHECK(e.exit_code == 0);
+  }
+  CHECK(read_text(dir.file("e/pool.npy")) == read_text(dir.file("a/pool.npy")));
 }
 
 TEST_CASE("a raw .bin input gives the hand-computed pooling and summary", "[cli][run]") {
