@@ -11,8 +11,8 @@
 //   check_1MB_ir                   `irrun check` (check_file) on a generated ~1 MB network IR
 //
 // Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
-// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 IRs (for
-// `irrun bench`) and exits.
+// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v too) IRs
+// (for `irrun bench`) and exits.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
