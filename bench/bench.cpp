@@ -1,14 +1,18 @@
 // irrun's benchmark suite (Google Benchmark).
 //
-//   irrun/<S>/threads:<t>          irrun's kernel (avg_pool dispatch: the fast f32 kernel)
+//   irrun/<S>/threads:<t>          irrun's kernel (avg_pool dispatch: the fast f32 kernel; for
+//                                  the M shapes the max_pool reference kernel, with the op's
+//                                  i64 indices output when it has one)
 //   dnnl_plain/<S>/threads:<t>     oneDNN pooling_forward on plain NCHW (abcd/abcde) in and out
+//                                  (forward inference: pooling_max writes no indices, so the M
+//                                  rows with indices are labelled "values only")
 //   dnnl_blocked/<S>/threads:<t>   oneDNN on nChw8c/nCdhw8c, including the reorders in and out
 //   mem_read/<MiB>, mem_copy/<MiB> bandwidth probe for an L3-resident and a DRAM-sized buffer
 //   check_1MB_ir                   `irrun check` (check_file) on a generated ~1 MB network IR
 //
 // Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
-// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 IRs (for `irrun
-// bench`) and exits.
+// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v too) IRs
+// (for `irrun bench`) and exits.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -25,6 +29,7 @@
 #include "irrun/check.hpp"
 #include "irrun/dim.hpp"
 #include "irrun/kernels/avg_pool.hpp"
+#include "irrun/kernels/max_pool.hpp"
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
 
@@ -39,20 +44,45 @@ namespace {
 using i64 = std::int64_t;
 
 struct Shape {
-  const char* id;
-  bool adaptive;
-  std::vector<i64> in;
-  // AvgPool attributes (window) or output size (adaptive).
-  std::vector<i64> kernel, stride, pads_begin, pads_end, out_size;
+  // Every member has a default, so that rows may name only the members they set.
+  const char* id = "";
+  bool adaptive = false;
+  std::vector<i64> in{};
+  // Pool attributes (window) or output size (adaptive).
+  std::vector<i64> kernel{}, stride{}, pads_begin{}, pads_end{}, out_size{};
   bool exclude_pad = true;
   bool ceil = false;
   // oneDNN equivalent (kernel/stride/pads); `dnnl_exact` false: a same-cost proxy, not the op.
-  std::vector<i64> dk, ds, dpl, dpr;
+  std::vector<i64> dk{}, ds{}, dpl{}, dpr{};
   bool dnnl_exact = true;
   bool dnnl_exclude = true;
+  // Max pooling (MaxPool-<version>, or AdaptiveMaxPool-8 when adaptive) instead of average;
+  // exclude_pad and dnnl_exclude do not apply. AvgPool rows are AvgPool-1.
+  bool max = false;
+  int version = 1;
 };
 
+// The same op as MaxPool-1: values only.
+Shape values_only(Shape s, const char* id) {
+  s.id = id;
+  s.version = 1;
+  return s;
+}
+
 const std::vector<Shape>& shapes() {
+  // MaxPool-8 of the ResNet stem (values + i64 indices, axis 0); M1v: the same as MaxPool-1.
+  static const Shape stem_max = {.id = "M1",
+                                 .in = {1, 64, 112, 112},
+                                 .kernel = {3, 3},
+                                 .stride = {2, 2},
+                                 .pads_begin = {1, 1},
+                                 .pads_end = {1, 1},
+                                 .dk = {3, 3},
+                                 .ds = {2, 2},
+                                 .dpl = {1, 1},
+                                 .dpr = {1, 1},
+                                 .max = true,
+                                 .version = 8};
   static const std::vector<Shape> s = {
       {"S1",
        false,
@@ -201,8 +231,38 @@ const std::vector<Shape>& shapes() {
        {2, 2},
        true,
        true},
+      stem_max,
+      values_only(stem_max, "M1v"),
+      {.id = "M2",
+       .in = {1, 256, 56, 56},
+       .kernel = {2, 2},
+       .stride = {2, 2},
+       .pads_begin = {0, 0},
+       .pads_end = {0, 0},
+       .dk = {2, 2},
+       .ds = {2, 2},
+       .dpl = {0, 0},
+       .dpr = {0, 0},
+       .max = true,
+       .version = 8},
+      // AdaptiveMaxPool 28 -> 7 (i64 indices): bins of exactly 4, i.e. MaxPool k4 s4.
+      {.id = "M3",
+       .adaptive = true,
+       .in = {8, 512, 28, 28},
+       .out_size = {7, 7},
+       .dk = {4, 4},
+       .ds = {4, 4},
+       .dpl = {0, 0},
+       .dpr = {0, 0},
+       .max = true,
+       .version = 8},
   };
   return s;
+}
+
+// MaxPool-8/14 and AdaptiveMaxPool-8 have a second output, the indices (i64 here).
+bool has_indices(const Shape& s) {
+  return s.max && (s.adaptive || s.version >= 8);
 }
 
 std::vector<std::uint64_t> u64(const std::vector<i64>& v) {
@@ -211,17 +271,20 @@ std::vector<std::uint64_t> u64(const std::vector<i64>& v) {
 
 irrun::PoolInference infer(const Shape& s) {
   const auto input = irrun::PartialShape::from_static(s.in);
-  if (s.adaptive)
-    return irrun::infer_adaptive_avg_pool(
-        input, irrun::PartialShape::from_static({static_cast<i64>(s.out_size.size())}), s.out_size);
-  irrun::PoolAttrs a;
+  irrun::PoolAttrs a;  // index_element_type i64, axis 0
+  if (s.adaptive) {
+    const auto size_shape = irrun::PartialShape::from_static({static_cast<i64>(s.out_size.size())});
+    return s.max ? irrun::infer_adaptive_max_pool(a, input, size_shape, s.out_size)
+                 : irrun::infer_adaptive_avg_pool(input, size_shape, s.out_size);
+  }
   a.kernel = u64(s.kernel);
   a.strides = u64(s.stride);
   a.pads_begin = u64(s.pads_begin);
   a.pads_end = u64(s.pads_end);
   a.exclude_pad = s.exclude_pad;
   a.rounding = s.ceil ? irrun::RoundingType::ceil : irrun::RoundingType::floor;
-  return irrun::infer_avg_pool(a, 1, input);
+  return s.max ? irrun::infer_max_pool(a, s.version, input)
+               : irrun::infer_avg_pool(a, s.version, input);
 }
 
 std::vector<i64> out_dims(const Shape& s) {
@@ -234,8 +297,10 @@ i64 count(const std::vector<i64>& d) {
   return n;
 }
 
+// f32 input and values, plus the i64 indices irrun writes when the op has them.
 double bytes_moved(const Shape& s) {
-  return 4.0 * static_cast<double>(count(s.in) + count(out_dims(s)));
+  const auto out = static_cast<double>(count(out_dims(s)));
+  return 4.0 * (static_cast<double>(count(s.in)) + out) + (has_indices(s) ? 8.0 * out : 0.0);
 }
 
 void set_counters(benchmark::State& state, double bytes) {
@@ -248,11 +313,19 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
   const auto g = *infer(s).geometry;
   const irrun::Tensor in = irrun::random_tensor(irrun::ElementType::f32, s.in, 1);
   irrun::Tensor out = irrun::Tensor::zeros(irrun::ElementType::f32, out_dims(s));
+  std::optional<irrun::Tensor> indices;
+  if (has_indices(s)) indices = irrun::Tensor::zeros(irrun::ElementType::i64, out_dims(s));
   const irrun::Parallel par(threads);
-  state.SetLabel(irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g) ? "fast"
-                                                                                  : "reference");
+  if (s.max)
+    state.SetLabel(indices ? "reference, values + i64 indices" : "reference, values only");
+  else
+    state.SetLabel(irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g) ? "fast"
+                                                                                    : "reference");
   for (auto _ : state) {
-    irrun::kernels::avg_pool(in, out, g, par);
+    if (s.max)
+      irrun::kernels::max_pool(in, out, indices ? &*indices : nullptr, g, par);
+    else
+      irrun::kernels::avg_pool(in, out, g, par);
     benchmark::DoNotOptimize(out.buffer.data());
     benchmark::ClobberMemory();
   }
@@ -280,14 +353,17 @@ void bm_dnnl(benchmark::State& state, const Shape& s, int threads, bool blocked)
       blocked ? memory::desc(src_dims, memory::data_type::f32, block) : src_plain;
   const memory::desc dst_md =
       blocked ? memory::desc(dst_dims, memory::data_type::f32, block) : dst_plain;
-  const auto alg = s.dnnl_exclude ? algorithm::pooling_avg_exclude_padding
-                                  : algorithm::pooling_avg_include_padding;
+  const auto alg = s.max            ? algorithm::pooling_max
+                   : s.dnnl_exclude ? algorithm::pooling_avg_exclude_padding
+                                    : algorithm::pooling_avg_include_padding;
   const pooling_forward::desc desc(
       prop_kind::forward_inference, alg, src_md, dst_md, memory::dims(s.ds.begin(), s.ds.end()),
       memory::dims(s.dk.begin(), s.dk.end()), memory::dims(s.dpl.begin(), s.dpl.end()),
       memory::dims(s.dpr.begin(), s.dpr.end()));
   const pooling_forward::primitive_desc pd(desc, eng);
-  state.SetLabel(std::string(pd.impl_info_str()) + (s.dnnl_exact ? "" : " (proxy op)"));
+  // Forward inference max pooling has no workspace: oneDNN writes the values only.
+  state.SetLabel(std::string(pd.impl_info_str()) + (s.dnnl_exact ? "" : " (proxy op)") +
+                 (has_indices(s) ? " (values only)" : ""));
 
   const irrun::Tensor in = irrun::random_tensor(irrun::ElementType::f32, s.in, 1);
   memory src_user(src_plain, eng, const_cast<std::byte*>(in.buffer.data()));
@@ -404,13 +480,14 @@ void bm_check_1mb_ir(benchmark::State& state) {
   state.counters["checked"] = static_cast<double>(checked);
 }
 
-// ---- IR files of S1-S9 for `irrun bench`
+// ---- IR files of S1-S9 and M1-M3 for `irrun bench`
 
 void write_models(const std::string& dir) {
   std::filesystem::create_directories(dir);
   for (const auto& s : shapes()) {
     std::ostringstream x;
     const auto out = out_dims(s);
+    const bool indices = has_indices(s);
     x << "<?xml version=\"1.0\"?>\n<net name=\"" << s.id << "\" version=\"11\">\n\t<layers>\n"
       << "\t\t<layer id=\"0\" name=\"input\" type=\"Parameter\" version=\"opset1\">\n"
       << "\t\t\t<data shape=\"";
@@ -432,33 +509,56 @@ void write_models(const std::string& dir) {
       port(x, 0, "I64", {static_cast<i64>(n)});
       x << "\t\t\t</output>\n\t\t</layer>\n";
       pool_id = 2;
-      x << "\t\t<layer id=\"2\" name=\"pool\" type=\"AdaptiveAvgPool\" version=\"opset8\">\n";
       std::ofstream bin(dir + "/" + s.id + ".bin", std::ios::binary);
       bin.write(reinterpret_cast<const char*>(s.out_size.data()),
                 static_cast<std::streamsize>(8 * n));
-    } else {
-      x << "\t\t<layer id=\"1\" name=\"pool\" type=\"AvgPool\" version=\"opset1\">\n"
-        << "\t\t\t<data kernel=\"" << list(s.kernel) << "\" strides=\"" << list(s.stride)
-        << "\" pads_begin=\"" << list(s.pads_begin) << "\" pads_end=\"" << list(s.pads_end)
-        << "\" exclude-pad=\"" << (s.exclude_pad ? "true" : "false")
-        << "\" auto_pad=\"explicit\" rounding_type=\"" << (s.ceil ? "ceil" : "floor") << "\" />\n";
     }
+    std::string data;
+    auto attr = [&data](const char* name, const std::string& value) {
+      data += std::string(" ") + name + "=\"" + value + "\"";
+    };
+    if (!s.adaptive) {
+      attr("kernel", list(s.kernel));
+      attr("strides", list(s.stride));
+      if (indices) attr("dilations", list(std::vector<i64>(s.kernel.size(), 1)));
+      attr("pads_begin", list(s.pads_begin));
+      attr("pads_end", list(s.pads_end));
+      if (!s.max) attr("exclude-pad", s.exclude_pad ? "true" : "false");
+      attr("auto_pad", "explicit");
+      attr("rounding_type", s.ceil ? "ceil" : "floor");
+    }
+    if (indices) attr("index_element_type", "i64");
+    if (indices && !s.adaptive) attr("axis", "0");
+    const char* type = s.adaptive ? (s.max ? "AdaptiveMaxPool" : "AdaptiveAvgPool")
+                                  : (s.max ? "MaxPool" : "AvgPool");
+    x << "\t\t<layer id=\"" << pool_id << "\" name=\"pool\" type=\"" << type << "\" version=\"opset"
+      << (s.adaptive ? 8 : s.version) << "\">\n";
+    if (!data.empty()) x << "\t\t\t<data" << data << " />\n";
     x << "\t\t\t<input>\n";
     port(x, 0, "FP32", s.in);
     if (s.adaptive) port(x, 1, "I64", {static_cast<i64>(s.out_size.size())});
+    // Output ports are numbered after the inputs: values, then indices.
+    const int values_port = s.adaptive ? 2 : 1;
     x << "\t\t\t</input>\n\t\t\t<output>\n";
-    port(x, s.adaptive ? 2 : 1, "FP32", out);
+    port(x, values_port, "FP32", out);
+    if (indices) port(x, values_port + 1, "I64", out);
     x << "\t\t\t</output>\n\t\t</layer>\n";
-    x << "\t\t<layer id=\"" << pool_id + 1
-      << "\" name=\"result\" type=\"Result\" version=\"opset1\">\n\t\t\t<input>\n";
-    port(x, 0, "FP32", out);
-    x << "\t\t\t</input>\n\t\t</layer>\n\t</layers>\n\t<edges>\n"
+    const int results = indices ? 2 : 1;
+    for (int r = 0; r < results; ++r) {
+      x << "\t\t<layer id=\"" << pool_id + 1 + r << "\" name=\"result" << (r ? "_indices" : "")
+        << "\" type=\"Result\" version=\"opset1\">\n\t\t\t<input>\n";
+      port(x, 0, r ? "I64" : "FP32", out);
+      x << "\t\t\t</input>\n\t\t</layer>\n";
+    }
+    x << "\t</layers>\n\t<edges>\n"
       << "\t\t<edge from-layer=\"0\" from-port=\"0\" to-layer=\"" << pool_id
       << "\" to-port=\"0\" />\n";
     if (s.adaptive)
       x << "\t\t<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"1\" />\n";
-    x << "\t\t<edge from-layer=\"" << pool_id << "\" from-port=\"" << (s.adaptive ? 2 : 1)
-      << "\" to-layer=\"" << pool_id + 1 << "\" to-port=\"0\" />\n\t</edges>\n</net>\n";
+    for (int r = 0; r < results; ++r)
+      x << "\t\t<edge from-layer=\"" << pool_id << "\" from-port=\"" << values_port + r
+        << "\" to-layer=\"" << pool_id + 1 + r << "\" to-port=\"0\" />\n";
+    x << "\t</edges>\n</net>\n";
     std::ofstream(dir + "/" + s.id + ".xml") << x.str();
   }
 }
