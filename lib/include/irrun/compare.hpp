@@ -25,8 +25,8 @@ struct Tolerance {
 
 struct ValueMismatch {
   std::vector<std::int64_t> index;  // N-d coordinate, row-major
-  double expected = 0;
-  double actual = 0;
+  long double expected = 0;         // exact for every element type, 64-bit integers included
+  long double actual = 0;
 };
 
 enum class CompareStatus {
@@ -44,6 +44,7 @@ std::string to_string(CompareStatus status);
 struct TensorComparison {
   std::string name;
   CompareStatus status = CompareStatus::match;
+  ElementType type = ElementType::undefined;  // of the values compared (set when they are)
   std::string detail;     // one line for shape/type/missing problems; empty otherwise
   std::size_t count = 0;  // values compared
   std::size_t out_of_tolerance = 0;
