@@ -208,3 +208,18 @@ TEST_CASE("compare: mismatch lines give 64-bit integer values and their differen
   CHECK(float_lines[1] ==
         "  at [0]: golden 1.1529215e+18, got 2.30584301e+18 (abs error 1.1529215e+18)");
 }
+
+TEST_CASE("compare: integers take the tolerance bound as floats do", "[compare][int]") {
+  // The double 0.3 is just below 0.3; 0.3 * 10 still evaluates to 3 in double, as in numpy, so
+  // --rtol 0.3 accepts 13 against 10 for f32. An i32 output must be judged the same.
+  CHECK(cmp(f32({1}, {10}), f32({1}, {13}), {0.3, 0.0}).passed());
+  CHECK(cmp(ints<std::int32_t>(ElementType::i32, {10}), ints<std::int32_t>(ElementType::i32, {13}),
+            {0.3, 0.0})
+            .passed());
+  CHECK_FALSE(cmp(ints<std::int32_t>(ElementType::i32, {10}),
+                  ints<std::int32_t>(ElementType::i32, {14}), {0.3, 0.0})
+                  .passed());
+  CHECK(cmp(ints<std::int64_t>(ElementType::i64, {-10}), ints<std::int64_t>(ElementType::i64, {-7}),
+            {0.29, 0.1})
+            .passed());
+}

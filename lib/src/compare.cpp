@@ -43,10 +43,11 @@ void compare_values(TensorComparison& c, const std::vector<V>& e, const std::vec
     const V rel_err = y == 0 ? inf : abs_err / std::fabs(y);
     c.max_abs_error = std::max(c.max_abs_error, static_cast<double>(abs_err));
     c.max_rel_error = std::max(c.max_rel_error, static_cast<double>(rel_err));
-    // NaN against a number, and inf against anything else, never match.
-    const bool ok =
-        std::isfinite(abs_err) &&
-        abs_err <= static_cast<V>(tolerance.atol) + static_cast<V>(tolerance.rtol) * std::fabs(y);
+    // NaN against a number, and inf against anything else, never match. The bound is evaluated
+    // in double for every type (as numpy.isclose does): integers, whose difference is exact, get
+    // the same bound as floats (the double 0.3 times 10 is 3 in double, just below in long double).
+    const double bound = tolerance.atol + tolerance.rtol * static_cast<double>(std::fabs(y));
+    const bool ok = std::isfinite(abs_err) && abs_err <= static_cast<V>(bound);
     if (ok) continue;
     ++c.out_of_tolerance;
     if (c.first.size() < max_reported)

@@ -14,10 +14,11 @@ namespace irrun {
 // A value `actual` matches its golden value `expected` when
 //   actual == expected (so +0 == -0 and inf == inf), or both are NaN, or
 //   |actual - expected| <= atol + rtol * |expected|   (numpy.isclose with the golden as b).
-// The defaults (0, 0) demand exact equality. Integer values and their differences are exact
-// (64-bit ones included), so for integers the test is |actual - expected| <=
-// floor(atol + rtol * |expected|): --atol 1 accepts off-by-one results, e.g. OpenVINO's
-// truncated i8/u8 averages against irrun's rounded ones.
+// The defaults (0, 0) demand exact equality. The bound atol + rtol * |expected| is evaluated in
+// double for every type. Integer values and their differences are exact (64-bit ones included),
+// so for integers the test is |actual - expected| <= floor(atol + rtol * |expected|): --atol 1
+// accepts off-by-one results, e.g. OpenVINO's truncated i8/u8 averages against irrun's rounded
+// ones.
 struct Tolerance {
   double rtol = 0.0;
   double atol = 0.0;
