@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -179,4 +180,46 @@ TEST_CASE("compare: i8 rounding differences need --atol 1", "[compare][int]") {
   // Different integer types never match, even with equal values.
   const auto u = ints<std::uint8_t>(ElementType::u8, {0, 4, 0, 127});
   CHECK(cmp(u, irrun_out).status == CompareStatus::type_mismatch);
+}
+
+TEST_CASE("compare: mismatch lines give 64-bit integer values and their difference exactly",
+          "[compare][int]") {
+  // 2^62 + 1 and 2^62 + 2 are the same double: the line must still tell them apart.
+  constexpr std::int64_t big = (std::int64_t{1} << 62) + 1;
+  ExpectResult r;
+  r.golden = "g";
+  r.outputs.push_back(cmp(ints<std::int64_t>(ElementType::i64, {big + 1, -big}),
+                          ints<std::int64_t>(ElementType::i64, {big, -big - 7})));
+  r.outputs.push_back(cmp(ints<std::uint64_t>(ElementType::u64, {UINT64_MAX}),
+                          ints<std::uint64_t>(ElementType::u64, {0})));
+  const auto lines = format_lines(r);
+  REQUIRE(lines.size() >= 6);
+  CHECK(lines[1] == "  at [0]: golden 4611686018427387906, got 4611686018427387905 (abs error 1)");
+  CHECK(lines[2] ==
+        "  at [1]: golden -4611686018427387905, got -4611686018427387912 (abs error 7)");
+  CHECK(lines[4] ==
+        "  at [0]: golden 18446744073709551615, got 0 (abs error 18446744073709551615)");
+  // Floats keep their format: whole numbers from 2^53 on in e-notation.
+  ExpectResult f;
+  f.golden = "g";
+  f.outputs.push_back(cmp(f32({1}, {0x1p60f}), f32({1}, {0x1p61f})));
+  const auto float_lines = format_lines(f);
+  REQUIRE(float_lines.size() >= 2);
+  CHECK(float_lines[1] ==
+        "  at [0]: golden 1.1529215e+18, got 2.30584301e+18 (abs error 1.1529215e+18)");
+}
+
+TEST_CASE("compare: integers take the tolerance bound as floats do", "[compare][int]") {
+  // The double 0.3 is just below 0.3; 0.3 * 10 still evaluates to 3 in double, as in numpy, so
+  // --rtol 0.3 accepts 13 against 10 for f32. An i32 output must be judged the same.
+  CHECK(cmp(f32({1}, {10}), f32({1}, {13}), {0.3, 0.0}).passed());
+  CHECK(cmp(ints<std::int32_t>(ElementType::i32, {10}), ints<std::int32_t>(ElementType::i32, {13}),
+            {0.3, 0.0})
+            .passed());
+  CHECK_FALSE(cmp(ints<std::int32_t>(ElementType::i32, {10}),
+                  ints<std::int32_t>(ElementType::i32, {14}), {0.3, 0.0})
+                  .passed());
+  CHECK(cmp(ints<std::int64_t>(ElementType::i64, {-10}), ints<std::int64_t>(ElementType::i64, {-7}),
+            {0.29, 0.1})
+            .passed());
 }

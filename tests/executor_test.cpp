@@ -543,3 +543,26 @@ TEST_CASE("extract_layer on a MaxPool-8: one Result per output", "[executor]") {
   CHECK(indices.type == ElementType::i32);
   CHECK(values_of(indices) == std::vector<double>{3, 3});
 }
+
+TEST_CASE("a Const data input at an offset misaligned for its type is read aligned",
+          "[executor][int]") {
+  // The i64 Const starts at byte 3 of the weights: the kernel must not read it in place (a
+  // misaligned typed load is undefined behaviour; scripts/test-sanitizers reports it).
+  const std::string k12 =
+      "kernel=\"1,2\" strides=\"1,2\" pads_begin=\"0,0\" pads_end=\"0,0\" exclude-pad=\"true\" "
+      "rounding_type=\"floor\" auto_pad=\"explicit\"";
+  const auto xml = net(layer(0, "c", "Const", "opset1",
+                             "element_type=\"i64\" shape=\"1,1,1,4\" offset=\"3\" size=\"32\"", "",
+                             port(0, {1, 1, 1, 4}, "I64", "c")) +
+                           avg_pool(1, "p", "opset1", k12, {1, 1, 1, 4}, {1, 1, 1, 2}, "I64", "p") +
+                           result(2, "r", {1, 1, 1, 2}, "I64"),
+                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  const Model m = model_from_xml(xml, i64_weights(3, {-7, 0, 9, 2}));
+  const auto outputs = run_model(m, {}, Parallel(1));
+  REQUIRE(outputs.size() == 1);
+  const Tensor& t = outputs[0].tensor;
+  REQUIRE(t.shape == Shape{1, 1, 1, 2});
+  // -7/2 truncates to -3, 11/2 to 5.
+  CHECK(t.data<std::int64_t>()[0] == -3);
+  CHECK(t.data<std::int64_t>()[1] == 5);
+}

@@ -319,3 +319,33 @@ TEST_CASE("Network::run names the ops it cannot execute", "[network]") {
       {{net.inputs()[0].name, Tensor::wrap(net.inputs()[0].type, net.inputs()[0].shape, x.data())}},
       none, ExitCode::unsupported, "Convolution");
 }
+
+TEST_CASE("Network::run refuses caller memory misaligned for its element type", "[network]") {
+  // Kernels access elements as their type: a misaligned pointer would be undefined behaviour.
+  const Network net = Network::load(sample("avgpool_v11.xml"));
+  alignas(64) static float storage[3 * 8 * 8 + 1];
+  const auto* bytes = reinterpret_cast<const unsigned char*>(storage);
+  const Tensors misaligned{
+      {"input", Tensor::wrap(ElementType::f32, {1, 3, 8, 8}, static_cast<const void*>(bytes + 1))}};
+  Tensors none;
+  require_run_error(net, misaligned, none, ExitCode::bad_input,
+                    "input 'input' (f32 [1,3,8,8]): the tensor's data is not aligned to its "
+                    "4-byte elements");
+  const Tensors good{{"input", Tensor::wrap(ElementType::f32, {1, 3, 8, 8}, storage)}};
+  alignas(64) static unsigned char out[75 * 4 + 2];
+  Tensors outputs{
+      {"pool", Tensor::wrap(ElementType::f32, {1, 3, 5, 5}, static_cast<void*>(out + 2))}};
+  require_run_error(net, good, outputs, ExitCode::bad_input,
+                    "output 'pool' (f32 [1,3,5,5]): the tensor's data is not aligned to its "
+                    "4-byte elements");
+  // i8 has no alignment to keep.
+  const Network q = Network::load(sample("avgpool_int_v11.xml"));
+  alignas(64) static std::int8_t qin[2 * 16 + 1] = {};
+  alignas(64) static std::int32_t win[16] = {};
+  alignas(64) static std::int8_t qout[8 + 1];
+  Tensors qo{{"q_pool", Tensor::wrap(ElementType::i8, {1, 2, 2, 2}, qout + 1)}};
+  q.run({{"q", Tensor::wrap(ElementType::i8, {1, 2, 4, 4}, qin + 1)},
+         {"w", Tensor::wrap(ElementType::i32, {1, 1, 4, 4}, win)}},
+        qo);
+  CHECK(qout[1] == 0);
+}

@@ -150,3 +150,20 @@ TEST_CASE("report: run JSON writes integer values exactly", "[report][int]") {
   const auto ju = nlohmann::json::parse(run_json("m.xml", {u}, nullptr));
   CHECK(ju["outputs"][0]["first_values"][0].get<std::uint64_t>() == UINT64_MAX);
 }
+
+TEST_CASE("report: run JSON writes integer mismatches exactly", "[report][int]") {
+  Output o;
+  o.name = "out";
+  o.tensor = Tensor::zeros(ElementType::i64, {1});
+  o.tensor.mutable_data<std::int64_t>()[0] = INT64_MAX - 1;
+  Tensor golden = Tensor::zeros(ElementType::i64, {1});
+  golden.mutable_data<std::int64_t>()[0] = INT64_MAX;
+  ExpectResult r;
+  r.golden = "g";
+  r.outputs.push_back(compare_tensors("out", golden, golden.type, o.tensor, r.tolerance));
+  const auto j = nlohmann::json::parse(run_json("m.xml", {o}, &r));
+  const auto& m = j["expect"]["outputs"][0]["first_mismatches"];
+  REQUIRE(m.size() == 1);
+  CHECK(m[0]["expected"].get<std::int64_t>() == INT64_MAX);  // a double would say 2^63
+  CHECK(m[0]["actual"].get<std::int64_t>() == INT64_MAX - 1);
+}

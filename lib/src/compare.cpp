@@ -12,11 +12,12 @@
 namespace irrun {
 namespace {
 
-// Whole numbers below 2^53 (every integer output value there) print in full, others as %.9g.
-std::string number(double v) {
+// Whole numbers below 2^53 print in full, others as %.9g; `integer` values (exact in long double,
+// 64-bit ones included) always in full.
+std::string number(long double v, bool integer = false) {
   char buf[64];
-  const bool whole = std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 0x1p53;
-  std::snprintf(buf, sizeof buf, whole ? "%.0f" : "%.9g", v);
+  const bool whole = std::isfinite(v) && v == std::trunc(v) && (integer || std::fabs(v) < 0x1p53);
+  std::snprintf(buf, sizeof buf, whole ? "%.0Lf" : "%.9Lg", v);
   return buf;
 }
 
@@ -42,14 +43,16 @@ void compare_values(TensorComparison& c, const std::vector<V>& e, const std::vec
     const V rel_err = y == 0 ? inf : abs_err / std::fabs(y);
     c.max_abs_error = std::max(c.max_abs_error, static_cast<double>(abs_err));
     c.max_rel_error = std::max(c.max_rel_error, static_cast<double>(rel_err));
-    // NaN against a number, and inf against anything else, never match.
-    const bool ok =
-        std::isfinite(abs_err) &&
-        abs_err <= static_cast<V>(tolerance.atol) + static_cast<V>(tolerance.rtol) * std::fabs(y);
+    // NaN against a number, and inf against anything else, never match. The bound is evaluated
+    // in double for every type (as numpy.isclose does): integers, whose difference is exact, get
+    // the same bound as floats (the double 0.3 times 10 is 3 in double, just below in long double).
+    const double bound = tolerance.atol + tolerance.rtol * static_cast<double>(std::fabs(y));
+    const bool ok = std::isfinite(abs_err) && abs_err <= static_cast<V>(bound);
     if (ok) continue;
     ++c.out_of_tolerance;
     if (c.first.size() < max_reported)
-      c.first.push_back({unravel_index(i, shape), static_cast<double>(y), static_cast<double>(x)});
+      c.first.push_back(
+          {unravel_index(i, shape), static_cast<long double>(y), static_cast<long double>(x)});
   }
 }
 
@@ -106,6 +109,7 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& expected
   }
   const std::size_t n = actual.element_count();
   c.count = n;
+  c.type = actual.type;
   // Floats compare in double (exact for every float type); integers in long double, exact for
   // 64-bit values too, so a difference of 1 between two large i64 values is never lost.
   if (is_floating(actual.type))
@@ -147,10 +151,11 @@ std::vector<std::string> format_lines(const ExpectResult& result, bool verbose_o
                     std::to_string(c.count) + " value(s) out of tolerance (" + tol +
                     "); max abs error " + number(c.max_abs_error) + ", max rel error " +
                     number(c.max_rel_error));
+    const bool integer = !is_floating(c.type);
     for (const auto& m : c.first)
-      lines.push_back("  at " + index_text(m.index) + ": golden " + number(m.expected) + ", got " +
-                      number(m.actual) + " (abs error " + number(std::fabs(m.actual - m.expected)) +
-                      ")");
+      lines.push_back("  at " + index_text(m.index) + ": golden " + number(m.expected, integer) +
+                      ", got " + number(m.actual, integer) + " (abs error " +
+                      number(std::fabs(m.actual - m.expected), integer) + ")");
     if (c.out_of_tolerance > c.first.size())
       lines.push_back("  ... and " + std::to_string(c.out_of_tolerance - c.first.size()) + " more");
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "irrun/analysis.hpp"
@@ -43,6 +45,14 @@ Tensor const_tensor(const Model& m, std::size_t n, const ConstAttrs& c) {
   t.type = c.type;
   t.shape = c.shape;
   t.buffer = m.weights->slice(c.offset, packed_byte_size(c.type, t.element_count()));
+  // The .bin may place a Const at any byte offset; kernels read elements typed, and a misaligned
+  // typed load is undefined behaviour, so such a Const is copied (as read_npy does).
+  const std::size_t item = bit_width(c.type) / 8;
+  if (item > 1 && reinterpret_cast<std::uintptr_t>(t.buffer.data()) % item != 0) {
+    Buffer copy = Buffer::allocate(t.buffer.size());
+    std::memcpy(copy.mutable_data(), t.buffer.data(), t.buffer.size());
+    t.buffer = std::move(copy);
+  }
   return t;
 }
 

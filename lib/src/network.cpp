@@ -1,6 +1,7 @@
 #include "irrun/network.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <set>
 
@@ -63,6 +64,11 @@ void require_buffer(const std::string& what, const Tensor& t) {
   if (t.buffer.size() < t.byte_size() || (t.byte_size() && !t.buffer.data()))
     throw input_error(what + ": the tensor's buffer holds " + std::to_string(t.buffer.size()) +
                       " bytes, its shape needs " + std::to_string(t.byte_size()));
+  // Kernels access elements as their type: misaligned ones would be undefined behaviour.
+  const std::size_t item = bit_width(t.type) / 8;
+  if (t.byte_size() && item > 1 && reinterpret_cast<std::uintptr_t>(t.buffer.data()) % item != 0)
+    throw input_error(what + ": the tensor's data is not aligned to its " + std::to_string(item) +
+                      "-byte elements");
 }
 
 }  // namespace

@@ -42,6 +42,14 @@ json shape_json(const std::vector<std::int64_t>& shape) {
   return json(shape);
 }
 
+// A value of a tensor of `type`: a double for floats (NaN is written as null), an exact JSON
+// integer for integers (a 64-bit value does not fit a double).
+json number_json(ElementType type, long double v) {
+  if (is_floating(type) || std::isnan(v)) return static_cast<double>(v);
+  if (v < 0) return static_cast<std::int64_t>(v);
+  return static_cast<std::uint64_t>(v);
+}
+
 json comparison_json(const TensorComparison& c) {
   json j;
   j["name"] = c.name;
@@ -54,17 +62,10 @@ json comparison_json(const TensorComparison& c) {
   j["max_rel_error"] = c.max_rel_error;
   j["first_mismatches"] = json::array();
   for (const auto& m : c.first)
-    j["first_mismatches"].push_back(
-        json{{"index", m.index}, {"expected", m.expected}, {"actual", m.actual}});
+    j["first_mismatches"].push_back(json{{"index", m.index},
+                                         {"expected", number_json(c.type, m.expected)},
+                                         {"actual", number_json(c.type, m.actual)}});
   return j;
-}
-
-// A value of a tensor of `type`: a double for floats (NaN is written as null), an exact JSON
-// integer for integers (a 64-bit value does not fit a double).
-json number_json(ElementType type, long double v) {
-  if (is_floating(type) || std::isnan(v)) return static_cast<double>(v);
-  if (v < 0) return static_cast<std::int64_t>(v);
-  return static_cast<std::uint64_t>(v);
 }
 
 json first_values_json(const Tensor& t, std::size_t n) {

@@ -14,10 +14,11 @@ namespace irrun {
 // A value `actual` matches its golden value `expected` when
 //   actual == expected (so +0 == -0 and inf == inf), or both are NaN, or
 //   |actual - expected| <= atol + rtol * |expected|   (numpy.isclose with the golden as b).
-// The defaults (0, 0) demand exact equality. Integer values and their differences are exact
-// (64-bit ones included), so for integers the test is |actual - expected| <=
-// floor(atol + rtol * |expected|): --atol 1 accepts off-by-one results, e.g. OpenVINO's
-// truncated i8/u8 averages against irrun's rounded ones.
+// The defaults (0, 0) demand exact equality. The bound atol + rtol * |expected| is evaluated in
+// double for every type. Integer values and their differences are exact (64-bit ones included),
+// so for integers the test is |actual - expected| <= floor(atol + rtol * |expected|): --atol 1
+// accepts off-by-one results, e.g. OpenVINO's truncated i8/u8 averages against irrun's rounded
+// ones.
 struct Tolerance {
   double rtol = 0.0;
   double atol = 0.0;
@@ -25,8 +26,8 @@ struct Tolerance {
 
 struct ValueMismatch {
   std::vector<std::int64_t> index;  // N-d coordinate, row-major
-  double expected = 0;
-  double actual = 0;
+  long double expected = 0;         // exact for every element type, 64-bit integers included
+  long double actual = 0;
 };
 
 enum class CompareStatus {
@@ -44,6 +45,7 @@ std::string to_string(CompareStatus status);
 struct TensorComparison {
   std::string name;
   CompareStatus status = CompareStatus::match;
+  ElementType type = ElementType::undefined;  // of the values compared (set when they are)
   std::string detail;     // one line for shape/type/missing problems; empty otherwise
   std::size_t count = 0;  // values compared
   std::size_t out_of_tolerance = 0;

@@ -72,7 +72,8 @@ class Network {
 
   // Runs every Result. `inputs` holds one tensor per Parameter, keyed by its name; each must have
   // the Parameter's element type, a static shape that fits the Parameter's, and a buffer of at
-  // least byte_size() bytes. Inputs are read in place, never copied: wrap caller memory with
+  // least byte_size() bytes whose data is aligned to the element size (as is every tensor given
+  // in `outputs`). Inputs are read in place, never copied: wrap caller memory with
   // Tensor::wrap. Throws Error before any compute for a missing, unknown or mismatching input
   // (bad_input), a layer irrun cannot execute (unsupported) or a shape that does not validate
   // (bad_model); also Error(limit) when the memory limit (set_memory_limit) would be exceeded.
