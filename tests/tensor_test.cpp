@@ -114,7 +114,7 @@ TEST_CASE("Tensor::zeros sizes", "[tensor]") {
   CHECK(packed.byte_size() == 2);
 }
 
-TEST_CASE("Tensor::zeros rejects overflowing sizes with a limit error", "[tensor]") {
+TEST_CASE("Tensor::zeros and wrap reject overflowing sizes and negative dims", "[tensor]") {
   auto code_of = [](auto&& f) {
     try {
       f();
@@ -128,5 +128,11 @@ TEST_CASE("Tensor::zeros rejects overflowing sizes with a limit error", "[tensor
   // Fits as an element count but not as a byte count.
   CHECK(code_of([&] { Tensor::zeros(ElementType::f64, {std::int64_t{1} << 62}); }) ==
         irrun::ExitCode::limit);
-  CHECK(code_of([&] { Tensor::zeros(ElementType::f32, {-1}); }) == irrun::ExitCode::limit);
+  // A negative dimension is the caller's mistake, not a size limit.
+  CHECK(code_of([&] { Tensor::zeros(ElementType::f32, {-1}); }) == irrun::ExitCode::bad_input);
+  float x[4] = {};
+  CHECK(code_of([&] { Tensor::wrap(ElementType::f32, {2, -2}, x); }) == irrun::ExitCode::bad_input);
+  const float* cx = x;
+  CHECK(code_of([&] { Tensor::wrap(ElementType::f32, {-4}, cx); }) == irrun::ExitCode::bad_input);
+  CHECK(Tensor::wrap(ElementType::f32, {2, 2}, cx).byte_size() == 16);
 }

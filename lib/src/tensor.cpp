@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -217,6 +218,9 @@ namespace {
 
 // The packed byte size of `shape`, or Error(limit) when it overflows.
 std::size_t packed_size(ElementType type, const std::vector<std::int64_t>& shape) {
+  if (std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d < 0; }))
+    throw Error(ExitCode::bad_input, "tensor " + std::string(to_string(type)) + " " +
+                                         to_string(shape) + " has a negative dimension");
   const auto count = checked_product(shape);
   const std::size_t bits = bit_width(type);
   const auto total_bits = count ? checked_mul(*count, bits) : std::nullopt;

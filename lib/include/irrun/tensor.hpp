@@ -71,7 +71,8 @@ struct Tensor {
   // would exceed the memory limit.
   static Tensor zeros(ElementType type, std::vector<std::int64_t> shape);
   // A tensor over caller-owned memory of at least the packed byte size of `shape` (see
-  // Buffer::wrap for the lifetime rule). Throws irrun::Error(limit) on an overflowing size.
+  // Buffer::wrap for the lifetime rule). Throws irrun::Error(limit) on an overflowing size and
+  // irrun::Error(bad_input) on a negative dimension.
   static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, void* data);
   static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, const void* data);
   std::size_t element_count() const;
