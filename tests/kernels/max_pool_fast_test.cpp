@@ -68,7 +68,10 @@ PoolGeometry random_geometry(Rng& rng) {
   const auto r = static_cast<Rounding>(rng.range(0, 2));
   for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) {
     const bool w = a == 2;
-    const i64 in = w ? rng.range(1, 70) : rng.range(1, g.spatial_rank == 3 ? 6 : 9);
+    // Widths around one and two vectors of 16 and 8 outputs, sometimes several blocks of 32.
+    const i64 in = !w                     ? rng.range(1, g.spatial_rank == 3 ? 6 : 9)
+                   : rng.range(0, 3) == 0 ? rng.range(60, 150)
+                                          : rng.range(1, 70);
     i64 k = 0, d = 0, pb = 0, pe = 0;
     do {
       k = rng.range(1, 5);

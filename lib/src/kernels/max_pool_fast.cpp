@@ -36,11 +36,27 @@ constexpr i64 kMaxPlane = i64{1} << 30;  // positions and columns stay well insi
 constexpr i64 kMaxKernelW = 256;         // wider kernels: the reference (taps are not clipped)
 
 // The W axis of one op, shared by every output row.
+// The taps of one block of 32 outputs (two vectors of 16) that have an in-bounds lane: the
+// column of lane 0 and, per vector, the load masks (stride 2: the two halves of the 32
+// contiguous elements holding the taps; other strides: the lanes).
+struct Tap32 {
+  i64 c0;
+  std::uint16_t a[2], b[2];
+};
+
 struct RowGeo {
   i64 in_w, out_w, k, stride, dil, pad;
   const i64* first;  // in-bounds taps of output ow: first[ow] + t*dil, t < taps[ow]
   const i64* taps;
+  // AVX-512, per block of 32 outputs: -1 when every tap of the block is in bounds for all 32
+  // outputs (its taps are kw = 0..k-1 with full masks), else a slot s whose taps are
+  // block_taps[s*k .. s*k + block_tap_count[s]).
+  const i64* block_slot = nullptr;
+  const Tap32* block_taps = nullptr;
+  const i64* block_tap_count = nullptr;
 };
+
+constexpr i64 kMaxTableTaps = i64{1} << 20;  // larger tables (huge pads): the portable path
 
 // Computes out_w values (and, when pos is not null, plane positions) of one output row from
 // the input rows at plane offsets rows[0..nrows).
@@ -72,56 +88,49 @@ inline void valid_lanes(i64 c0, i64 stride, i64 in_w, i64 n, i64& lo, i64& hi) {
   hi = c0 >= in_w ? 0 : std::min(n, (in_w - c0 + stride - 1) / stride);
 }
 
-#define IRRUN_AVX512 __attribute__((target("avx512f")))
-
-// Lane mask of bits [lo, hi) (hi <= 16).
-IRRUN_AVX512 inline __mmask16 lanes16(i64 lo, i64 hi) {
+// Lane mask of bits [lo, hi) (0 <= lo, hi <= 16).
+inline std::uint16_t lanes16(i64 lo, i64 hi) {
+  if (lo >= hi) return 0;
   const unsigned all = (1u << hi) - 1u, below = (1u << lo) - 1u;
-  return static_cast<__mmask16>(all & ~below);
+  return static_cast<std::uint16_t>(all & ~below);
 }
 
-// The taps of one block of outputs that have an in-bounds lane: column of lane 0 and load
-// masks (stride 2: the two halves of 32 contiguous elements; else the lanes).
-struct Tap16 {
-  i64 c0;
-  __mmask16 a[2], b[2];
+// The Tap32 tables of the blocks of 32 outputs of a row (the same for every row and plane)
+// that are not interior. Returns false when they would hold more than kMaxTableTaps taps.
+struct BlockTaps {
+  std::vector<i64> slot, count;
+  std::vector<Tap32> taps;
 };
 
-// U blocks of 16 outputs at once (independent dependency chains). Stride: 1, 2, or 0 for any
-// (gather). Values only: max(tap, cur), which is tap > cur ? tap : cur (vmaxps returns its
-// second operand unless the first is greater), the same recurrence as the compare and blend.
-template <int kStride, bool kPos, int U>
-IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
-                             float* y, i32* pos) {
-  const i64 s = kStride ? kStride : w.stride;
-  const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  [[maybe_unused]] const __m512i lane_step =
-      _mm512_mullo_epi32(iota, _mm512_set1_epi32(static_cast<i32>(s)));
-  [[maybe_unused]] const __m512i even =
-      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  Tap16 taps[kMaxKernelW];
-  for (i64 o0 = 0; o0 < w.out_w; o0 += 16 * U) {
-    i64 n[U];
-    __m512 cur[U];
-    __m512i cp[U];
-    for (int u = 0; u < U; ++u) {
-      n[u] = std::clamp<i64>(w.out_w - o0 - 16 * u, 0, 16);
-      cur[u] = _mm512_set1_ps(std::numeric_limits<float>::lowest());
-      cp[u] = _mm512_setzero_si512();
-    }
-    i64 tap_count = 0;
+bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
+  const i64 blocks = (w.out_w + 31) / 32, s = w.stride;
+  bt.slot.assign(static_cast<std::size_t>(blocks), -1);
+  i64 slots = 0;
+  for (i64 b = 0; b < blocks; ++b) {
+    const i64 o0 = 32 * b;
+    const bool interior = o0 + 32 <= w.out_w && o0 * s - w.pad >= 0 &&
+                          (o0 + 31) * s - w.pad + (w.k - 1) * w.dil < w.in_w;
+    if (!interior) bt.slot[static_cast<std::size_t>(b)] = slots++;
+  }
+  if (slots * w.k > kMaxTableTaps) return false;
+  bt.taps.assign(static_cast<std::size_t>(slots * w.k), Tap32{});
+  bt.count.assign(static_cast<std::size_t>(slots), 0);
+  for (i64 b = 0; b < blocks; ++b) {
+    const i64 slot = bt.slot[static_cast<std::size_t>(b)], o0 = 32 * b;
+    if (slot < 0) continue;
+    i64& c = bt.count[static_cast<std::size_t>(slot)];
     for (i64 kw = 0; kw < w.k; ++kw) {
-      Tap16& t = taps[tap_count];
+      Tap32& t = bt.taps[static_cast<std::size_t>(slot * w.k + c)];
       t.c0 = o0 * s - w.pad + kw * w.dil;
       bool any = false;
-      for (int u = 0; u < U; ++u) {
+      for (int u = 0; u < 2; ++u) {
         i64 lo = 0, hi = 0;
-        valid_lanes(t.c0 + 16 * u * s, s, w.in_w, n[u], lo, hi);
+        valid_lanes(t.c0 + 16 * u * s, s, w.in_w, std::clamp<i64>(w.out_w - o0 - 16 * u, 0, 16), lo,
+                    hi);
         t.a[u] = t.b[u] = 0;
         if (lo >= hi) continue;
         any = true;
-        if constexpr (kStride == 2) {
+        if (s == 2) {
           // Elements 2*lo .. 2*(hi-1), all in bounds; the odd ones are dropped.
           const i64 e_lo = 2 * lo, e_hi = 2 * hi - 1;
           t.a[u] = lanes16(std::min<i64>(e_lo, 16), std::min<i64>(e_hi, 16));
@@ -130,12 +139,49 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
           t.a[u] = lanes16(lo, hi);
         }
       }
-      tap_count += any ? 1 : 0;
+      c += any ? 1 : 0;
     }
+  }
+  return true;
+}
+
+#define IRRUN_AVX512 __attribute__((target("avx512f")))
+
+// Two blocks of 16 outputs at once (independent dependency chains), their taps from
+// w.block_taps. Stride: 1, 2, or 0 for any (gather). Values only: max(tap, cur), which is
+// tap > cur ? tap : cur (vmaxps returns its second operand unless the first is greater), the
+// same recurrence as the compare and blend.
+template <int kStride, bool kPos>
+IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
+                             float* y, i32* pos) {
+  constexpr int U = 2;
+  const i64 s = kStride ? kStride : w.stride;
+  const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  [[maybe_unused]] const __m512i lane_step =
+      _mm512_mullo_epi32(iota, _mm512_set1_epi32(static_cast<i32>(s)));
+  [[maybe_unused]] const __m512i even =
+      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (i64 o0 = 0, block = 0; o0 < w.out_w; o0 += 16 * U, ++block) {
+    __m512 cur[U];
+    __m512i cp[U];
+    for (int u = 0; u < U; ++u) {
+      cur[u] = _mm512_set1_ps(std::numeric_limits<float>::lowest());
+      cp[u] = _mm512_setzero_si512();
+    }
+    const i64 slot = w.block_slot[block];
+    const Tap32* taps = slot < 0 ? nullptr : w.block_taps + slot * w.k;
+    const i64 tap_count = slot < 0 ? w.k : w.block_tap_count[slot];
+    // Interior blocks: every lane in bounds (stride 2: the 31 elements up to the last tap).
+    const Tap32 full{0, {0xFFFF, 0xFFFF}, {0x7FFF, 0x7FFF}};
     for (i64 r = 0; r < nrows; ++r) {
       const float* row = plane + rows[r];
       for (i64 j = 0; j < tap_count; ++j) {
-        const Tap16& t = taps[j];
+        Tap32 t = full;
+        if (taps)
+          t = taps[j];
+        else
+          t.c0 = o0 * s - w.pad + j * w.dil;
         for (int u = 0; u < U; ++u) {
           const i64 c0 = t.c0 + 16 * u * s;
           __m512 v;
@@ -163,7 +209,7 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
       }
     }
     for (int u = 0; u < U; ++u) {
-      const __mmask16 out = lanes16(0, n[u]);
+      const __mmask16 out = lanes16(0, std::clamp<i64>(w.out_w - o0 - 16 * u, 0, 16));
       _mm512_mask_storeu_ps(y + o0 + 16 * u, out, cur[u]);
       if constexpr (kPos) _mm512_mask_storeu_epi32(pos + o0 + 16 * u, out, cp[u]);
     }
@@ -173,8 +219,8 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
 template <int kStride>
 IRRUN_AVX512 void row_avx512_any(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
                                  float* y, i32* pos) {
-  if (pos) return row_avx512<kStride, true, 2>(plane, rows, nrows, w, y, pos);
-  row_avx512<kStride, false, 2>(plane, rows, nrows, w, y, pos);
+  if (pos) return row_avx512<kStride, true>(plane, rows, nrows, w, y, pos);
+  row_avx512<kStride, false>(plane, rows, nrows, w, y, pos);
 }
 
 #undef IRRUN_AVX512
@@ -259,11 +305,17 @@ IRRUN_AVX2 void row_avx2_any(const float* plane, const i64* rows, i64 nrows, con
 #undef IRRUN_AVX2
 
 template <class T>
-RowFn<T> pick_row([[maybe_unused]] const PoolGeometry& g, [[maybe_unused]] Isa isa) {
+RowFn<T> pick_row([[maybe_unused]] RowGeo& w, [[maybe_unused]] BlockTaps& bt,
+                  [[maybe_unused]] Isa isa) {
   if constexpr (std::is_same_v<T, float>) {
-    const i64 s = g.stride[2];
-    if (isa == Isa::best && detail::cpu_has_avx512())
+    const i64 s = w.stride;
+    if (isa == Isa::best && detail::cpu_has_avx512()) {
+      if (!make_block_taps(w, bt)) return row_portable<T>;
+      w.block_slot = bt.slot.data();
+      w.block_taps = bt.taps.data();
+      w.block_tap_count = bt.count.data();
       return s == 1 ? row_avx512_any<1> : s == 2 ? row_avx512_any<2> : row_avx512_any<0>;
+    }
     if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2())
       return s == 1 ? row_avx2_any<1> : s == 2 ? row_avx2_any<2> : row_avx2_any<0>;
   }
@@ -285,9 +337,10 @@ template <class T, class I>
 void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
          const Parallel& par, Isa isa) {
   const auto axes = detail::axis_windows(g);
-  const RowFn<T> row_fn = pick_row<T>(g, isa);
-  const RowGeo w{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
-                 g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
+  RowGeo w{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
+           g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
+  BlockTaps block_taps;
+  const RowFn<T> row_fn = pick_row<T>(w, block_taps, isa);
   const T* x = in.data<T>();
   T* y = values.mutable_data<T>();
   I* idx = indices ? indices->mutable_data<I>() : nullptr;
