@@ -9,7 +9,9 @@
 // to -inf, and each lane takes it only when tap > max (ordered compare: NaN never wins, -inf
 // never beats lowest(), ties keep the first tap). Since every lane sees exactly the reference's
 // sequence of in-bounds taps plus -inf taps that cannot win, values and positions are the
-// reference's bits. The portable path is the same recurrence per output, in plain C++.
+// reference's bits. The portable path is the same recurrence per output, in plain C++; AVX-512
+// runs blocks of 32 outputs (two independent registers) whose load masks are built once per
+// call (interior blocks, all taps in bounds, need none); AVX2 runs blocks of 8.
 // Positions are plane-relative int32 (planes of < 2^30 elements); indices are
 // (plane * in_plane + position) % index_range, computed without a division per output: the
 // range is either a multiple of the plane size (axis 0, 1, 2) or divides it (axis 3, 4).
@@ -35,7 +37,6 @@ using i32 = std::int32_t;
 constexpr i64 kMaxPlane = i64{1} << 30;  // positions and columns stay well inside int32
 constexpr i64 kMaxKernelW = 256;         // wider kernels: the reference (taps are not clipped)
 
-// The W axis of one op, shared by every output row.
 // The taps of one block of 32 outputs (two vectors of 16) that have an in-bounds lane: the
 // column of lane 0 and, per vector, the load masks (stride 2: the two halves of the 32
 // contiguous elements holding the taps; other strides: the lanes).
@@ -44,6 +45,7 @@ struct Tap32 {
   std::uint16_t a[2], b[2];
 };
 
+// The W axis of one op, shared by every output row.
 struct RowGeo {
   i64 in_w, out_w, k, stride, dil, pad;
   const i64* first;  // in-bounds taps of output ow: first[ow] + t*dil, t < taps[ow]
