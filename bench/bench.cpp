@@ -1,8 +1,8 @@
 // irrun's benchmark suite (Google Benchmark).
 //
-//   irrun/<S>/threads:<t>          irrun's kernel (avg_pool dispatch: the fast f32 kernel; for
-//                                  the M shapes the max_pool reference kernel, with the op's
-//                                  i64 indices output when it has one)
+//   irrun/<S>/threads:<t>          irrun's kernel (avg_pool / max_pool dispatch: the fast f32
+//                                  kernels; the M shapes write the op's i64 indices output
+//                                  when it has one)
 //   dnnl_plain/<S>/threads:<t>     oneDNN pooling_forward on plain NCHW (abcd/abcde) in and out
 //                                  (forward inference: pooling_max writes no indices, so the M
 //                                  rows with indices are labelled "values only")
@@ -316,11 +316,14 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
   std::optional<irrun::Tensor> indices;
   if (has_indices(s)) indices = irrun::Tensor::zeros(irrun::ElementType::i64, out_dims(s));
   const irrun::Parallel par(threads);
-  if (s.max)
-    state.SetLabel(indices ? "reference, values + i64 indices" : "reference, values only");
-  else
+  if (s.max) {
+    const bool fast = irrun::kernels::max_pool_fast_covers(irrun::ElementType::f32, g);
+    state.SetLabel(std::string(fast ? "fast" : "reference") +
+                   (indices ? ", values + i64 indices" : ", values only"));
+  } else {
     state.SetLabel(irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g) ? "fast"
                                                                                     : "reference");
+  }
   for (auto _ : state) {
     if (s.max)
       irrun::kernels::max_pool(in, out, indices ? &*indices : nullptr, g, par);

@@ -42,14 +42,7 @@
 // Determinism: bands, summation orders and the check depend only on the geometry and the data,
 // never on the thread count; every output is written by exactly one fixed-order loop. The AVX2
 // and portable paths perform the same operations in the same order, so they agree bit for bit.
-#include <immintrin.h>
-
-// GCC 12's AVX-512 headers initialise conversion results from _mm512_undefined_*(), which
-// -Wmaybe-uninitialized reports at every inlined use; the warning is about the header, not us.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#include "simd.hpp"  // first: intrinsics and their warning pragmas
 
 #include <algorithm>
 #include <cmath>
@@ -67,6 +60,8 @@
 namespace irrun::kernels {
 namespace {
 
+using detail::cpu_has_avx2;
+using detail::cpu_has_avx512;
 using i64 = std::int64_t;
 
 constexpr i64 kMaxTaps = i64{1} << 22;   // N above this: the reference kernel
@@ -597,14 +592,6 @@ struct Ops {
   bool (*band)(const BandArgs&, const Ops&) = nullptr;  // one group of rows (window kernel)
 };
 
-bool cpu_has_avx512() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return has;
-}
-
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
 // with k = 2, 3 or any, and (AVX-512 only) stride-4 bins of four.
 struct HrowSet {
@@ -635,14 +622,6 @@ HrowFn pick_hrow(const HrowSet& set, i64 stride, i64 k) {
 constexpr HrowSet kHrowAvx512{hrow_s1_avx512<2>, hrow_s1_avx512<3>, hrow_s1_avx512<5>,
                               hrow_s1_avx512<7>, hrow_s1_avx512<0>, hrow_s2_avx512<2>,
                               hrow_s2_avx512<3>, hrow_s2_avx512<0>, hrow_bins4_avx512};
-
-bool cpu_has_avx2() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return has;
-}
 
 constexpr HrowSet kHrowAvx2{hrow_s1_avx2<2>, hrow_s1_avx2<3>, hrow_s1_avx2<5>,
                             hrow_s1_avx2<7>, hrow_s1_avx2<0>, hrow_s2_avx2<2>,

@@ -85,8 +85,10 @@ void max_pool_values(const Tensor& in, Tensor& values, Tensor* indices, const Po
 
 }  // namespace
 
-void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
-              const Parallel& par) {
+namespace {
+
+void check_max_pool_arguments(const Tensor& in, const Tensor& values, const Tensor* indices,
+                              const PoolGeometry& g) {
   const std::string kernel = "max_pool";
   detail::check_arguments(kernel, in, values, g);
   if (indices) {
@@ -97,6 +99,20 @@ void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeome
     if (g.planes() * g.out_plane_size() != 0 && !indices->buffer.writable())
       throw std::invalid_argument("max_pool: indices are not writable");
   }
+}
+
+}  // namespace
+
+void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+              const Parallel& par) {
+  check_max_pool_arguments(in, values, indices, g);
+  if (max_pool_fast(in, values, indices, g, par)) return;
+  max_pool_reference(in, values, indices, g, par);
+}
+
+void max_pool_reference(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+                        const Parallel& par) {
+  check_max_pool_arguments(in, values, indices, g);
   if (g.planes() * g.out_plane_size() == 0) return;
   const auto axes = detail::axis_windows(g);
 

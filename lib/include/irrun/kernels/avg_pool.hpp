@@ -4,6 +4,7 @@
 // determinism contract. avg_pool() picks the fast one when it covers the case.
 #pragma once
 
+#include "irrun/kernels/isa.hpp"
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
 #include "irrun/tensor.hpp"
@@ -30,11 +31,6 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
 
 // The readable reference kernel alone (same contract and checks as avg_pool).
 void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par);
-
-// Instruction set of the fast kernel, chosen at run time: `best` uses AVX-512F or else AVX2
-// when the CPU has them, `avx2` at most AVX2, `portable` plain C++. All give bit-identical
-// results (same operations in the same order).
-enum class Isa { best, avx2, portable };
 
 // The fast f32 kernel. Returns false, touching nothing, when it does not cover the case (other
 // element types, dilation > 1, huge windows); the caller then uses the reference kernel.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "irrun/element_type.hpp"
+#include "irrun/kernels/isa.hpp"
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
 #include "irrun/tensor.hpp"
@@ -30,7 +31,25 @@ namespace irrun::kernels {
 // Element types: f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64 (others throw
 // irrun::Error "unsupported"). Results are bit-identical for any thread count. Throws
 // std::invalid_argument when the tensors do not match the geometry or an output is not writable.
+// max_pool() runs the fast kernel below when it covers the case, else the reference kernel.
 void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
               const Parallel& par);
+
+// The readable reference kernel alone (same contract and checks as max_pool).
+void max_pool_reference(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+                        const Parallel& par);
+
+// The fast kernel (max_pool_fast.cpp) for window pooling on f32 and f64: it vectorises across
+// the outputs of a row (AVX-512 for f32, else AVX2 for f32, else portable C++) and visits the
+// taps in the reference order, so values and indices are bit-identical to the reference kernel
+// on every path and for any thread count. Returns false, touching nothing, when it does not
+// cover the case (adaptive pooling, other element types, planes of 2^30 elements or more,
+// kernels wider than 256 along W); the caller then uses the reference kernel. Tensors must
+// already match the geometry (max_pool checks that).
+bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+                   const Parallel& par, Isa isa = Isa::best);
+
+// Whether max_pool_fast covers this case (used by benchmarks and tests to report the path).
+bool max_pool_fast_covers(ElementType type, const PoolGeometry& g);
 
 }  // namespace irrun::kernels

@@ -1,0 +1,33 @@
+// Internal to the fast kernels: the x86 intrinsics, with GCC 12's header warnings silenced, and
+// the run-time CPU feature checks of their ISA dispatch (each vector path is compiled with
+// __attribute__((target(...))) and only called when these say so). Include it first.
+#pragma once
+
+#include <immintrin.h>
+
+// GCC 12's AVX-512 headers initialise results from _mm512_undefined_*(), which
+// -Wmaybe-uninitialized reports at every inlined use; the warning is about the header, not us.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+namespace irrun::kernels::detail {
+
+inline bool cpu_has_avx512() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return has;
+}
+
+inline bool cpu_has_avx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+}
+
+}  // namespace irrun::kernels::detail

@@ -1,0 +1,270 @@
+// The fast MaxPool kernel against the reference kernel: the same bits in values and indices on
+// random window geometries (1-D/2-D/3-D, widths around the vector sizes, pads up to and beyond
+// the kernel, dilations, floor/ceil/ceil_torch output sizes, every index axis), on data full of
+// NaN, +-inf, +-0, lowest() and ties, for every ISA path and 1/2/3/7 threads; plus hand cases.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "irrun/kernels/max_pool.hpp"
+#include "support/split_mix.hpp"
+
+namespace {
+
+using irrun::ElementType;
+using irrun::Parallel;
+using irrun::PoolGeometry;
+using irrun::Tensor;
+using irrun::kernels::Isa;
+using Rng = irrun::testing::SplitMix64;
+using i64 = std::int64_t;
+
+std::vector<i64> shape_of(const PoolGeometry& g, const std::array<i64, 3>& sp) {
+  std::vector<i64> s{g.batch, g.channels};
+  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) s.push_back(sp[a]);
+  return s;
+}
+
+std::string describe(const PoolGeometry& g) {
+  std::ostringstream os;
+  auto l = [](const std::array<i64, 3>& a) {
+    std::ostringstream t;
+    t << '[' << a[0] << ',' << a[1] << ',' << a[2] << ']';
+    return t.str();
+  };
+  os << "N=" << g.batch << " C=" << g.channels << " in=" << l(g.in) << " out=" << l(g.out)
+     << " k=" << l(g.kernel) << " s=" << l(g.stride) << " d=" << l(g.dilation)
+     << " pb=" << l(g.pad_begin) << " pe=" << l(g.pad_end) << " axis=" << g.index_axis;
+  return os.str();
+}
+
+enum class Rounding { floor, ceil, ceil_torch };
+
+// One axis with OpenVINO's MaxPool output size rules (the dilated kernel fits the padded input;
+// pads may reach or exceed the kernel).
+void set_axis(PoolGeometry& g, std::size_t a, i64 in, i64 k, i64 s, i64 d, i64 pb, i64 pe,
+              Rounding r) {
+  g.in[a] = in, g.kernel[a] = k, g.stride[a] = s, g.dilation[a] = d;
+  g.pad_begin[a] = pb, g.pad_end[a] = pe;
+  const i64 span = in + pb + pe - (d * (k - 1) + 1);
+  i64 out = (r == Rounding::floor ? span / s : (span + s - 1) / s) + 1;
+  // ceil_torch drops a last window that would start in the end padding.
+  if (r == Rounding::ceil_torch && out > 1 && (out - 1) * s >= in + pb) --out;
+  g.out[a] = out;
+}
+
+PoolGeometry random_geometry(Rng& rng) {
+  PoolGeometry g;
+  g.spatial_rank = static_cast<std::size_t>(rng.range(1, 3));
+  g.batch = rng.range(1, 2);
+  g.channels = rng.range(1, 3);
+  const auto r = static_cast<Rounding>(rng.range(0, 2));
+  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) {
+    const bool w = a == 2;
+    // Widths around one and two vectors of 16 and 8 outputs, sometimes several blocks of 32.
+    const i64 in = !w                     ? rng.range(1, g.spatial_rank == 3 ? 6 : 9)
+                   : rng.range(0, 3) == 0 ? rng.range(60, 150)
+                                          : rng.range(1, 70);
+    i64 k = 0, d = 0, pb = 0, pe = 0;
+    do {
+      k = rng.range(1, 5);
+      d = rng.range(0, 3) == 0 ? rng.range(2, 3) : 1;
+      pb = rng.range(0, k + 2);
+      pe = rng.range(0, k + 2);
+    } while (d * (k - 1) + 1 > in + pb + pe);
+    const i64 pick = rng.range(0, 9);
+    const i64 s = pick < 4 ? 1 : pick < 8 ? 2 : rng.range(3, 5);
+    set_axis(g, a, in, k, s, d, pb, pe, r);
+  }
+  g.index_axis = static_cast<std::size_t>(rng.range(0, static_cast<i64>(g.spatial_rank) + 1));
+  return g;
+}
+
+// Small values so ties are common, plus NaN, +-inf, +-0 and lowest().
+template <class T>
+Tensor random_input(Rng& rng, const PoolGeometry& g) {
+  constexpr ElementType type = std::is_same_v<T, float> ? ElementType::f32 : ElementType::f64;
+  Tensor t = Tensor::zeros(type, shape_of(g, g.in));
+  T* x = t.mutable_data<T>();
+  const auto special = rng.range(0, 3);  // some inputs are mostly special values
+  for (std::size_t i = 0; i < t.element_count(); ++i) {
+    const auto v = rng.range(0, special == 0 ? 9 : 24);
+    switch (v) {
+      case 0:
+        x[i] = std::numeric_limits<T>::quiet_NaN();
+        break;
+      case 1:
+        x[i] = -std::numeric_limits<T>::infinity();
+        break;
+      case 2:
+        x[i] = std::numeric_limits<T>::infinity();
+        break;
+      case 3:
+        x[i] = std::numeric_limits<T>::lowest();
+        break;
+      case 4:
+        x[i] = T(-0.0);
+        break;
+      case 5:
+        x[i] = T(0.0);
+        break;
+      default:
+        x[i] = static_cast<T>(rng.range(-3, 3));
+    }
+  }
+  return t;
+}
+
+Tensor poisoned(ElementType type, const std::vector<i64>& shape) {
+  Tensor t = Tensor::zeros(type, shape);
+  std::memset(t.buffer.mutable_data(), 0x5A, t.byte_size());
+  return t;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.byte_size() == b.byte_size() &&
+         std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) == 0;
+}
+
+struct Result {
+  Tensor values, indices;
+};
+
+// index_type f32 stands for "no indices".
+Result run(const PoolGeometry& g, const Tensor& in, ElementType index_type, const Parallel& par,
+           bool fast, Isa isa = Isa::best) {
+  const auto out_shape = shape_of(g, g.out);
+  Result r{poisoned(in.type, out_shape), poisoned(ElementType::i64, out_shape)};
+  const bool with_indices = index_type != ElementType::f32;
+  if (with_indices) r.indices = poisoned(index_type, out_shape);
+  Tensor* indices = with_indices ? &r.indices : nullptr;
+  if (fast) {
+    REQUIRE(irrun::kernels::max_pool_fast(in, r.values, indices, g, par, isa));
+  } else {
+    irrun::kernels::max_pool_reference(in, r.values, indices, g, par);
+  }
+  return r;
+}
+
+const char* isa_name(Isa isa) {
+  return isa == Isa::best ? "best" : isa == Isa::avx2 ? "avx2" : "portable";
+}
+
+template <class T>
+void differential(std::uint64_t seed, int iterations) {
+  Rng rng(seed);
+  const Parallel serial(1);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};
+  int mismatches = 0;
+  for (int iter = 0; iter < iterations && mismatches < 5; ++iter) {
+    const PoolGeometry g = random_geometry(rng);
+    INFO(describe(g));
+    const Tensor in = random_input<T>(rng, g);
+    REQUIRE(irrun::kernels::max_pool_fast_covers(in.type, g));
+    for (const ElementType it : {ElementType::i64, ElementType::i32, ElementType::f32}) {
+      INFO("indices " << (it == ElementType::f32   ? "none"
+                          : it == ElementType::i32 ? "i32"
+                                                   : "i64"));
+      const Result want = run(g, in, it, serial, false);
+      for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+        INFO("isa " << isa_name(isa));
+        // Thread counts only on one ISA each round, to keep the test quick.
+        for (const Parallel& par : pools) {
+          if (par.threads() != 1 && (iter + static_cast<int>(isa)) % 3 != 0) continue;
+          INFO("threads " << par.threads());
+          const Result got = run(g, in, it, par, true, isa);
+          const bool ok = same_bits(got.values, want.values) &&
+                          (it == ElementType::f32 || same_bits(got.indices, want.indices));
+          CHECK(ok);
+          mismatches += ok ? 0 : 1;
+        }
+      }
+    }
+  }
+}
+
+PoolGeometry geometry_1d(i64 in, i64 k, i64 s, i64 pb, i64 pe, i64 d = 1) {
+  PoolGeometry g;
+  g.spatial_rank = 1;
+  set_axis(g, 2, in, k, s, d, pb, pe, Rounding::floor);
+  return g;
+}
+
+Tensor input_1d(const std::vector<float>& v) {
+  Tensor t = Tensor::zeros(ElementType::f32, {1, 1, static_cast<i64>(v.size())});
+  std::memcpy(t.mutable_data<float>(), v.data(), v.size() * sizeof(float));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("max_pool_fast matches the reference kernel bit for bit (f32)",
+          "[kernels][max_pool][max_pool_fast]") {
+  differential<float>(0x4D50465, 400);
+}
+
+TEST_CASE("max_pool_fast matches the reference kernel bit for bit (f64)",
+          "[kernels][max_pool][max_pool_fast]") {
+  differential<double>(0x4D50466, 120);
+}
+
+TEST_CASE("max_pool_fast hand cases", "[kernels][max_pool][max_pool_fast]") {
+  const Parallel par(1);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float lowest = std::numeric_limits<float>::lowest();
+  for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+    INFO("isa " << isa_name(isa));
+    {  // ties keep the first tap, +0 does not beat -0, NaN never wins
+      const auto g = geometry_1d(6, 2, 2, 0, 0);
+      const Tensor in = input_1d({-0.0f, 0.0f, nan, 1.0f, 2.0f, 2.0f});
+      const Result r = run(g, in, ElementType::i64, par, true, isa);
+      const float* v = r.values.data<float>();
+      const i64* i = r.indices.data<i64>();
+      CHECK(std::signbit(v[0]));
+      CHECK(i[0] == 0);
+      CHECK(v[1] == 1.0f);
+      CHECK(i[1] == 3);
+      CHECK(v[2] == 2.0f);
+      CHECK(i[2] == 4);
+    }
+    {  // windows entirely in padding, -inf and lowest() give lowest() at index 0
+      const auto g = geometry_1d(3, 2, 2, 3, 3);  // windows [-3,-2], [-1,0], [1,2], [3,4]
+      const Tensor in = input_1d({-inf, lowest, -inf});
+      const Result r = run(g, in, ElementType::i32, par, true, isa);
+      REQUIRE(r.values.element_count() == 4);
+      for (int o = 0; o < 4; ++o) {
+        CHECK(r.values.data<float>()[o] == lowest);
+        CHECK(r.indices.data<std::int32_t>()[o] == 0);
+      }
+    }
+    {  // wide rows with dilation: the reference's values and indices
+      const auto g = geometry_1d(67, 3, 1, 2, 2, 2);
+      std::vector<float> v(67);
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 7) % 5);
+      const Tensor in = input_1d(v);
+      const Result want = run(g, in, ElementType::i64, par, false);
+      const Result got = run(g, in, ElementType::i64, par, true, isa);
+      CHECK(same_bits(got.values, want.values));
+      CHECK(same_bits(got.indices, want.indices));
+    }
+  }
+}
+
+TEST_CASE("max_pool_fast covers window f32/f64 pooling only",
+          "[kernels][max_pool][max_pool_fast]") {
+  auto g = geometry_1d(8, 2, 2, 0, 0);
+  CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
+  CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f64, g));
+  CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f16, g));
+  CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::i32, g));
+  g.adaptive = true;
+  CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
+}
