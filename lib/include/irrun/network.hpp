@@ -84,7 +84,9 @@ class Network {
   // straight into it; an output that passes a Parameter or Const through, or whose tensor
   // overlaps an input or another output's tensor, is copied into it once at the end. Outputs the
   // map does not name are added to it as irrun-owned tensors (a pass-through one shares the
-  // input's or the weights' memory).
+  // input's or the weights' memory). Such an added entry is then a tensor "the caller put
+  // there" on the next run with the same map, and may be a read-only view of an input: for
+  // repeated runs, name every output with a writable tensor of your own, or pass a fresh map.
   void run(const std::map<std::string, Tensor>& inputs,
            std::map<std::string, Tensor>& outputs) const;
   // The same with an empty `outputs`: returns every output in irrun-owned memory (see above).
