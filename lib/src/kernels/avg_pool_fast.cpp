@@ -428,6 +428,23 @@ IRRUN_AVX512 bool hrow_s1_avx512(const double* vp, i64 k, i64 ow_count, const do
   const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
   __mmask8 fail = 0;
   i64 ow = 0;
+  if constexpr (K > 1 && K <= 8) {
+    // Tap j of eight outputs is V[ow + j .. ow + j + 7]: shifted out of the two aligned blocks at
+    // ow and ow + 8 (valignq) rather than loaded again across cache lines; the same values in
+    // the same order, so the same bits.
+    __m512i cur = _mm512_castpd_si512(_mm512_loadu_pd(vp));
+    for (; ow < ow_count; ow += 8) {
+      const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(vp + ow + 8));
+      __m512d s = _mm512_castsi512_pd(cur);
+      [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
+        ((s = _mm512_add_pd(s, _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, J + 1)))), ...);
+      }
+      (std::make_integer_sequence<int, K - 1>{});
+      fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
+      cur = next;
+    }
+    return fail != 0;
+  }
   // The V row is zero-padded past the last window (Plan::vlen), so the loads of a partial last
   // block stay inside it; only its valid lanes are stored and checked.
   for (; ow < ow_count; ow += 8) {
@@ -997,8 +1014,11 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   const i64 vlen = pl.flat ? g.in[2] : pl.vlen;
   const i64 group = std::max<i64>(1, kVBufferDoubles / vlen);
   Scratch sc;
-  sc.v.assign(static_cast<std::size_t>(group * vlen + 2 * kVGuard), 0.0);
+  sc.v.assign(static_cast<std::size_t>(group * vlen + 2 * kVGuard + 8), 0.0);
+  // V rows start on 64-byte boundaries (vlen is a multiple of 8): whole-block loads of a row do
+  // not straddle cache lines.
   double* vbase = sc.v.data() + kVGuard;
+  vbase += (8 - (reinterpret_cast<std::uintptr_t>(vbase) / sizeof(double)) % 8) % 8;
   sc.row_failed = std::make_unique<bool[]>(static_cast<std::size_t>(group));
 
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
@@ -1072,7 +1092,7 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   pl.k_w = pl.fixed_w ? (even_bins ? pl.stride_w : g.kernel[2]) : 1;
   pl.pad_left = pl.fixed_w ? g.pad_begin[2] : 0;
   const i64 ow_round = (g.out[2] + 7) / 8 * 8;  // whole blocks of eight outputs stay in V
-  pl.vlen = pl.pad_left + std::max(g.in[2], pl.stride_w * ow_round + pl.k_w) + 16;
+  pl.vlen = (pl.pad_left + std::max(g.in[2], pl.stride_w * ow_round + pl.k_w) + 16 + 7) / 8 * 8;
   pl.inv_w.assign(static_cast<std::size_t>(ow_round), 0.0);
   for (i64 ow = 0; ow < g.out[2]; ++ow) {
     const i64 tw = pl.ax[2].taps[static_cast<std::size_t>(ow)];
