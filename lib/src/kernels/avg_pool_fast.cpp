@@ -465,6 +465,34 @@ IRRUN_AVX512 bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count, const do
   const __m512i order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
   __mmask8 fail = 0;
   i64 ow = 0;
+  if constexpr (K > 2 && K <= 8) {
+    // Taps 2m, 2m+1 come from V[2ow + 2m ..]: shifted out of the aligned blocks at 2ow, 2ow + 8
+    // and 2ow + 16 (valignq; the last is the next block's first) instead of reloaded across
+    // cache lines. The same values in the same order, so the same bits.
+    __m512i a = _mm512_castpd_si512(_mm512_loadu_pd(vp));
+    for (; ow < ow_count; ow += 8) {
+      const double* p = vp + 2 * ow;
+      const __m512i b = _mm512_castpd_si512(_mm512_loadu_pd(p + 8));
+      const __m512i c = _mm512_castpd_si512(_mm512_loadu_pd(p + 16));
+      __m512d s = _mm512_add_pd(_mm512_unpacklo_pd(_mm512_castsi512_pd(a), _mm512_castsi512_pd(b)),
+                                _mm512_unpackhi_pd(_mm512_castsi512_pd(a), _mm512_castsi512_pd(b)));
+      [&]<int... M>(std::integer_sequence<int, M...>) IRRUN_AVX512_LAMBDA {
+        (
+            [&]() IRRUN_AVX512_LAMBDA {
+              const __m512d am = _mm512_castsi512_pd(_mm512_alignr_epi64(b, a, 2 * (M + 1)));
+              const __m512d bm = _mm512_castsi512_pd(_mm512_alignr_epi64(c, b, 2 * (M + 1)));
+              s = _mm512_add_pd(s, _mm512_unpacklo_pd(am, bm));
+              if (2 * (M + 1) + 1 < K) s = _mm512_add_pd(s, _mm512_unpackhi_pd(am, bm));
+            }(),
+            ...);
+      }
+      (std::make_integer_sequence<int, (K - 1) / 2>{});
+      s = _mm512_permutexvar_pd(order, s);
+      fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
+      a = c;
+    }
+    return fail != 0;
+  }
   for (; ow < ow_count; ow += 8) {  // partial last block: as in hrow_s1_avx512
     const double* p = vp + 2 * ow;
     __m512d a = _mm512_loadu_pd(p), b = _mm512_loadu_pd(p + 8);
