@@ -952,7 +952,10 @@ BandFn pick_band_avx512(HrowFn h) {
 //   masked-off lanes load +0, exactly the zero padding the padded row holds there. Scaling uses
 //   flat_r = fl(row_rinv * inv_w) with rinv 1, which is exact. So every output gets the same
 //   operations in the same order as band_generic, and the same bits.
-template <int K>
+// PAD >= 0: K and pad_left are compile-time, taps are shifted out of the aligned blocks around
+// the eight outputs (valignq) and masked with maskz_mov, the centre tap (always in its row) is
+// not masked; PAD < 0: taps are masked loads. The same values either way, so the same bits.
+template <int K, int PAD = -1>
 IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
   const PoolGeometry& g = *pl.g;
@@ -990,10 +993,32 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const std::uint8_t* masks = pl.flat_mask.data();
   i64 m = 0;  // block index modulo mask_period
   bool failed = false;
+  __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(a.v - 8)),
+          cur = _mm512_castpd_si512(_mm512_loadu_pd(a.v));
   for (i64 k = 0; k < n_out; k += 8) {
     const std::uint8_t* mk = masks + m * taps;
-    __m512d s = _mm512_maskz_loadu_pd(mk[0], vp + k);
-    for (i64 j = 1; j < taps; ++j) s = _mm512_add_pd(s, _mm512_maskz_loadu_pd(mk[j], vp + k + j));
+    __m512d s;
+    if constexpr (PAD >= 0) {
+      const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(a.v + k + 8));
+      [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
+        const auto tap = [&]<int O>() IRRUN_AVX512_LAMBDA {
+          if constexpr (O < 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(cur, prev, 8 + O));
+          if constexpr (O > 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, O));
+          if constexpr (O == 0) return _mm512_castsi512_pd(cur);
+        };
+        const auto masked = [&]<int Jj>() IRRUN_AVX512_LAMBDA {
+          const __m512d v = tap.template operator()<Jj - PAD>();
+          return Jj == PAD ? v : _mm512_maskz_mov_pd(mk[Jj], v);
+        };
+        s = masked.template operator()<0>();
+        ((s = J == 0 ? s : _mm512_add_pd(s, masked.template operator()<J>())), ...);
+      }
+      (std::make_integer_sequence<int, K>{});
+      prev = cur, cur = next;
+    } else {
+      s = _mm512_maskz_loadu_pd(mk[0], vp + k);
+      for (i64 j = 1; j < taps; ++j) s = _mm512_add_pd(s, _mm512_maskz_loadu_pd(mk[j], vp + k + j));
+    }
     // finish8 with the factor fl(1 * r) = r: y = s * r, stored, checked.
     const __mmask8 lanes = first_lanes(n_out - k);
     const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_maskz_loadu_pd(lanes, r + k)));
@@ -1013,7 +1038,10 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   return failed;
 }
 
-BandFn pick_band_flat_avx512(i64 k) {
+BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
+  if (k == 3 && pad_left == 1) return band_flat_avx512<3, 1>;  // 3x3 "same"
+  if (k == 5 && pad_left == 2) return band_flat_avx512<5, 2>;
+  if (k == 7 && pad_left == 3) return band_flat_avx512<7, 3>;
   switch (k) {
     case 2:
       return band_flat_avx512<2>;
@@ -1264,7 +1292,7 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
   if (avx512 && pl.fixed_w) ops.band = pick_band_avx512(ops.hrow);
   if (avx512 && flat_eligible(pl)) {
     make_flat(pl);
-    ops.band = pick_band_flat_avx512(pl.k_w);
+    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
   }
 
   const float* x = in.data<float>();
