@@ -13,6 +13,7 @@
 
 #include "irrun/kernels/avg_pool.hpp"
 #include "support/naive_pool.hpp"
+#include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
 
 namespace {
@@ -25,11 +26,7 @@ using irrun::kernels::Isa;
 
 using Rng = irrun::testing::SplitMix64;
 
-std::vector<std::int64_t> shape_of(const PoolGeometry& g, const std::array<std::int64_t, 3>& sp) {
-  std::vector<std::int64_t> s{g.batch, g.channels};
-  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) s.push_back(sp[a]);
-  return s;
-}
+using irrun::testing::shape_of;
 
 std::string describe(const PoolGeometry& g) {
   std::ostringstream os;

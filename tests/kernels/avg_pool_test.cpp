@@ -15,6 +15,7 @@
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
 #include "support/naive_pool.hpp"
+#include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
 
 namespace {
@@ -93,11 +94,7 @@ std::int64_t ordinal(ElementType t, double v) {
   return (b >> 63) ? -mag : mag;
 }
 
-std::vector<std::int64_t> shape_of(const PoolGeometry& g, const std::array<std::int64_t, 3>& sp) {
-  std::vector<std::int64_t> s{g.batch, g.channels};
-  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) s.push_back(sp[a]);
-  return s;
-}
+using irrun::testing::shape_of;
 
 Tensor make_input(const PoolGeometry& g, ElementType t, const std::vector<double>& values) {
   Tensor in = Tensor::zeros(t, shape_of(g, g.in));

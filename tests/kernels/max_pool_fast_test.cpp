@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "irrun/kernels/max_pool.hpp"
+#include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
 
 namespace {
@@ -26,11 +27,7 @@ using irrun::kernels::Isa;
 using Rng = irrun::testing::SplitMix64;
 using i64 = std::int64_t;
 
-std::vector<i64> shape_of(const PoolGeometry& g, const std::array<i64, 3>& sp) {
-  std::vector<i64> s{g.batch, g.channels};
-  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) s.push_back(sp[a]);
-  return s;
-}
+using irrun::testing::shape_of;
 
 std::string describe(const PoolGeometry& g) {
   std::ostringstream os;
