@@ -12,7 +12,8 @@
 //
 // Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
 // same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v too) IRs
-// (for `irrun bench`) and exits.
+// (for `irrun bench`) and exits. `--irrun_isa=avx2` caps both irrun's fast kernels and oneDNN
+// (dnnl::set_max_cpu_isa) at AVX2+FMA: the Zen 3 machine has no AVX-512.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -42,6 +43,9 @@
 namespace {
 
 using i64 = std::int64_t;
+
+// The ISA irrun's fast kernels may use (--irrun_isa); oneDNN is capped to match.
+irrun::kernels::Isa g_isa = irrun::kernels::Isa::best;
 
 struct Shape {
   // Every member has a default, so that rows may name only the members they set.
@@ -316,19 +320,21 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
   std::optional<irrun::Tensor> indices;
   if (has_indices(s)) indices = irrun::Tensor::zeros(irrun::ElementType::i64, out_dims(s));
   const irrun::Parallel par(threads);
-  if (s.max) {
-    const bool fast = irrun::kernels::max_pool_fast_covers(irrun::ElementType::f32, g);
-    state.SetLabel(std::string(fast ? "fast" : "reference") +
-                   (indices ? ", values + i64 indices" : ", values only"));
-  } else {
-    state.SetLabel(irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g) ? "fast"
-                                                                                    : "reference");
-  }
+  using irrun::kernels::Isa;
+  irrun::Tensor* idx = indices ? &*indices : nullptr;
+  const bool fast = s.max ? irrun::kernels::max_pool_fast_covers(irrun::ElementType::f32, g)
+                          : irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g);
+  const char* isa = g_isa == Isa::best ? "" : g_isa == Isa::avx2 ? ", avx2" : ", portable";
+  state.SetLabel(std::string(fast ? "fast" : "reference") + isa +
+                 (!s.max ? "" : indices ? ", values + i64 indices" : ", values only"));
   for (auto _ : state) {
-    if (s.max)
-      irrun::kernels::max_pool(in, out, indices ? &*indices : nullptr, g, par);
-    else
+    // With a forced ISA the fast kernels are called directly (the dispatch always picks the best).
+    if (s.max) {
+      if (g_isa == Isa::best || !irrun::kernels::max_pool_fast(in, out, idx, g, par, g_isa))
+        irrun::kernels::max_pool(in, out, idx, g, par);
+    } else if (g_isa == Isa::best || !irrun::kernels::avg_pool_fast(in, out, g, par, g_isa)) {
       irrun::kernels::avg_pool(in, out, g, par);
+    }
     benchmark::DoNotOptimize(out.buffer.data());
     benchmark::ClobberMemory();
   }
@@ -604,6 +610,16 @@ int main(int argc, char** argv) {
     if (a.rfind(flag, 0) == 0) {
       write_models(a.substr(flag.size()));
       return 0;
+    }
+    if (a == "--irrun_isa=avx2" || a == "--irrun_isa=portable") {
+      g_isa = a.back() == '2' ? irrun::kernels::Isa::avx2 : irrun::kernels::Isa::portable;
+#ifdef IRRUN_BENCH_DNNL
+      dnnl::set_max_cpu_isa(g_isa == irrun::kernels::Isa::avx2 ? dnnl::cpu_isa::avx2
+                                                               : dnnl::cpu_isa::sse41);
+#endif
+      argv[i] = argv[argc - 1];  // not Google Benchmark's flag: drop it
+      --argc;
+      --i;
     }
   }
   register_all();
