@@ -406,9 +406,9 @@ TEST_CASE("fast avg_pool group kernels on random geometries", "[kernels][avg_poo
   CHECK(empty_rows > 10);
 }
 
-// Flat groups (AVX-512: narrow stride-1 rows with OW == IW, V rows back to back, masked taps at
-// row boundaries): kernels 1-9 with every split of the K-1 pad columns, widths 1-64 around the
-// vector block sizes, 2-D and 3-D, vertical strides 1-2 (runs of shifted rows or single rows),
+// Flat groups (AVX-512 and AVX2: narrow stride-1 rows with OW == IW, V rows back to back, masked
+// taps at row boundaries): kernels 1-9 with every split of the K-1 pad columns, widths 1-64 around
+// the vector block sizes, 2-D and 3-D, vertical strides 1-2 (runs of shifted rows or single rows),
 // every data mode (signed zeros keep their sign through the masked taps, cancellation falls back
 // in rows that straddle blocks), against the oracle and bit for bit against the portable path.
 TEST_CASE("fast avg_pool flat groups on narrow rows", "[kernels][avg_pool_fast]") {
@@ -437,6 +437,7 @@ TEST_CASE("fast avg_pool flat groups on narrow rows", "[kernels][avg_pool_fast]"
     const Tensor best = run_fast(g, in, pools[iter % 3], Isa::best);
     CHECK(check_against_oracle(g, best, want, "best") == 0);
     CHECK(same_bits(run_fast(g, in, pools[0], Isa::portable), best));
+    CHECK(same_bits(run_fast(g, in, pools[(iter + 1) % 3], Isa::avx2), best));
   }
 }
 
@@ -450,7 +451,7 @@ TEST_CASE("fast avg_pool flat groups fall back in straddling blocks", "[kernels]
   x[7] = 0x1p30f, x[8] = 0x1p-30f, x[9] = -0x1p30f;
   const Parallel par(1);
   const auto want = oracle_of(g, in);
-  for (Isa isa : {Isa::best, Isa::portable}) {
+  for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
     const Tensor out = run_fast(g, in, par, isa);
     CHECK(check_against_oracle(g, out, want, "fast") == 0);
     CHECK(out.data<float>()[8] == static_cast<float>(0x1p-30 / 3));

@@ -13,9 +13,9 @@
 //      kernel = stride = in/out, bins of four vectorised on AVX-512 by gathering tap m of eight
 //      outputs with permutes; uneven bins scalar), y = s * (1/rows * 1/cols) or
 //      s * (1/kernel volume), rounded once to f32.
-//   On AVX-512, steps 2 and 3 for a group of rows run in one function (band_avx512) with the
-//   horizontal pass inlined; the portable and AVX2 paths run the same additions through
-//   band_generic.
+//   On AVX-512 and AVX2, steps 2 and 3 for a group of rows run in one function (band_avx512,
+//   band_avx2) with the horizontal pass inlined, and narrow stride-1 rows run as flat groups
+//   (band_flat_*); the portable path runs the same additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time (plane_sum_portable gives the order),
 // with the min/max taken from the same loads.
@@ -732,6 +732,8 @@ struct Plan {
   std::vector<double> flat_r;  // per output of a plane: fl(row_rinv[q] * inv_w[ow])
   std::vector<std::uint8_t> flat_mask;  // [block % mask_period][tap]: lanes whose tap is in the row
   i64 mask_period = 1;
+  // AVX2 blocks of four: [block % (2 * mask_period)][tap][lane], all ones where flat_mask is set.
+  std::vector<std::uint64_t> flat_mask4;
 };
 
 // Reference-order compensated average of one output (the fallback).
@@ -844,6 +846,160 @@ bool band_generic(const BandArgs& a, const Ops& ops) {
   }
   return failed;
 }
+
+#define IRRUN_AVX2 __attribute__((target("avx2,fma")))
+
+// Lane masks of the first 0-4 lanes (maskload reads nothing where the mask is 0).
+alignas(16) constexpr std::int32_t kFirstLanes4[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
+
+IRRUN_AVX2 inline __m128i first_lanes4(i64 count) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(kFirstLanes4 + 4 - count));
+}
+
+// v[i] = sum of the rows plane + off[j] at column i, j in table order (as vsum_avx2); the last
+// 1-3 columns are masked loads and a whole store of +0 past n (Plan::vlen leaves room).
+template <int R>
+IRRUN_AVX2 inline void vrow_avx2(const float* plane, const i64* off, i64 r_rt, i64 n, double* v) {
+  const i64 r = R > 0 ? R : r_rt;
+  const float* p0 = plane + off[0];
+  i64 i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256d a0 = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i));
+    __m256d a1 = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i + 4));
+    for (i64 j = 1; j < r; ++j) {
+      const float* pj = plane + off[j] + i;
+      a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(pj)));
+      a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(pj + 4)));
+    }
+    _mm256_storeu_pd(v + i, a0);
+    _mm256_storeu_pd(v + i + 4, a1);
+  }
+  for (; i < n; i += 4) {
+    const __m128i m = first_lanes4(std::min<i64>(4, n - i));
+    __m256d a = _mm256_cvtps_pd(_mm_maskload_ps(p0 + i, m));
+    for (i64 j = 1; j < r; ++j)
+      a = _mm256_add_pd(a, _mm256_cvtps_pd(_mm_maskload_ps(plane + off[j] + i, m)));
+    _mm256_storeu_pd(v + i, a);
+  }
+}
+
+// band_avx512 with the AVX2 building blocks: the whole group in one function, H inlined.
+template <HrowFn H>
+IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2];
+  const i64* begin = pl.row_begin.data();
+  double* v = a.v + pl.pad_left;
+  for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen) {
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = pl.row_off.data() + begin[q];
+    if (r == 0) std::fill(v, v + IW, 0.0);
+    if (r == 1) vrow_avx2<1>(a.plane, off, r, IW, v);
+    if (r == 2) vrow_avx2<2>(a.plane, off, r, IW, v);
+    if (r == 3) vrow_avx2<3>(a.plane, off, r, IW, v);
+    if (r > 3) vrow_avx2<0>(a.plane, off, r, IW, v);
+  }
+  bool failed = false;
+  const double* vrow = a.v;
+  for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen) {
+    const bool row_failed =
+        H(vrow, pl.k_w, OW, pl.inv_w.data(), pl.row_rinv.data()[q], a.t, a.out_plane + q * OW);
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
+  return failed;
+}
+
+// band_flat_avx512 in blocks of four outputs: tap j of block b is loaded whole and ANDed with
+// flat_mask4[b % (2 * mask_period)][j], all ones in the lanes whose tap lies in its own row: the
+// other lanes become +0, the zero padding, as with the masked loads of the AVX-512 path. The
+// centre tap (PAD >= 0: j == PAD) is always in its row and not masked.
+template <int K, int PAD = -1>
+IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2];
+  const i64* begin = pl.row_begin.data();
+  for (i64 q = a.q0; q < a.q1;) {
+    const i64 q_end = std::min(a.q1, pl.run_end[static_cast<std::size_t>(q)]);
+    const i64 r = begin[q + 1] - begin[q], n = (q_end - q) * IW;
+    double* v = a.v + (q - a.q0) * IW;
+    const i64* off = pl.row_off.data() + begin[q];
+    if (r == 0) std::fill(v, v + n, 0.0);
+    if (r == 2) vrow_avx2<2>(a.plane, off, r, n, v);
+    if (r == 3) vrow_avx2<3>(a.plane, off, r, n, v);
+    if (r == 1 || r > 3) vrow_avx2<0>(a.plane, off, r, n, v);
+    q = q_end;
+  }
+
+  const i64 taps = K > 0 ? K : pl.k_w;
+  const i64 n_out = (a.q1 - a.q0) * IW;
+  std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), false);
+  const double* vp = a.v - pl.pad_left;
+  const double* r = pl.flat_r.data() + a.q0 * IW;
+  float* out = a.out_plane + a.q0 * IW;
+  const __m256d t = _mm256_set1_pd(a.t), sign = _mm256_set1_pd(-0.0);
+  const auto* masks = reinterpret_cast<const double*>(pl.flat_mask4.data());
+  const i64 period = 2 * pl.mask_period;
+  i64 m = 0;  // block index modulo period
+  bool failed = false;
+  for (i64 k = 0; k < n_out; k += 4) {
+    const double* mk = masks + m * taps * 4;
+    const auto tap = [&](i64 j) IRRUN_AVX2 {
+      const __m256d x = _mm256_loadu_pd(vp + k + j);
+      return j == PAD ? x : _mm256_and_pd(x, _mm256_loadu_pd(mk + 4 * j));
+    };
+    __m256d s = tap(0);
+    for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, tap(j));
+    // finish4 with the factor fl(1 * r) = r: y = s * r, stored, checked.
+    int fail;
+    if (k + 4 <= n_out) {
+      _mm_storeu_ps(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_loadu_pd(r + k))));
+      fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ));
+    } else {  // the last 1-3 outputs of the group
+      const __m128i lanes = first_lanes4(n_out - k);
+      const __m256d y = _mm256_mul_pd(s, _mm256_maskload_pd(r + k, _mm256_cvtepi32_epi64(lanes)));
+      _mm_maskstore_ps(out + k, lanes, _mm256_cvtpd_ps(y));
+      fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ)) &
+             ((1 << (n_out - k)) - 1);
+    }
+    if (fail != 0) {  // rare: flag the rows of the failed lanes
+      failed = true;
+      for (int l = 0; l < 4; ++l)
+        if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
+    }
+    if (++m == period) m = 0;
+  }
+  return failed;
+}
+
+BandFn pick_band_avx2(HrowFn h) {
+  // The instantiations for the horizontal passes pick_hrow(kHrowAvx2, ...) returns.
+  const std::pair<HrowFn, BandFn> table[] = {
+      {hrow_s1_avx2<2>, band_avx2<hrow_s1_avx2<2>>},
+      {hrow_s1_avx2<3>, band_avx2<hrow_s1_avx2<3>>},
+      {hrow_s1_avx2<5>, band_avx2<hrow_s1_avx2<5>>},
+      {hrow_s1_avx2<7>, band_avx2<hrow_s1_avx2<7>>},
+      {hrow_s1_avx2<0>, band_avx2<hrow_s1_avx2<0>>},
+      {hrow_s2_avx2<2>, band_avx2<hrow_s2_avx2<2>>},
+      {hrow_s2_avx2<3>, band_avx2<hrow_s2_avx2<3>>},
+      {hrow_s2_avx2<0>, band_avx2<hrow_s2_avx2<0>>},
+      {hrow_bins_portable, band_avx2<hrow_bins_portable>},
+  };
+  for (const auto& e : table)
+    if (e.first == h) return e.second;
+  return band_generic;
+}
+
+BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
+  if (k == 3 && pad_left == 1) return band_flat_avx2<3, 1>;  // 3x3 "same"
+  if (k == 5 && pad_left == 2) return band_flat_avx2<5, 2>;
+  if (k == 7 && pad_left == 3) return band_flat_avx2<7, 3>;
+  return k == 3 ? band_flat_avx2<3> : k == 5 ? band_flat_avx2<5> : band_flat_avx2<0>;
+}
+
+#undef IRRUN_AVX2
 
 #define IRRUN_AVX512 __attribute__((target("avx512f")))
 #define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f")))
@@ -1248,6 +1404,12 @@ void make_flat(Plan& pl) {
         if (c >= 0 && c < IW)
           pl.flat_mask[at(b * pl.k_w + j)] |= static_cast<std::uint8_t>(1u << l);
       }
+  pl.flat_mask4.assign(at(2 * pl.mask_period * pl.k_w * 4), 0);
+  for (i64 b = 0; b < 2 * pl.mask_period; ++b)
+    for (i64 j = 0; j < pl.k_w; ++j)
+      for (i64 l = 0; l < 4; ++l)
+        if (pl.flat_mask[at(b / 2 * pl.k_w + j)] >> (b % 2 * 4 + l) & 1)
+          pl.flat_mask4[at((b * pl.k_w + j) * 4 + l)] = ~std::uint64_t{0};
 }
 
 }  // namespace
@@ -1290,9 +1452,11 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 
   ops.band = band_generic;
   if (avx512 && pl.fixed_w) ops.band = pick_band_avx512(ops.hrow);
-  if (avx512 && flat_eligible(pl)) {
+  if (avx2 && pl.fixed_w) ops.band = pick_band_avx2(ops.hrow);
+  if ((avx512 || avx2) && flat_eligible(pl)) {
     make_flat(pl);
-    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
+    ops.band = avx512 ? pick_band_flat_avx512(pl.k_w, pl.pad_left)
+                      : pick_band_flat_avx2(pl.k_w, pl.pad_left);
   }
 
   const float* x = in.data<float>();
