@@ -64,6 +64,10 @@ using detail::cpu_has_avx2;
 using detail::cpu_has_avx512;
 using i64 = std::int64_t;
 
+// The row passes are inlined into the group functions (band_*): a call per row costs more than
+// a short row (S1: 3584 rows of 56 outputs per call).
+#define IRRUN_INLINE inline __attribute__((always_inline))
+
 constexpr i64 kMaxTaps = i64{1} << 22;   // N above this: the reference kernel
 constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-sized)
 constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
@@ -248,8 +252,9 @@ IRRUN_AVX2 inline __m256d finish4(__m256d s, __m256d rinv, const double* inv_w, 
 
 // Stride 1, K taps (K > 0 compile-time, or runtime k when K == 0).
 template <int K>
-IRRUN_AVX2 bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count, const double* inv_w,
-                             double rinv_s, double t_s, float* out) {
+IRRUN_AVX2 IRRUN_INLINE bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count,
+                                          const double* inv_w, double rinv_s, double t_s,
+                                          float* out) {
   const i64 taps = K > 0 ? K : k;
   const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
   __m256d fail = _mm256_setzero_pd();
@@ -268,8 +273,9 @@ IRRUN_AVX2 bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count, const double
 
 // Stride 2: taps 2m and 2m+1 of four outputs come from the unpacked pair of loads at 2m.
 template <int K>
-IRRUN_AVX2 bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count, const double* inv_w,
-                             double rinv_s, double t_s, float* out) {
+IRRUN_AVX2 IRRUN_INLINE bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count,
+                                          const double* inv_w, double rinv_s, double t_s,
+                                          float* out) {
   const i64 taps = K > 0 ? K : k;
   const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
   __m256d fail = _mm256_setzero_pd();
@@ -422,8 +428,9 @@ IRRUN_AVX512 inline __mmask8 first_lanes(i64 count) {
 }
 
 template <int K>
-IRRUN_AVX512 bool hrow_s1_avx512(const double* vp, i64 k, i64 ow_count, const double* inv_w,
-                                 double rinv_s, double t_s, float* out) {
+IRRUN_AVX512 IRRUN_INLINE bool hrow_s1_avx512(const double* vp, i64 k, i64 ow_count,
+                                              const double* inv_w, double rinv_s, double t_s,
+                                              float* out) {
   const i64 taps = K > 0 ? K : k;
   const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
   __mmask8 fail = 0;
@@ -457,8 +464,9 @@ IRRUN_AVX512 bool hrow_s1_avx512(const double* vp, i64 k, i64 ow_count, const do
 }
 
 template <int K>
-IRRUN_AVX512 bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count, const double* inv_w,
-                                 double rinv_s, double t_s, float* out) {
+IRRUN_AVX512 IRRUN_INLINE bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count,
+                                              const double* inv_w, double rinv_s, double t_s,
+                                              float* out) {
   const i64 taps = K > 0 ? K : k;
   const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
   // Unpacking gives outputs in the order 0,4,1,5,2,6,3,7.
@@ -513,8 +521,9 @@ IRRUN_AVX512 bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count, const do
 // Equal bins of four (stride 4, four taps): the four taps of eight outputs are gathered from
 // four loads by permutes (outputs 0-3 from the first two loads, 4-7 from the last two) and
 // added in tap order, as hsum_fixed.
-IRRUN_AVX512 bool hrow_bins4_avx512(const double* vp, i64, i64 ow_count, const double* inv_w,
-                                    double rinv_s, double t_s, float* out) {
+IRRUN_AVX512 IRRUN_INLINE bool hrow_bins4_avx512(const double* vp, i64, i64 ow_count,
+                                                 const double* inv_w, double rinv_s, double t_s,
+                                                 float* out) {
   const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
   const __m512i i0 = _mm512_set_epi64(12, 8, 4, 0, 12, 8, 4, 0);
   const __m512i i1 = _mm512_set_epi64(13, 9, 5, 1, 13, 9, 5, 1);
@@ -859,7 +868,8 @@ IRRUN_AVX2 inline __m128i first_lanes4(i64 count) {
 // v[i] = sum of the rows plane + off[j] at column i, j in table order (as vsum_avx2); the last
 // 1-3 columns are masked loads and a whole store of +0 past n (Plan::vlen leaves room).
 template <int R>
-IRRUN_AVX2 inline void vrow_avx2(const float* plane, const i64* off, i64 r_rt, i64 n, double* v) {
+IRRUN_AVX2 IRRUN_INLINE void vrow_avx2(const float* plane, const i64* off, i64 r_rt, i64 n,
+                                       double* v) {
   const i64 r = R > 0 ? R : r_rt;
   const float* p0 = plane + off[0];
   i64 i = 0;
@@ -1006,8 +1016,8 @@ BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
 
 // v[i] = sum of the rows plane + off[j] at column i, j in table order (as vsum_avx512).
 template <int R>
-IRRUN_AVX512 inline void vrow_avx512(const float* plane, const i64* off, i64 r_rt, i64 n,
-                                     double* v) {
+IRRUN_AVX512 IRRUN_INLINE void vrow_avx512(const float* plane, const i64* off, i64 r_rt, i64 n,
+                                           double* v) {
   const i64 r = R > 0 ? R : r_rt;
   const float* p0 = plane + off[0];
   i64 i = 0;
