@@ -954,14 +954,30 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   const i64 period = 2 * pl.mask_period;
   i64 m = 0;  // block index modulo period
   bool failed = false;
+  // PAD >= 0: the taps are shifted out of the blocks before, at and after the four outputs
+  // (prev, cur, next; mid = the middle two pairs of two neighbouring blocks) instead of loaded.
+  __m256d prev = _mm256_loadu_pd(a.v - 4), cur = _mm256_loadu_pd(a.v);
+  __m256d mid = _mm256_permute2f128_pd(prev, cur, 0x21);
   for (i64 k = 0; k < n_out; k += 4) {
     const double* mk = masks + m * taps * 4;
-    const auto tap = [&](i64 j) IRRUN_AVX2 {
-      const __m256d x = _mm256_loadu_pd(vp + k + j);
+    const auto masked = [&](i64 j, __m256d x) IRRUN_AVX2 {
       return j == PAD ? x : _mm256_and_pd(x, _mm256_loadu_pd(mk + 4 * j));
     };
-    __m256d s = tap(0);
-    for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, tap(j));
+    __m256d s;
+    if constexpr (PAD >= 0) {
+      const __m256d next = _mm256_loadu_pd(a.v + k + 4);
+      const __m256d mid2 = _mm256_permute2f128_pd(cur, next, 0x21);
+      // shuffle(x, y, 5) = [x1, y0, x3, y2]: V[k + O .. k + O + 3] for O = -3 .. 3.
+      const __m256d at[7] = {
+          _mm256_shuffle_pd(prev, mid, 5), mid,  _mm256_shuffle_pd(mid, cur, 5),  cur,
+          _mm256_shuffle_pd(cur, mid2, 5), mid2, _mm256_shuffle_pd(mid2, next, 5)};
+      s = masked(0, at[3 - PAD]);
+      for (int j = 1; j < K; ++j) s = _mm256_add_pd(s, masked(j, at[3 + j - PAD]));
+      prev = cur, cur = next, mid = mid2;
+    } else {
+      s = masked(0, _mm256_loadu_pd(vp + k));
+      for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, masked(j, _mm256_loadu_pd(vp + k + j)));
+    }
     // finish4 with the factor fl(1 * r) = r: y = s * r, stored, checked.
     int fail;
     if (k + 4 <= n_out) {
