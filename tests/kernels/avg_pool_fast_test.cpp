@@ -1,5 +1,6 @@
 // The fast f32 kernel against the naive oracle, the reference kernel, itself across ISAs and
 // across thread counts.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -457,5 +459,101 @@ TEST_CASE("fast avg_pool flat groups fall back in straddling blocks", "[kernels]
     CHECK(out.data<float>()[8] == static_cast<float>(0x1p-30 / 3));
     CHECK(out.data<float>()[9] == static_cast<float>((0x1p-30 - 0x1p30) / 2));
     CHECK(out.data<float>()[10] == 11.5f);
+  }
+}
+
+// Whole-plane sums take the planes' min and max from the loads of the sums (the zero-filled last
+// block counts as NaN there): a NaN anywhere in a unit of planes, last blocks included, must leave
+// the min and max to the other values, so that a cancelling plane of the same unit still fails
+// the check and falls back. Plane counts cover whole groups of planes and the remainder.
+TEST_CASE("fast avg_pool whole-plane stats ignore NaN in every position",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  for (const auto& [h, w] : {std::pair<std::int64_t, std::int64_t>{3, 3}, {3, 5}, {7, 7}, {4, 4}})
+    for (const std::int64_t channels : {5, 8, 13}) {
+      const PoolGeometry g = adaptive({1, channels}, {h, w}, {1, 1});
+      const std::int64_t n = h * w;
+      for (const std::int64_t cancel : {std::int64_t{0}, channels - 1})
+        for (std::int64_t nan_plane = 0; nan_plane < channels; ++nan_plane) {
+          if (nan_plane == cancel) continue;
+          for (std::int64_t nan_at = 0; nan_at < n; ++nan_at) {
+            Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+            float* x = in.mutable_data<float>();
+            for (std::int64_t i = 0; i < channels * n; ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
+            float* c = x + cancel * n;
+            std::fill(c, c + n, 0.0f);
+            c[0] = 0x1p30f, c[1] = 0x1p-30f, c[2] = -0x1p30f;
+            x[nan_plane * n + nan_at] = std::numeric_limits<float>::quiet_NaN();
+            INFO(describe(g) << " cancel " << cancel << " NaN at " << nan_plane << "/" << nan_at);
+            for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+              INFO("isa " << static_cast<int>(isa));
+              const Tensor out = run_fast(g, in, par, isa);
+              CHECK(out.data<float>()[cancel] ==
+                    static_cast<float>(0x1p-30 / static_cast<double>(n)));
+              CHECK(std::isnan(out.data<float>()[nan_plane]));
+            }
+          }
+        }
+    }
+}
+
+namespace {
+
+// Data whose f32 averages depend on the order of the double additions: each window holds K
+// (a power of two, the divisor), K * 2^-24 and two halves of K's double ulp, K * 2^-53. The
+// exact average is just above the f32 midpoint 1 + 2^-24; it rounds up when the two halves meet
+// before either meets K (their sum is one ulp), else each half is rounded away (a tie to the
+// even K + K * 2^-24) and the average rounds to 1. Returns the values of one window of n taps
+// with K at b, K * 2^-24 at b + 1 and the halves at i and j (positions modulo n).
+std::vector<float> order_probe(std::int64_t n, double k, std::int64_t b, std::int64_t i,
+                               std::int64_t j) {
+  std::vector<float> v(static_cast<std::size_t>(n), 0.0f);
+  v[static_cast<std::size_t>(b % n)] = static_cast<float>(k);
+  v[static_cast<std::size_t>((b + 1) % n)] = static_cast<float>(k * 0x1p-24);
+  v[static_cast<std::size_t>(i % n)] = static_cast<float>(k * 0x1p-53);
+  v[static_cast<std::size_t>(j % n)] = static_cast<float>(k * 0x1p-53);
+  return v;
+}
+
+}  // namespace
+
+// Whole-plane sums (global pools with a power-of-two kernel volume, so the divisor is exact):
+// one order probe per plane, over every placement of the two halves and a few of K, plane counts
+// that leave partial groups of planes and planes with every kind of last block. Any path that
+// adds in another order than plane_sum_portable changes some outputs by one ulp.
+TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
+          "[kernels][avg_pool_fast]") {
+  struct Case {
+    std::int64_t h, w, kh, kw;
+  };
+  const Parallel par(2);
+  for (const Case& c : {Case{3, 3, 4, 4}, Case{3, 5, 4, 8}, Case{2, 3, 2, 4}, Case{4, 5, 4, 8},
+                        Case{7, 7, 8, 8}, Case{2, 4, 2, 4}}) {
+    const std::int64_t n = c.h * c.w;
+    const double k = static_cast<double>(c.kh * c.kw);
+    std::vector<float> data;
+    for (const std::int64_t b : {std::int64_t{0}, n / 2, n - 1})
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = i + 1; j < n; ++j) {
+          if (i == b || j == b || i == (b + 1) % n || j == (b + 1) % n) continue;
+          const auto v = order_probe(n, k, b, i, j);
+          data.insert(data.end(), v.begin(), v.end());
+        }
+    const std::int64_t planes = static_cast<std::int64_t>(data.size()) / n;
+    // Pads that make the kernel cover the plane: a global pool dividing by the kernel volume.
+    const PoolGeometry g = window({1, planes}, {c.h, c.w}, {c.kh, c.kw}, {1, 1}, {0, 0},
+                                  {c.kh - c.h, c.kw - c.w}, false, false);
+    REQUIRE(g.out[1] * g.out[2] == 1);
+    INFO(describe(g));
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    std::copy(data.begin(), data.end(), in.mutable_data<float>());
+    const Tensor portable = run_fast(g, in, par, Isa::portable);
+    int up = 0;
+    for (std::int64_t p = 0; p < planes; ++p) up += portable.data<float>()[p] > 1.0f;
+    CHECK(up > 0);  // the probes do tell orders apart
+    CHECK(up < planes);
+    CHECK(check_against_oracle(g, portable, oracle_of(g, in), "portable") == 0);
+    CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
+    CHECK(same_bits(run_fast(g, in, par, Isa::best), portable));
   }
 }
