@@ -17,8 +17,8 @@
 //   band_avx2) with the horizontal pass inlined, and narrow stride-1 rows run as flat groups
 //   (band_flat_*); the portable path runs the same additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
-// each contiguous plane directly, eight planes at a time (plane_sum_portable gives the order),
-// with the min/max taken from the same loads.
+// each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
+// (plane_sum_portable gives the order), with the min/max taken from the same loads.
 //
 // Accuracy proof (the contract: within one ulp of the exact average a = s/n):
 //   Every sum is a fixed tree of double additions over the window's f32 values (plus exact
@@ -41,7 +41,8 @@
 //   holding a failed output; only those rows are rescanned (their V rows are still buffered).
 // Determinism: bands, summation orders and the check depend only on the geometry and the data,
 // never on the thread count; every output is written by exactly one fixed-order loop. The AVX2
-// and portable paths perform the same operations in the same order, so they agree bit for bit.
+// and portable paths perform the same operations in the same order (some AVX2 additions are
+// issued as FMAs x * 1 + a, which round identically), so they agree bit for bit.
 #include "simd.hpp"  // first: intrinsics and their warning pragmas
 
 #include <algorithm>
@@ -314,38 +315,82 @@ IRRUN_AVX2 inline __m256d combine4_avx2(const __m256d* lo, const __m256d* hi) {
   return _mm256_add_pd(l, h);
 }
 
-IRRUN_AVX2 void stats_avx2(const float* x, i64 n, float& lo, float& hi);
+// Min and max (NaN ignored) of the floats passed through track (AVX2) or widen (AVX-512).
+struct MinMax8 {
+  __m256 lo, hi;
+};
 
+IRRUN_AVX2 inline void track(__m256 v, MinMax8& m) {
+  m.hi = _mm256_max_ps(v, m.hi);  // max/min return the second operand when v is NaN
+  m.lo = _mm256_min_ps(v, m.lo);
+}
+
+// Folds the lanes of m into lo and hi (the lanes hold no NaN: they started from lo and hi).
+IRRUN_AVX2 inline void fold(const MinMax8& m, float& lo, float& hi) {
+  alignas(32) float h[8], l[8];
+  _mm256_store_ps(h, m.hi);
+  _mm256_store_ps(l, m.lo);
+  for (int j = 0; j < 8; ++j) {
+    if (h[j] > hi) hi = h[j];
+    if (l[j] < lo) lo = l[j];
+  }
+}
+
+// a + x as the FMA x * 1 + a: x * 1 is exact and the FMA rounds once, so this is the same
+// double addition (signed zeros, infinities and NaN included). AMD cores (Zen 3 to 5) convert
+// (vcvtps2pd) on the two FADD pipes; the FMA pipes take the adds off them (S4 on Zen 5: -25%).
+IRRUN_AVX2 inline __m256d add_fma(__m256d a, __m256d x) {
+  return _mm256_fmadd_pd(x, _mm256_set1_pd(1.0), a);
+}
+
+// One pass over memory: the min/max come from the same blocks the sums load (a 256-bit load for
+// the stats; the sums convert the two 128-bit halves straight from memory, which then hits L1 and
+// needs no shuffle).
 IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& lo, float& hi) {
-  stats_avx2(x, n * count, lo, hi);
   const i64 full = n / 8 * 8, rest = n - full;
-  // Lane masks of the zero-filled last block (maskload reads nothing where the mask is 0).
-  alignas(16) std::int32_t m[8];
+  // The zero-filled last block: maskload reads nothing where the mask is 0; for the stats those
+  // lanes are set to all ones (a NaN), which track ignores.
+  alignas(32) std::int32_t m[8];
   for (int l = 0; l < 8; ++l) m[l] = l < rest ? -1 : 0;
-  const __m128i mlo = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
-  const __m128i mhi = _mm_load_si128(reinterpret_cast<const __m128i*>(m + 4));
+  const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+  const __m256 filler = _mm256_castsi256_ps(_mm256_cmpeq_epi32(mask, _mm256_setzero_si256()));
+  // Two independent min/max chains, planes alternating.
+  MinMax8 mm[2];
+  for (auto& k : mm) k = {_mm256_set1_ps(lo), _mm256_set1_ps(hi)};
+  // Adds the block of eight floats at q to a plane's accumulators al (lanes 0-3), ah (4-7).
+  auto block = [](const float* q, __m256d& al, __m256d& ah, MinMax8& k) IRRUN_AVX2 {
+    track(_mm256_loadu_ps(q), k);
+    al = add_fma(al, _mm256_cvtps_pd(_mm_loadu_ps(q)));
+    ah = add_fma(ah, _mm256_cvtps_pd(_mm_loadu_ps(q + 4)));
+  };
+  auto last = [&](const float* q, __m256d& al, __m256d& ah, MinMax8& k) IRRUN_AVX2 {
+    const __m256 v = _mm256_maskload_ps(q, mask);
+    track(_mm256_or_ps(v, filler), k);
+    al = add_fma(al, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    ah = add_fma(ah, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  };
   i64 p = 0;
   for (; p + 4 <= count; p += 4) {
     const float* xp = x + p * n;
-    __m256d lo[4], hi[4];
-    for (int j = 0; j < 4; ++j) lo[j] = hi[j] = _mm256_setzero_pd();
-    for (i64 i = 0; i < full; i += 8) {
-      for (int j = 0; j < 4; ++j) {
-        const float* q = xp + j * n + i;
-        lo[j] = _mm256_add_pd(lo[j], _mm256_cvtps_pd(_mm_loadu_ps(q)));
-        hi[j] = _mm256_add_pd(hi[j], _mm256_cvtps_pd(_mm_loadu_ps(q + 4)));
-      }
-    }
-    if (rest > 0) {
-      for (int j = 0; j < 4; ++j) {
-        const float* q = xp + j * n + full;
-        lo[j] = _mm256_add_pd(lo[j], _mm256_cvtps_pd(_mm_maskload_ps(q, mlo)));
-        hi[j] = _mm256_add_pd(hi[j], _mm256_cvtps_pd(_mm_maskload_ps(q + 4, mhi)));
-      }
-    }
-    _mm256_storeu_pd(s + p, combine4_avx2(lo, hi));
+    __m256d al[4], ah[4];
+    for (int j = 0; j < 4; ++j) al[j] = ah[j] = _mm256_setzero_pd();
+    for (i64 i = 0; i < full; i += 8)
+      for (int j = 0; j < 4; ++j) block(xp + j * n + i, al[j], ah[j], mm[j & 1]);
+    if (rest > 0)
+      for (int j = 0; j < 4; ++j) last(xp + j * n + full, al[j], ah[j], mm[j & 1]);
+    _mm256_storeu_pd(s + p, combine4_avx2(al, ah));
   }
-  plane_sums_portable(x + p * n, n, count - p, s + p);
+  for (; p < count; ++p) {  // one plane at a time, combined in memory
+    const float* xp = x + p * n;
+    __m256d al = _mm256_setzero_pd(), ah = al;
+    for (i64 i = 0; i < full; i += 8) block(xp + i, al, ah, mm[0]);
+    if (rest > 0) last(xp + full, al, ah, mm[0]);
+    alignas(32) double l[8];
+    _mm256_store_pd(l, al);
+    _mm256_store_pd(l + 4, ah);
+    s[p] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+  }
+  fold({_mm256_min_ps(mm[0].lo, mm[1].lo), _mm256_max_ps(mm[0].hi, mm[1].hi)}, lo, hi);
 }
 
 #undef IRRUN_AVX2
@@ -564,11 +609,7 @@ IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a) {
                        _mm512_shuffle_f64x2(c[0], c[1], 0xEE));
 }
 
-// Min and max (NaN ignored) of the eight floats at q, widened to doubles.
-struct MinMax8 {
-  __m256 lo, hi;
-};
-
+// The floats of v widened to doubles, their min and max tracked in m.
 IRRUN_AVX512 inline __m512d widen(__m256 v, MinMax8& m) {
   m.hi = _mm256_max_ps(v, m.hi);  // max/min return the second operand when v is NaN
   m.lo = _mm256_min_ps(v, m.lo);
