@@ -557,3 +557,45 @@ TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
     CHECK(same_bits(run_fast(g, in, par, Isa::best), portable));
   }
 }
+
+// Equal adaptive bins of four by four (divisor 1/4 * 1/4, exact): one order probe per bin, over
+// every placement of the two halves and a few of K, with widths that leave partial blocks of the
+// vectorised bins-of-four pass (and widths below one block). The vertical pass adds each column's
+// four rows first, then the horizontal pass the four columns: another order on any path changes
+// some outputs by one ulp.
+TEST_CASE("fast avg_pool bins of four add in the same order on every ISA",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(2);
+  std::vector<std::vector<float>> probes;
+  for (const std::int64_t b : {0, 5, 15})
+    for (std::int64_t i = 0; i < 16; ++i)
+      for (std::int64_t j = i + 1; j < 16; ++j)
+        if (i != b && j != b && i != (b + 1) % 16 && j != (b + 1) % 16)
+          probes.push_back(order_probe(16, 16.0, b, i, j));
+  const auto count = static_cast<std::int64_t>(probes.size());
+  for (const std::int64_t ow : {1, 2, 3, 4, 5, 7, 9, 12}) {
+    const std::int64_t oh = (count + ow - 1) / ow;
+    const PoolGeometry g = adaptive({1, 2}, {4 * oh, 4 * ow}, {oh, ow});
+    INFO(describe(g));
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    float* x = in.mutable_data<float>();
+    for (std::int64_t plane = 0; plane < 2; ++plane)
+      for (std::int64_t o = 0; o < oh * ow; ++o) {
+        // Plane 1 takes the probes in reverse order: every probe in every column of a block.
+        const auto& v =
+            probes[static_cast<std::size_t>(plane == 0 ? o % count : count - 1 - o % count)];
+        for (std::int64_t k = 0; k < 16; ++k)
+          x[plane * 16 * oh * ow + (4 * (o / ow) + k / 4) * 4 * ow + 4 * (o % ow) + k % 4] =
+              v[static_cast<std::size_t>(k)];
+      }
+    const Tensor portable = run_fast(g, in, par, Isa::portable);
+    const auto outputs = static_cast<std::int64_t>(portable.element_count());
+    int up = 0;
+    for (std::int64_t o = 0; o < outputs; ++o) up += portable.data<float>()[o] > 1.0f;
+    CHECK(up > 0);
+    CHECK(up < outputs);
+    CHECK(check_against_oracle(g, portable, oracle_of(g, in), "portable") == 0);
+    CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
+    CHECK(same_bits(run_fast(g, in, par, Isa::best), portable));
+  }
+}
