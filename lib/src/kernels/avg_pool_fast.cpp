@@ -10,8 +10,8 @@
 //      double (exact conversion from f32), rows added left to right in table order;
 //   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
 //      (stride 1 and 2 vectorised; equal adaptive bins, in % out == 0, are windows with
-//      kernel = stride = in/out, bins of four vectorised on AVX-512 by gathering tap m of eight
-//      outputs with permutes; uneven bins scalar), y = s * (1/rows * 1/cols) or
+//      kernel = stride = in/out, bins of four vectorised by gathering tap m of eight (AVX-512)
+//      or four (AVX2) outputs with permutes; uneven bins scalar), y = s * (1/rows * 1/cols) or
 //      s * (1/kernel volume), rounded once to f32.
 //   On AVX-512 and AVX2, steps 2 and 3 for a group of rows run in one function (band_avx512,
 //   band_avx2) with the horizontal pass inlined, and narrow stride-1 rows run as flat groups
@@ -307,6 +307,50 @@ IRRUN_AVX2 IRRUN_INLINE bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count,
   for (; ow < ow_count; ++ow)
     failed |= finish(hsum_fixed(vp, ow, 2, taps), rinv_s, inv_w[ow], t_s, out + ow);
   return failed;
+}
+
+// Stores the first `count` (1-3) floats of v: masked stores (vmaskmovps) are slow on AMD cores.
+IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
+  if (count == 1) {
+    _mm_store_ss(out, v);
+    return;
+  }
+  _mm_storel_pi(reinterpret_cast<__m64*>(out), v);
+  if (count == 3) _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
+}
+
+// Equal bins of four (stride 4, four taps): the windows of four outputs are 16 consecutive V
+// values; 128-bit loads put the halves of windows 0|2 and 1|3 in the two lanes of four registers,
+// and unpacklo/hi transpose them into tap m of the four outputs, added in tap order as
+// hsum_fixed. The V row is zero-padded past the last window (Plan::vlen), so a partial last
+// block loads whole windows; only its valid outputs are stored and checked.
+IRRUN_AVX2 bool hrow_bins4_avx2(const double* vp, i64, i64 ow_count, const double* inv_w,
+                                double rinv_s, double t_s, float* out) {
+  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
+  __m256d fail = _mm256_setzero_pd();
+  for (i64 ow = 0; ow < ow_count; ow += 4) {
+    const double* p = vp + 4 * ow;
+    const __m256d a = _mm256_loadu2_m128d(p + 8, p);       // taps 0, 1 of outputs 0 | 2
+    const __m256d b = _mm256_loadu2_m128d(p + 12, p + 4);  // taps 0, 1 of outputs 1 | 3
+    const __m256d c = _mm256_loadu2_m128d(p + 10, p + 2);  // taps 2, 3 of outputs 0 | 2
+    const __m256d d = _mm256_loadu2_m128d(p + 14, p + 6);  // taps 2, 3 of outputs 1 | 3
+    __m256d s = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
+    s = _mm256_add_pd(s, _mm256_unpacklo_pd(c, d));
+    s = _mm256_add_pd(s, _mm256_unpackhi_pd(c, d));
+    if (ow + 4 <= ow_count) {
+      fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
+      continue;
+    }
+    // Partial last block: finish4's operations, the stores and the check limited to n lanes.
+    const i64 n = ow_count - ow;
+    const __m256d y = _mm256_mul_pd(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
+    store_first(out + ow, _mm256_cvtpd_ps(y), n);
+    const __m256d valid = _mm256_castsi256_pd(
+        _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_set_epi64x(3, 2, 1, 0)));
+    const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
+    fail = _mm256_or_pd(fail, _mm256_and_pd(valid, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ)));
+  }
+  return _mm256_movemask_pd(fail) != 0;
 }
 
 // Lanes 0-3 and 4-7 of plane p's accumulators are lo[p] and hi[p]; returns the four plane
@@ -688,7 +732,7 @@ struct Ops {
 };
 
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
-// with k = 2, 3 or any, and (AVX-512 only) stride-4 bins of four.
+// with k = 2, 3 or any, and stride-4 bins of four.
 struct HrowSet {
   HrowFn s1_k2, s1_k3, s1_k5, s1_k7, s1_any;
   HrowFn s2_k2, s2_k3, s2_any;
@@ -720,7 +764,7 @@ constexpr HrowSet kHrowAvx512{hrow_s1_avx512<2>, hrow_s1_avx512<3>, hrow_s1_avx5
 
 constexpr HrowSet kHrowAvx2{hrow_s1_avx2<2>, hrow_s1_avx2<3>, hrow_s1_avx2<5>,
                             hrow_s1_avx2<7>, hrow_s1_avx2<0>, hrow_s2_avx2<2>,
-                            hrow_s2_avx2<3>, hrow_s2_avx2<0>, nullptr};
+                            hrow_s2_avx2<3>, hrow_s2_avx2<0>, hrow_bins4_avx2};
 
 // In-bounds taps of every window on one axis: output o reads first[o] + t*step, t < taps[o].
 struct Axis {
