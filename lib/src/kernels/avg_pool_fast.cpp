@@ -324,8 +324,9 @@ IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
 // and unpacklo/hi transpose them into tap m of the four outputs, added in tap order as
 // hsum_fixed. The V row is zero-padded past the last window (Plan::vlen), so a partial last
 // block loads whole windows; only its valid outputs are stored and checked.
-IRRUN_AVX2 bool hrow_bins4_avx2(const double* vp, i64, i64 ow_count, const double* inv_w,
-                                double rinv_s, double t_s, float* out) {
+IRRUN_AVX2 IRRUN_INLINE bool hrow_bins4_avx2(const double* vp, i64, i64 ow_count,
+                                             const double* inv_w, double rinv_s, double t_s,
+                                             float* out) {
   const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
   __m256d fail = _mm256_setzero_pd();
   for (i64 ow = 0; ow < ow_count; ow += 4) {
@@ -963,8 +964,8 @@ IRRUN_AVX2 IRRUN_INLINE void vrow_avx2(const float* plane, const i64* off, i64 r
     __m256d a1 = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i + 4));
     for (i64 j = 1; j < r; ++j) {
       const float* pj = plane + off[j] + i;
-      a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm_loadu_ps(pj)));
-      a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm_loadu_ps(pj + 4)));
+      a0 = add_fma(a0, _mm256_cvtps_pd(_mm_loadu_ps(pj)));
+      a1 = add_fma(a1, _mm256_cvtps_pd(_mm_loadu_ps(pj + 4)));
     }
     _mm256_storeu_pd(v + i, a0);
     _mm256_storeu_pd(v + i + 4, a1);
@@ -973,7 +974,7 @@ IRRUN_AVX2 IRRUN_INLINE void vrow_avx2(const float* plane, const i64* off, i64 r
     const __m128i m = first_lanes4(std::min<i64>(4, n - i));
     __m256d a = _mm256_cvtps_pd(_mm_maskload_ps(p0 + i, m));
     for (i64 j = 1; j < r; ++j)
-      a = _mm256_add_pd(a, _mm256_cvtps_pd(_mm_maskload_ps(plane + off[j] + i, m)));
+      a = add_fma(a, _mm256_cvtps_pd(_mm_maskload_ps(plane + off[j] + i, m)));
     _mm256_storeu_pd(v + i, a);
   }
 }
@@ -993,7 +994,8 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
     if (r == 1) vrow_avx2<1>(a.plane, off, r, IW, v);
     if (r == 2) vrow_avx2<2>(a.plane, off, r, IW, v);
     if (r == 3) vrow_avx2<3>(a.plane, off, r, IW, v);
-    if (r > 3) vrow_avx2<0>(a.plane, off, r, IW, v);
+    if (r == 4) vrow_avx2<4>(a.plane, off, r, IW, v);  // bins of four
+    if (r > 4) vrow_avx2<0>(a.plane, off, r, IW, v);
   }
   bool failed = false;
   const double* vrow = a.v;
@@ -1096,6 +1098,7 @@ BandFn pick_band_avx2(HrowFn h) {
       {hrow_s2_avx2<2>, band_avx2<hrow_s2_avx2<2>>},
       {hrow_s2_avx2<3>, band_avx2<hrow_s2_avx2<3>>},
       {hrow_s2_avx2<0>, band_avx2<hrow_s2_avx2<0>>},
+      {hrow_bins4_avx2, band_avx2<hrow_bins4_avx2>},
       {hrow_bins_portable, band_avx2<hrow_bins_portable>},
   };
   for (const auto& e : table)
