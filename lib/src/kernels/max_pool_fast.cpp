@@ -253,25 +253,35 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   [[maybe_unused]] const __m256i lane_step =
       _mm256_mullo_epi32(iota, _mm256_set1_epi32(static_cast<i32>(s)));
+  // Elements a block of eight reads from its first tap column on: 8 (stride 1), the 16 of the
+  // two de-interleaved loads (stride 2), up to the last lane's tap (gather).
+  const i64 span = kStride == 1 ? 8 : kStride == 2 ? 16 : 7 * s + 1;
   for (i64 o0 = 0; o0 < w.out_w; o0 += 8) {
     const i64 n = std::min<i64>(8, w.out_w - o0);
     __m256 cur = _mm256_set1_ps(std::numeric_limits<float>::lowest());
     __m256i cp = _mm256_setzero_si256();
+    // Interior blocks (every tap of all eight lanes in the row) need no masks: plain loads of
+    // the same elements.
+    const bool interior =
+        n == 8 && o0 * s - w.pad >= 0 && o0 * s - w.pad + (w.k - 1) * w.dil + span <= w.in_w;
     for (i64 r = 0; r < nrows; ++r) {
       const float* row = plane + rows[r];
       for (i64 kw = 0; kw < w.k; ++kw) {
         const i64 c0 = o0 * s - w.pad + kw * w.dil;
-        i64 lo = 0, hi = 0;
-        valid_lanes(c0, s, w.in_w, n, lo, hi);
+        i64 lo = 0, hi = 8;
+        if (!interior) valid_lanes(c0, s, w.in_w, n, lo, hi);
         if (lo >= hi) continue;
         __m256 v;
         if constexpr (kStride == 1) {
-          v = load8(row + c0, lo, hi);
+          v = interior ? _mm256_loadu_ps(row + c0) : load8(row + c0, lo, hi);
         } else if constexpr (kStride == 2) {
           const i64 e_lo = 2 * lo, e_hi = 2 * hi - 1;
-          const __m256 a = load8(row + c0, std::min<i64>(e_lo, 8), std::min<i64>(e_hi, 8));
-          const __m256 b =
-              load8(row + c0 + 8, std::max<i64>(e_lo, 8) - 8, std::max<i64>(e_hi, 8) - 8);
+          const __m256 a = interior
+                               ? _mm256_loadu_ps(row + c0)
+                               : load8(row + c0, std::min<i64>(e_lo, 8), std::min<i64>(e_hi, 8));
+          const __m256 b = interior ? _mm256_loadu_ps(row + c0 + 8)
+                                    : load8(row + c0 + 8, std::max<i64>(e_lo, 8) - 8,
+                                            std::max<i64>(e_hi, 8) - 8);
           // [a0 a2 b0 b2 a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
           const __m256 ev = _mm256_shuffle_ps(a, b, 0x88);
           v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), 0xD8));
