@@ -1092,24 +1092,10 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   return failed;
 }
 
-BandFn pick_band_avx2(HrowFn h) {
-  // The instantiations for the horizontal passes pick_hrow(kHrowAvx2, ...) returns.
-  const std::pair<HrowFn, BandFn> table[] = {
-      {hrow_s1_avx2<2>, band_avx2<hrow_s1_avx2<2>>},
-      {hrow_s1_avx2<3>, band_avx2<hrow_s1_avx2<3>>},
-      {hrow_s1_avx2<5>, band_avx2<hrow_s1_avx2<5>>},
-      {hrow_s1_avx2<7>, band_avx2<hrow_s1_avx2<7>>},
-      {hrow_s1_avx2<0>, band_avx2<hrow_s1_avx2<0>>},
-      {hrow_s2_avx2<2>, band_avx2<hrow_s2_avx2<2>>},
-      {hrow_s2_avx2<3>, band_avx2<hrow_s2_avx2<3>>},
-      {hrow_s2_avx2<0>, band_avx2<hrow_s2_avx2<0>>},
-      {hrow_bins4_avx2, band_avx2<hrow_bins4_avx2>},
-      {hrow_bins_portable, band_avx2<hrow_bins_portable>},
-  };
-  for (const auto& e : table)
-    if (e.first == h) return e.second;
-  return band_generic;
-}
+template <HrowFn H>
+struct BandAvx2 {
+  static constexpr BandFn fn = band_avx2<H>;
+};
 
 BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
   if (k == 3 && pad_left == 1) return band_flat_avx2<3, 1>;  // 3x3 "same"
@@ -1198,19 +1184,20 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
   return failed;
 }
 
-BandFn pick_band_avx512(HrowFn h) {
-  // The instantiations for the horizontal passes pick_hrow(kHrowAvx512, ...) returns.
+template <HrowFn H>
+struct BandAvx512 {
+  static constexpr BandFn fn = band_avx512<H>;
+};
+
+// The group function Band<H>::fn for the horizontal pass h that pick_hrow(S, ...) returns.
+template <template <HrowFn> class Band, const HrowSet& S>
+BandFn pick_band(HrowFn h) {
   const std::pair<HrowFn, BandFn> table[] = {
-      {hrow_s1_avx512<2>, band_avx512<hrow_s1_avx512<2>>},
-      {hrow_s1_avx512<3>, band_avx512<hrow_s1_avx512<3>>},
-      {hrow_s1_avx512<5>, band_avx512<hrow_s1_avx512<5>>},
-      {hrow_s1_avx512<7>, band_avx512<hrow_s1_avx512<7>>},
-      {hrow_s1_avx512<0>, band_avx512<hrow_s1_avx512<0>>},
-      {hrow_s2_avx512<2>, band_avx512<hrow_s2_avx512<2>>},
-      {hrow_s2_avx512<3>, band_avx512<hrow_s2_avx512<3>>},
-      {hrow_s2_avx512<0>, band_avx512<hrow_s2_avx512<0>>},
-      {hrow_bins4_avx512, band_avx512<hrow_bins4_avx512>},
-      {hrow_bins_portable, band_avx512<hrow_bins_portable>},
+      {S.s1_k2, Band<S.s1_k2>::fn},   {S.s1_k3, Band<S.s1_k3>::fn},
+      {S.s1_k5, Band<S.s1_k5>::fn},   {S.s1_k7, Band<S.s1_k7>::fn},
+      {S.s1_any, Band<S.s1_any>::fn}, {S.s2_k2, Band<S.s2_k2>::fn},
+      {S.s2_k3, Band<S.s2_k3>::fn},   {S.s2_any, Band<S.s2_any>::fn},
+      {S.bins4, Band<S.bins4>::fn},   {hrow_bins_portable, Band<hrow_bins_portable>::fn},
   };
   for (const auto& e : table)
     if (e.first == h) return e.second;
@@ -1570,8 +1557,8 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
   }
 
   ops.band = band_generic;
-  if (avx512 && pl.fixed_w) ops.band = pick_band_avx512(ops.hrow);
-  if (avx2 && pl.fixed_w) ops.band = pick_band_avx2(ops.hrow);
+  if (avx512 && pl.fixed_w) ops.band = pick_band<BandAvx512, kHrowAvx512>(ops.hrow);
+  if (avx2 && pl.fixed_w) ops.band = pick_band<BandAvx2, kHrowAvx2>(ops.hrow);
   if ((avx512 || avx2) && flat_eligible(pl)) {
     make_flat(pl);
     ops.band = avx512 ? pick_band_flat_avx512(pl.k_w, pl.pad_left)
