@@ -1000,7 +1000,8 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
     if (r == 2) vrow_avx2<2>(a.plane, off, r, IW, v);
     if (r == 3) vrow_avx2<3>(a.plane, off, r, IW, v);
     if (r == 4) vrow_avx2<4>(a.plane, off, r, IW, v);  // bins of four
-    if (r > 4) vrow_avx2<0>(a.plane, off, r, IW, v);
+    if (r == 5) vrow_avx2<5>(a.plane, off, r, IW, v);  // 5x5 windows
+    if (r > 5) vrow_avx2<0>(a.plane, off, r, IW, v);
   }
   bool failed = false;
   const double* vrow = a.v;
@@ -1167,6 +1168,9 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
         break;
       case 4:
         vrow_avx512<4>(a.plane, off, r, IW, v);
+        break;
+      case 5:
+        vrow_avx512<5>(a.plane, off, r, IW, v);
         break;
       default:
         vrow_avx512<0>(a.plane, off, r, IW, v);
