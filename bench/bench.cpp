@@ -326,7 +326,9 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
                           : irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g);
   const char* isa = g_isa == Isa::best ? "" : g_isa == Isa::avx2 ? ", avx2" : ", portable";
   state.SetLabel(std::string(fast ? "fast" : "reference") + isa +
-                 (!s.max ? "" : indices ? ", values + i64 indices" : ", values only"));
+                 (!s.max    ? ""
+                  : indices ? ", values + i64 indices"
+                            : ", values only"));
   for (auto _ : state) {
     // With a forced ISA the fast kernels are called directly (the dispatch always picks the best).
     if (s.max) {
