@@ -152,6 +152,11 @@ inline double hsum_generic(const double* v, i64 first, i64 taps, i64 step) {
   return s;
 }
 
+// The fixed tree that combines a plane's eight lane accumulators (every path uses it).
+inline double combine_lanes(const double* a) {
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
 // Sum of one contiguous plane in the kernel's fixed order: eight lane accumulators, starting at
 // +0, add x[8b + l] for every block b of eight floats (the last block zero-filled); then
 // s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)). The vector paths keep lane l of a plane
@@ -164,7 +169,7 @@ double plane_sum_portable(const float* x, i64 n) {
     for (int l = 0; l < 8; ++l) a[l] += static_cast<double>(x[i + l]);
   if (i < n)
     for (int l = 0; l < 8; ++l) a[l] += i + l < n ? static_cast<double>(x[i + l]) : 0.0;
-  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+  return combine_lanes(a);
 }
 
 // s[p] = plane_sum(plane p) for `count` consecutive planes of n floats.
@@ -433,7 +438,7 @@ IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, flo
     alignas(32) double l[8];
     _mm256_store_pd(l, al);
     _mm256_store_pd(l + 4, ah);
-    s[p] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    s[p] = combine_lanes(l);
   }
   fold({_mm256_min_ps(mm[0].lo, mm[1].lo), _mm256_max_ps(mm[0].hi, mm[1].hi)}, lo, hi);
 }
@@ -705,7 +710,7 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
     }
     alignas(64) double l[8];
     _mm512_store_pd(l, a);
-    s[p] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    s[p] = combine_lanes(l);
   }
   alignas(32) float h[8], l[8];
   _mm256_store_ps(h,
@@ -1072,16 +1077,14 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
       for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, masked(j, _mm256_loadu_pd(vp + k + j)));
     }
     // finish4 with the factor fl(1 * r) = r: y = s * r, stored, checked.
-    int fail;
+    int fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ));
     if (k + 4 <= n_out) {
       _mm_storeu_ps(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_loadu_pd(r + k))));
-      fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ));
-    } else {  // the last 1-3 outputs of the group
-      const __m128i lanes = first_lanes4(n_out - k);
-      const __m256d y = _mm256_mul_pd(s, _mm256_maskload_pd(r + k, _mm256_cvtepi32_epi64(lanes)));
-      _mm_maskstore_ps(out + k, lanes, _mm256_cvtpd_ps(y));
-      fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ)) &
-             ((1 << (n_out - k)) - 1);
+    } else {  // the last 1-3 outputs of the group (r ends with the plane: masked load)
+      const i64 n = n_out - k;
+      const __m256i lanes = _mm256_cvtepi32_epi64(first_lanes4(n));
+      store_first(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_maskload_pd(r + k, lanes))), n);
+      fail &= (1 << n) - 1;
     }
     if (fail != 0) {  // rare: flag the rows of the failed lanes
       failed = true;
