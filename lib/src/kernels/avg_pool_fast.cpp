@@ -836,10 +836,9 @@ struct Plan {
   bool flat = false;
   std::vector<i64> run_end;    // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
   std::vector<double> flat_r;  // per output of a plane: fl(row_rinv[q] * inv_w[ow])
-  std::vector<std::uint8_t> flat_mask;  // [block % mask_period][tap]: lanes whose tap is in the row
+  // [block of eight % mask_period][tap][lane]: all ones where the lane's tap is in its own row.
+  std::vector<std::uint64_t> flat_lanes;
   i64 mask_period = 1;
-  // AVX2 blocks of four: [block % (2 * mask_period)][tap][lane], all ones where flat_mask is set.
-  std::vector<std::uint64_t> flat_mask4;
 };
 
 // Reference-order compensated average of one output (the fallback).
@@ -1036,10 +1035,7 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
   return failed;
 }
 
-// band_flat_avx512 in blocks of four outputs: tap j of block b is loaded whole and ANDed with
-// flat_mask4[b % (2 * mask_period)][j], all ones in the lanes whose tap lies in its own row: the
-// other lanes become +0, the zero padding, as with the masked loads of the AVX-512 path. The
-// centre tap (PAD >= 0: j == PAD) is always in its row and not masked.
+// band_flat_avx512 in blocks of four outputs (halves of its blocks of eight).
 template <int K, int PAD = -1>
 IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
@@ -1065,18 +1061,18 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   const double* r = pl.flat_r.data() + a.q0 * IW;
   float* out = a.out_plane + a.q0 * IW;
   const __m256d t = _mm256_set1_pd(a.t), sign = _mm256_set1_pd(-0.0);
-  const auto* masks = reinterpret_cast<const double*>(pl.flat_mask4.data());
-  const i64 period = 2 * pl.mask_period;
-  i64 m = 0;  // block index modulo period
+  const auto* lanes_begin = reinterpret_cast<const double*>(pl.flat_lanes.data());
+  const double* lanes_end = lanes_begin + pl.mask_period * taps * 8;
+  const double* mk = lanes_begin;  // lanes of the outputs' half of their block of eight
   bool failed = false;
   // PAD >= 0: the taps are shifted out of the blocks before, at and after the four outputs
   // (prev, cur, next; mid = the middle two pairs of two neighbouring blocks) instead of loaded.
   __m256d prev = _mm256_loadu_pd(a.v - 4), cur = _mm256_loadu_pd(a.v);
   __m256d mid = _mm256_permute2f128_pd(prev, cur, 0x21);
-  for (i64 k = 0; k < n_out; k += 4) {
-    const double* mk = masks + m * taps * 4;
+  // Outputs k .. k + 3 (Full) or the last 1-3 outputs of the group.
+  const auto block = [&]<bool Full>(i64 k) IRRUN_AVX2 {
     const auto masked = [&](i64 j, __m256d x) IRRUN_AVX2 {
-      return j == PAD ? x : _mm256_and_pd(x, _mm256_loadu_pd(mk + 4 * j));
+      return j == PAD ? x : _mm256_and_pd(x, _mm256_loadu_pd(mk + 8 * j));
     };
     __m256d s;
     if constexpr (PAD >= 0) {
@@ -1095,9 +1091,9 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
     }
     // finish4 with the factor fl(1 * r) = r: y = s * r, stored, checked.
     int fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ));
-    if (k + 4 <= n_out) {
+    if constexpr (Full) {
       _mm_storeu_ps(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_loadu_pd(r + k))));
-    } else {  // the last 1-3 outputs of the group (r ends with the plane: masked load)
+    } else {  // r ends with the plane: masked load
       const i64 n = n_out - k;
       const __m256i lanes = _mm256_cvtepi32_epi64(first_lanes4(n));
       store_first(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_maskload_pd(r + k, lanes))), n);
@@ -1108,8 +1104,15 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
       for (int l = 0; l < 4; ++l)
         if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
     }
-    if (++m == period) m = 0;
-  }
+    if (k % 8 == 0) {
+      mk += 4;
+    } else if ((mk += taps * 8 - 4) == lanes_end) {
+      mk = lanes_begin;
+    }
+  };
+  i64 k = 0;
+  for (; k + 4 <= n_out; k += 4) block.template operator()<true>(k);
+  if (k < n_out) block.template operator()<false>(k);
   return failed;
 }
 
@@ -1234,14 +1237,16 @@ BandFn pick_band(HrowFn h) {
 // to back (V[(q - q0) * IW + i]) and both passes run over the whole group as one long row.
 //   Vertical: a run of rows whose input rows shift by exactly IW per output row (stride 1, the
 //   same row count: every interior row of a plane) is one contiguous vrow_avx512 call.
-//   Horizontal: block b of eight outputs adds tap j from V[8b + j - pad_left], loaded with the
-//   mask flat_mask[b % mask_period][j] of the lanes whose tap lies inside their own row; the
-//   masked-off lanes load +0, exactly the zero padding the padded row holds there. Scaling uses
-//   flat_r = fl(row_rinv * inv_w) with rinv 1, which is exact. So every output gets the same
-//   operations in the same order as band_generic, and the same bits.
+//   Horizontal: block b of eight outputs adds tap j from V[8b + j - pad_left], ANDed with
+//   flat_lanes[b % mask_period][j], all ones in the lanes whose tap lies inside their own row:
+//   the other lanes become +0, exactly the zero padding the padded row holds there. Scaling
+//   uses flat_r = fl(row_rinv * inv_w) with rinv 1, which is exact. So every output gets the
+//   same operations in the same order as band_generic, and the same bits.
 // PAD >= 0: K and pad_left are compile-time, taps are shifted out of the aligned blocks around
-// the eight outputs (valignq) and masked with maskz_mov, the centre tap (always in its row) is
-// not masked; PAD < 0: taps are masked loads. The same values either way, so the same bits.
+// the eight outputs (valignq) instead of loaded, and the centre tap (always in its row) is not
+// masked; PAD < 0: taps are whole loads. The same values either way, so the same bits.
+// Whole blocks run without lane masks (an AND with a table row is one fused load-op; a mask
+// register costs a byte load and a kmov per tap); only a group's last block is partial.
 template <int K, int PAD = -1>
 IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
@@ -1277,13 +1282,18 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const double* r = pl.flat_r.data() + a.q0 * IW;
   float* out = a.out_plane + a.q0 * IW;
   const __m512d t = _mm512_set1_pd(a.t);
-  const std::uint8_t* masks = pl.flat_mask.data();
-  i64 m = 0;  // block index modulo mask_period
+  const std::uint64_t *lanes_begin = pl.flat_lanes.data(), *mk = lanes_begin;
+  const std::uint64_t* lanes_end = lanes_begin + pl.mask_period * taps * 8;
   bool failed = false;
   __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(a.v - 8)),
           cur = _mm512_castpd_si512(_mm512_loadu_pd(a.v));
-  for (i64 k = 0; k < n_out; k += 8) {
-    const std::uint8_t* mk = masks + m * taps;
+  // Outputs k .. k + 7 (Full) or the last 1-7 outputs of the group (their lanes masked).
+  const auto block = [&]<bool Full>(i64 k) IRRUN_AVX512_LAMBDA {
+    const auto masked = [&](int j, __m512d x) IRRUN_AVX512_LAMBDA {
+      if (j == PAD) return x;
+      return _mm512_castsi512_pd(
+          _mm512_and_si512(_mm512_castpd_si512(x), _mm512_loadu_si512(mk + 8 * j)));
+    };
     __m512d s;
     if constexpr (PAD >= 0) {
       const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(a.v + k + 8));
@@ -1293,35 +1303,38 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
           if constexpr (O > 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, O));
           if constexpr (O == 0) return _mm512_castsi512_pd(cur);
         };
-        const auto masked = [&]<int Jj>() IRRUN_AVX512_LAMBDA {
-          const __m512d v = tap.template operator()<Jj - PAD>();
-          return Jj == PAD ? v : _mm512_maskz_mov_pd(mk[Jj], v);
-        };
-        s = masked.template operator()<0>();
-        ((s = J == 0 ? s : _mm512_add_pd(s, masked.template operator()<J>())), ...);
+        s = masked(0, tap.template operator()<-PAD>());
+        ((s = J == 0 ? s : _mm512_add_pd(s, masked(J, tap.template operator()<J - PAD>()))), ...);
       }
       (std::make_integer_sequence<int, K>{});
       prev = cur, cur = next;
-    } else {
-      s = _mm512_maskz_loadu_pd(mk[0], vp + k);
-      for (i64 j = 1; j < taps; ++j) s = _mm512_add_pd(s, _mm512_maskz_loadu_pd(mk[j], vp + k + j));
+    } else {  // whole loads (the V buffer's guards cover the reach), masked lanes ANDed to +0
+      s = masked(0, _mm512_loadu_pd(vp + k));
+      for (i64 j = 1; j < taps; ++j)
+        s = _mm512_add_pd(s, masked(static_cast<int>(j), _mm512_loadu_pd(vp + k + j)));
     }
     // finish8 with the factor fl(1 * r) = r: y = s * r, stored, checked.
-    const __mmask8 lanes = first_lanes(n_out - k);
-    const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_maskz_loadu_pd(lanes, r + k)));
-    if (lanes == 0xFF) {
-      _mm256_storeu_ps(out + k, y);
+    __mmask8 fail;
+    if constexpr (Full) {
+      _mm256_storeu_ps(out + k, _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_loadu_pd(r + k))));
+      fail = _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
     } else {
+      const __mmask8 lanes = first_lanes(n_out - k);
+      const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_maskz_loadu_pd(lanes, r + k)));
       _mm512_mask_storeu_ps(out + k, lanes, _mm512_castps256_ps512(y));
+      fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
     }
-    const __mmask8 fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
     if (fail != 0) {  // rare: flag the rows of the failed lanes
       failed = true;
       for (int l = 0; l < 8; ++l)
         if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
     }
-    if (++m == pl.mask_period) m = 0;
-  }
+    mk += taps * 8;
+    if (mk == lanes_end) mk = lanes_begin;
+  };
+  i64 k = 0;
+  for (; k + 8 <= n_out; k += 8) block.template operator()<true>(k);
+  if (k < n_out) block.template operator()<false>(k);
   return failed;
 }
 
@@ -1534,20 +1547,13 @@ void make_flat(Plan& pl) {
     for (i64 ow = 0; ow < IW; ++ow)
       pl.flat_r[at(q * IW + ow)] = pl.row_rinv[at(q)] * pl.inv_w[at(ow)];
   pl.mask_period = std::lcm(i64{8}, IW) / 8;
-  pl.flat_mask.assign(at(pl.mask_period * pl.k_w), 0);
+  pl.flat_lanes.assign(at(pl.mask_period * pl.k_w * 8), 0);
   for (i64 b = 0; b < pl.mask_period; ++b)
     for (i64 j = 0; j < pl.k_w; ++j)
       for (i64 l = 0; l < 8; ++l) {
         const i64 c = (8 * b + l) % IW + j - pl.pad_left;
-        if (c >= 0 && c < IW)
-          pl.flat_mask[at(b * pl.k_w + j)] |= static_cast<std::uint8_t>(1u << l);
+        if (c >= 0 && c < IW) pl.flat_lanes[at((b * pl.k_w + j) * 8 + l)] = ~std::uint64_t{0};
       }
-  pl.flat_mask4.assign(at(2 * pl.mask_period * pl.k_w * 4), 0);
-  for (i64 b = 0; b < 2 * pl.mask_period; ++b)
-    for (i64 j = 0; j < pl.k_w; ++j)
-      for (i64 l = 0; l < 4; ++l)
-        if (pl.flat_mask[at(b / 2 * pl.k_w + j)] >> (b % 2 * 4 + l) & 1)
-          pl.flat_mask4[at((b * pl.k_w + j) * 4 + l)] = ~std::uint64_t{0};
 }
 
 }  // namespace
