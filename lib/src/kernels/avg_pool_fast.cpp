@@ -1022,7 +1022,9 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
     if (r == 3) vrow_avx2<3>(a.plane, off, r, IW, v);
     if (r == 4) vrow_avx2<4>(a.plane, off, r, IW, v);  // bins of four
     if (r == 5) vrow_avx2<5>(a.plane, off, r, IW, v);  // 5x5 windows
-    if (r > 5) vrow_avx2<0>(a.plane, off, r, IW, v);
+    if (r == 6) vrow_avx2<6>(a.plane, off, r, IW, v);  // 3x3x3 windows (edges: 2x3)
+    if (r == 9) vrow_avx2<9>(a.plane, off, r, IW, v);
+    if (r == 7 || r == 8 || r > 9) vrow_avx2<0>(a.plane, off, r, IW, v);
   }
   bool failed = false;
   const double* vrow = a.v;
@@ -1195,6 +1197,12 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
         break;
       case 5:
         vrow_avx512<5>(a.plane, off, r, IW, v);
+        break;
+      case 6:  // 3x3x3 windows (S5): 3x3 rows inside, 2x3 at the edges
+        vrow_avx512<6>(a.plane, off, r, IW, v);
+        break;
+      case 9:
+        vrow_avx512<9>(a.plane, off, r, IW, v);
         break;
       default:
         vrow_avx512<0>(a.plane, off, r, IW, v);
