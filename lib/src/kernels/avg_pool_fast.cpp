@@ -204,13 +204,20 @@ IRRUN_AVX2 void stats_avx2(const float* x, i64 n, float& lo, float& hi) {
     mx1 = _mm256_max_ps(b, mx1);
     mn1 = _mm256_min_ps(b, mn1);
   }
-  alignas(32) float h[8], l[8];
-  _mm256_store_ps(h, _mm256_max_ps(mx0, mx1));
-  _mm256_store_ps(l, _mm256_min_ps(mn0, mn1));
-  for (int j = 0; j < 8; ++j) {
-    if (h[j] > hi) hi = h[j];
-    if (l[j] < lo) lo = l[j];
+  if (i + 8 <= n) {
+    const __m256 a = _mm256_loadu_ps(x + i);
+    mx0 = _mm256_max_ps(a, mx0);
+    mn0 = _mm256_min_ps(a, mn0);
+    i += 8;
   }
+  // Fold the lanes in registers (no NaN left: every lane started from hi or lo).
+  __m256 h = _mm256_max_ps(mx0, mx1), l = _mm256_min_ps(mn0, mn1);
+  __m128 h4 = _mm_max_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  __m128 l4 = _mm_min_ps(_mm256_castps256_ps128(l), _mm256_extractf128_ps(l, 1));
+  h4 = _mm_max_ps(h4, _mm_movehl_ps(h4, h4));
+  l4 = _mm_min_ps(l4, _mm_movehl_ps(l4, l4));
+  hi = _mm_cvtss_f32(_mm_max_ss(h4, _mm_shuffle_ps(h4, h4, 1)));
+  lo = _mm_cvtss_f32(_mm_min_ss(l4, _mm_shuffle_ps(l4, l4, 1)));
   stats_portable(x + i, n - i, lo, hi);
 }
 
