@@ -443,6 +443,48 @@ TEST_CASE("fast avg_pool flat groups on narrow rows", "[kernels][avg_pool_fast]"
   }
 }
 
+// 3-tap stride-2 rows with one left pad column (3x3 s2 p1, S1 and S5) run fused on AVX-512:
+// vertical sums kept in registers, the left tap carried from the previous block, masked loads at
+// the row's end, no V row stored (a failing row rebuilds it for the rescan). Widths 1-80 around
+// the blocks of 16 columns, right pads 0-2 and ceil (windows that start past the row), heights
+// with rows of 0-3 input rows (pads up to the kernel) and 3-D windows of 4, 6 and 9 rows; every
+// data mode against the oracle, bit for bit against the portable and AVX2 paths.
+TEST_CASE("fast avg_pool fused 3-tap stride-2 rows", "[kernels][avg_pool_fast]") {
+  Rng rng(0x3A52ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
+  int cases = 0, empty_rows = 0, fallbacks = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const std::vector<std::int64_t> nc{rng.range(1, 2), rng.range(1, 3)};
+    const std::int64_t iw =
+        iter % 2 == 0 ? 8 * rng.range(1, 10) + rng.range(-1, 1) : rng.range(1, 80);
+    const std::int64_t pr = rng.range(0, 2), kh = rng.range(1, 3), ph = rng.range(0, kh);
+    const std::int64_t ih = rng.range(std::max<std::int64_t>(1, kh - 2 * ph), 20);
+    const bool ceil = rng.coin(), exclude = rng.coin();
+    const PoolGeometry g =
+        rng.range(0, 3) == 0
+            ? window(nc, {rng.range(1, 6), ih, std::max<std::int64_t>(iw, 2)}, {3, kh, 3},
+                     {2, rng.range(1, 2), 2}, {1, ph, 1}, {1, ph, pr}, ceil, exclude)
+            : window(nc, {ih, std::max<std::int64_t>(iw, 2)}, {kh, 3}, {rng.range(1, 2), 2},
+                     {ph, 1}, {ph, pr}, ceil, exclude);
+    if (g.out[0] < 1 || g.out[1] < 1 || g.out[2] < 1) continue;
+    REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+    ++cases;
+    empty_rows += ph >= kh;
+    const Data mode = static_cast<Data>(iter % 5);
+    fallbacks += mode == Data::cancel;
+    INFO(describe(g) << " data " << static_cast<int>(mode));
+    const Tensor in = random_input(rng, g, mode);
+    const auto want = oracle_of(g, in);
+    const Tensor best = run_fast(g, in, pools[iter % 3], Isa::best);
+    CHECK(check_against_oracle(g, best, want, "best") == 0);
+    CHECK(same_bits(run_fast(g, in, pools[0], Isa::portable), best));
+    CHECK(same_bits(run_fast(g, in, pools[(iter + 1) % 3], Isa::avx2), best));
+  }
+  CHECK(cases > 250);
+  CHECK(empty_rows > 20);
+  CHECK(fallbacks > 40);
+}
+
 TEST_CASE("fast avg_pool flat groups fall back in straddling blocks", "[kernels][avg_pool_fast]") {
   // Width 5, k3 s1 p1 exclude-pad: the block of outputs 8-15 covers the end of row 1, row 2 and
   // the start of row 3; only output 8 (2^30 + 2^-30 - 2^30) cancels and falls back.

@@ -15,7 +15,8 @@
 //      s * (1/kernel volume), rounded once to f32.
 //   On AVX-512 and AVX2, steps 2 and 3 for a group of rows run in one function (band_avx512,
 //   band_avx2) with the horizontal pass inlined, and narrow stride-1 rows run as flat groups
-//   (band_flat_*); the portable path runs the same additions through band_generic.
+//   (band_flat_*); on AVX-512, 3x3 s2 p1 rows keep their vertical sums in registers
+//   (band_k3s2_avx512). The portable path runs the same additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
 // (plane_sum_portable gives the order), with the min/max taken from the same loads.
@@ -748,6 +749,7 @@ struct Ops {
   HrowFn hrow = nullptr;        // fixed-tap horizontal pass for this op's stride and kernel
   HrowFn finish_row = nullptr;  // the one-tap stride-1 pass: scale, check, store a row of sums
   bool (*band)(const BandArgs&, const Ops&) = nullptr;  // one group of rows (window kernel)
+  bool keeps_v = true;  // band leaves the group's V rows in the buffer (else: rescans rebuild)
 };
 
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
@@ -1372,6 +1374,93 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   return failed;
 }
 
+// Rows of 3-tap stride-2 windows with one pad column on the left (3x3 s2 p1 pools, S1, S5):
+// the vertical sums of 16 columns stay in two registers and the horizontal taps come from them:
+// the even and odd columns, and the previous block's last odd column (+0 at the row's start,
+// like the padded V row). No V row is stored or reloaded; the same additions in the same order
+// as vrow_avx512 then hrow_s2_avx512<3>, so the same bits.
+template <int R>
+IRRUN_AVX512 IRRUN_INLINE bool row_k3s2_avx512(const float* plane, const i64* off, i64 r_rt, i64 IW,
+                                               i64 OW, const double* inv_w, double rinv_s,
+                                               double t_s, float* out) {
+  const i64 r = R >= 0 ? R : r_rt;
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  const auto load = [&](const float* p, __mmask16 m) IRRUN_AVX512_LAMBDA {
+    return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, p)));
+  };
+  __m512i left = _mm512_setzero_si512();
+  __mmask8 fail = 0;
+  for (i64 ow = 0, c = 0; ow < OW; ow += 8, c += 16) {
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
+    if (r > 0 && c + 16 <= IW) {
+      const float* p0 = plane + off[0] + c;
+      a0 = _mm512_cvtps_pd(_mm256_loadu_ps(p0));
+      a1 = _mm512_cvtps_pd(_mm256_loadu_ps(p0 + 8));
+      for (i64 j = 1; j < r; ++j) {
+        const float* pj = plane + off[j] + c;
+        a0 = add_fma512(a0, _mm512_cvtps_pd(_mm256_loadu_ps(pj)));
+        a1 = add_fma512(a1, _mm512_cvtps_pd(_mm256_loadu_ps(pj + 8)));
+      }
+    } else if (r > 0) {  // the row's last columns: masked-off floats are not read, add as +0
+      const i64 n = std::max<i64>(0, IW - c);  // a ceil window can start past the row
+      const auto m0 = static_cast<__mmask16>(n >= 8 ? 0xFF : (1u << n) - 1);
+      const auto m1 = static_cast<__mmask16>(n >= 16 ? 0xFF : n <= 8 ? 0 : (1u << (n - 8)) - 1);
+      a0 = load(plane + off[0] + c, m0);
+      a1 = load(plane + off[0] + c + 8, m1);
+      for (i64 j = 1; j < r; ++j) {
+        a0 = add_fma512(a0, load(plane + off[j] + c, m0));
+        a1 = add_fma512(a1, load(plane + off[j] + c + 8, m1));
+      }
+    }
+    const __m512i e = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, even, a1));
+    const __m512i o = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, odd, a1));
+    const __m512d l = _mm512_castsi512_pd(_mm512_alignr_epi64(o, left, 7));  // odd column - 1
+    const __m512d s =
+        _mm512_add_pd(_mm512_add_pd(l, _mm512_castsi512_pd(e)), _mm512_castsi512_pd(o));
+    left = o;
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(OW - ow));
+  }
+  return fail != 0;
+}
+
+IRRUN_AVX512 bool band_k3s2_avx512(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2];
+  const i64* begin = pl.row_begin.data();
+  const double* rinv = pl.row_rinv.data();
+  const double* inv_w = pl.inv_w.data();
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    prefetch_step(*a.next);
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = pl.row_off.data() + begin[q];
+    float* out = a.out_plane + q * OW;
+    bool row_failed;
+    switch (r) {  // the common row counts unrolled at compile time
+      case 2:
+        row_failed = row_k3s2_avx512<2>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        break;
+      case 3:
+        row_failed = row_k3s2_avx512<3>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        break;
+      case 6:  // 3x3x3 windows (S5): 3x3 rows inside, 2x3 at the edges
+        row_failed = row_k3s2_avx512<6>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        break;
+      case 9:
+        row_failed = row_k3s2_avx512<9>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        break;
+      default:
+        row_failed = row_k3s2_avx512<-1>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+    }
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
+  return failed;
+}
+
 BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
   if (k == 3 && pad_left == 1) return band_flat_avx512<3, 1>;  // 3x3 "same"
   if (k == 5 && pad_left == 2) return band_flat_avx512<5, 2>;
@@ -1395,6 +1484,21 @@ struct Scratch {
   std::vector<double> v;  // groups of vertical sums, each pl.vlen long (zero padding kept)
   std::unique_ptr<bool[]> row_failed;  // per row of the group: some output failed the check
 };
+
+// V row q of a plane (the vertical sums; the same bits on every path) into v, IW values.
+void vsum_row(const Plan& pl, const float* plane, i64 q, double* v) {
+  const auto uq = static_cast<std::size_t>(q);
+  const i64 r = pl.row_begin[uq + 1] - pl.row_begin[uq];
+  std::vector<const float*> rows(static_cast<std::size_t>(r));
+  for (i64 j = 0; j < r; ++j)
+    rows[static_cast<std::size_t>(j)] =
+        plane + pl.row_off[static_cast<std::size_t>(pl.row_begin[uq] + j)];
+  if (r == 0) {
+    std::fill(v, v + pl.g->in[2], 0.0);
+  } else {
+    vsum_portable(rows.data(), r, pl.g->in[2], v);
+  }
+}
 
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
                  i64 unit_end) {
@@ -1450,7 +1554,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       // Failed outputs (rare) are recomputed from the V rows still in the buffer.
       for (i64 q = g0; q < g1; ++q) {
         if (!sc.row_failed[q - g0]) continue;
-        const double* vrow = vbase + (q - g0) * vlen;
+        double* vrow = vbase + (q - g0) * vlen;
+        if (!ops.keeps_v) vsum_row(pl, plane, q, vrow + pl.pad_left);
         float* out = out_plane + q * OW;
         for (i64 ow = 0; ow < OW; ++ow) {
           const auto w = static_cast<std::size_t>(ow);
@@ -1630,6 +1735,8 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 
   ops.band = band_generic;
   if (avx512 && pl.fixed_w) ops.band = pick_band<BandAvx512, kHrowAvx512>(ops.hrow);
+  if (avx512 && pl.fixed_w && pl.stride_w == 2 && pl.k_w == 3 && pl.pad_left == 1)
+    ops.band = band_k3s2_avx512, ops.keeps_v = false;
   if (avx2 && pl.fixed_w) ops.band = pick_band<BandAvx2, kHrowAvx2>(ops.hrow);
   if ((avx512 || avx2) && flat_eligible(pl)) {
     make_flat(pl);
