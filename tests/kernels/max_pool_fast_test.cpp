@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -84,6 +85,24 @@ PoolGeometry random_geometry(Rng& rng) {
   return g;
 }
 
+// AdaptiveMaxPool with equal bins (in % out == 0 on every axis): bins of 1-2 columns (the fast
+// kernel's cover) and 1-5 rows and planes, 1-40 bins along W (past one and two blocks of 16 and
+// 8 outputs), 1-9 along H, 1-3 along D.
+PoolGeometry random_adaptive_geometry(Rng& rng) {
+  PoolGeometry g;
+  g.adaptive = true;
+  g.spatial_rank = static_cast<std::size_t>(rng.range(1, 3));
+  g.batch = rng.range(1, 2);
+  g.channels = rng.range(1, 3);
+  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) {
+    const i64 out = a == 2 ? rng.range(1, 40) : rng.range(1, g.spatial_rank == 3 ? 3 : 9);
+    g.out[a] = out;
+    g.in[a] = out * (a == 2 ? rng.range(1, 2) : rng.range(1, 5));
+  }
+  g.index_axis = 2;  // AdaptiveMaxPool's indices count within each (n, c) plane
+  return g;
+}
+
 // Small values so ties are common, plus NaN, +-inf, +-0 and lowest().
 template <class T>
 Tensor random_input(Rng& rng, const PoolGeometry& g) {
@@ -154,16 +173,21 @@ const char* isa_name(Isa isa) {
   return isa == Isa::best ? "best" : isa == Isa::avx2 ? "avx2" : "portable";
 }
 
+// `adaptive`: AdaptiveMaxPool geometries, and every other input without NaN (a NaN in a bin's
+// rows sends its output row to the fix-up, so NaN-free inputs test the vector path).
 template <class T>
-void differential(std::uint64_t seed, int iterations) {
+void differential(std::uint64_t seed, int iterations, bool adaptive = false) {
   Rng rng(seed);
   const Parallel serial(1);
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};
   int mismatches = 0;
   for (int iter = 0; iter < iterations && mismatches < 5; ++iter) {
-    const PoolGeometry g = random_geometry(rng);
+    const PoolGeometry g = adaptive ? random_adaptive_geometry(rng) : random_geometry(rng);
     INFO(describe(g));
-    const Tensor in = random_input<T>(rng, g);
+    Tensor in = random_input<T>(rng, g);
+    if (adaptive && iter % 2 == 0)
+      for (T& v : std::span(in.mutable_data<T>(), in.element_count()))
+        if (v != v) v = static_cast<T>(rng.range(-3, 3));
     REQUIRE(irrun::kernels::max_pool_fast_covers(in.type, g));
     for (const ElementType it : {ElementType::i64, ElementType::i32, ElementType::f32}) {
       INFO("indices " << (it == ElementType::f32   ? "none"
@@ -212,6 +236,15 @@ TEST_CASE("max_pool_fast matches the reference kernel bit for bit (f64)",
   differential<double>(0x4D50466, 120);
 }
 
+// AdaptiveMaxPool with equal bins runs the window kernel (kernel = stride = bin) and redoes the
+// outputs where OpenVINO's adaptive reduction differs: rows starting with NaN, bins without an
+// element above lowest().
+TEST_CASE("max_pool_fast matches the reference on adaptive equal bins (f32, f64)",
+          "[kernels][max_pool][max_pool_fast]") {
+  differential<float>(0xADA9, 300, true);
+  differential<double>(0xADAA, 100, true);
+}
+
 TEST_CASE("max_pool_fast hand cases", "[kernels][max_pool][max_pool_fast]") {
   const Parallel par(1);
   const float inf = std::numeric_limits<float>::infinity();
@@ -255,13 +288,17 @@ TEST_CASE("max_pool_fast hand cases", "[kernels][max_pool][max_pool_fast]") {
   }
 }
 
-TEST_CASE("max_pool_fast covers window f32/f64 pooling only",
+TEST_CASE("max_pool_fast covers f32/f64 windows and equal adaptive bins only",
           "[kernels][max_pool][max_pool_fast]") {
   auto g = geometry_1d(8, 2, 2, 0, 0);
   CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
   CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f64, g));
   CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f16, g));
   CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::i32, g));
-  g.adaptive = true;
+  g.adaptive = true;  // 8 -> 4: bins of two
+  CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
+  g.out[2] = 3;  // uneven, overlapping bins: the reference kernel
+  CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
+  g.out[2] = 2;  // bins of four columns: gathered taps, the reference is faster
   CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
 }

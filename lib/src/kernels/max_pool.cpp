@@ -10,53 +10,17 @@
 #include <Eigen/Core>
 
 #include "irrun/error.hpp"
+#include "max_reduce.hpp"
 #include "window.hpp"
 
 namespace irrun::kernels {
 namespace {
 
 using detail::AxisWindows;
+using detail::bin_max;
+using detail::Max;
 using detail::Window;
-
-// The maximum of one window and the flat position (in its plane) it came from.
-template <class T>
-struct Max {
-  T value;
-  std::int64_t position;
-};
-
-// OpenVINO's max_pool reference: start from lowest() at position 0 and take strictly greater
-// taps only, so padding behaves as -inf, ties keep the first tap and NaN never wins.
-template <class T>
-Max<T> window_max(const T* plane, const Window& window) {
-  Max<T> m{std::numeric_limits<T>::lowest(), 0};
-  window.for_each_row([&](std::int64_t first, std::int64_t count, std::int64_t step) {
-    for (std::int64_t t = 0; t < count; ++t) {
-      const std::int64_t pos = first + t * step;
-      if (plane[pos] > m.value) m = {plane[pos], pos};
-    }
-  });
-  return m;
-}
-
-// OpenVINO's adaptive_max_pool reference: std::max_element along each row (a later element
-// wins only if the current one compares less), rows kept unless strictly greater, starting
-// from the bin's first element.
-template <class T>
-Max<T> bin_max(const T* plane, const Window& window) {
-  bool started = false;
-  Max<T> m{};
-  window.for_each_row([&](std::int64_t first, std::int64_t count, std::int64_t step) {
-    if (!started) m = {plane[first], first}, started = true;
-    Max<T> row{plane[first], first};
-    for (std::int64_t t = 1; t < count; ++t) {
-      const std::int64_t pos = first + t * step;
-      if (row.value < plane[pos]) row = {plane[pos], pos};
-    }
-    if (row.value > m.value) m = row;
-  });
-  return m;
-}
+using detail::window_max;
 
 template <class T, class I>
 void max_pool_typed(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
