@@ -15,6 +15,10 @@
 // Positions are plane-relative int32 (planes of < 2^30 elements); indices are
 // (plane * in_plane + position) % index_range, computed without a division per output: the
 // range is either a multiple of the plane size (axis 0, 1, 2) or divides it (axis 3, 4).
+// AdaptiveMaxPool with equal bins of one or two columns runs as the window MaxPool with kernel =
+// stride = bin; OpenVINO's adaptive reduction differs from the window one only on rows that
+// start with NaN and on bins with nothing above lowest(), and those outputs are redone with the
+// reference's bin_max (see run).
 // Determinism: each output is computed by one fixed-order loop, whatever the partition.
 #include "simd.hpp"  // first: intrinsics and their warning pragmas
 
