@@ -246,6 +246,17 @@ bool same_bits(const Tensor& a, const Tensor& b) {
          std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) == 0;
 }
 
+// The best path (on `best_par`) within one ulp of the oracle, and the portable (one thread) and
+// AVX2 (on `avx2_par`) paths bit for bit the same; returns the best path's output.
+Tensor check_paths(const PoolGeometry& g, const Tensor& in, const Parallel& best_par,
+                   const Parallel& avx2_par) {
+  const Tensor best = run_fast(g, in, best_par, Isa::best);
+  CHECK(check_against_oracle(g, best, oracle_of(g, in), "best") == 0);
+  CHECK(same_bits(run_fast(g, in, Parallel(1), Isa::portable), best));
+  CHECK(same_bits(run_fast(g, in, avx2_par, Isa::avx2), best));
+  return best;
+}
+
 }  // namespace
 
 TEST_CASE("fast avg_pool covers the benchmark patterns", "[kernels][avg_pool_fast]") {
@@ -397,11 +408,7 @@ TEST_CASE("fast avg_pool group kernels on random geometries", "[kernels][avg_poo
     const Data mode = static_cast<Data>(iter % 5);
     INFO(describe(g) << " data " << static_cast<int>(mode));
     const Tensor in = random_input(rng, g, mode);
-    const auto want = oracle_of(g, in);
-    const Tensor best = run_fast(g, in, pools[1], Isa::best);
-    CHECK(check_against_oracle(g, best, want, "best") == 0);
-    CHECK(same_bits(run_fast(g, in, pools[0], Isa::portable), best));
-    CHECK(same_bits(run_fast(g, in, pools[2], Isa::avx2), best));
+    const Tensor best = check_paths(g, in, pools[1], pools[2]);
     CHECK(same_bits(run_fast(g, in, pools[iter % 4], Isa::best), best));
   }
   CHECK(bins4 > 40);
@@ -435,11 +442,7 @@ TEST_CASE("fast avg_pool flat groups on narrow rows", "[kernels][avg_pool_fast]"
     const Data mode = static_cast<Data>(iter % 5);
     INFO(describe(g) << " data " << static_cast<int>(mode));
     const Tensor in = random_input(rng, g, mode);
-    const auto want = oracle_of(g, in);
-    const Tensor best = run_fast(g, in, pools[iter % 3], Isa::best);
-    CHECK(check_against_oracle(g, best, want, "best") == 0);
-    CHECK(same_bits(run_fast(g, in, pools[0], Isa::portable), best));
-    CHECK(same_bits(run_fast(g, in, pools[(iter + 1) % 3], Isa::avx2), best));
+    check_paths(g, in, pools[iter % 3], pools[(iter + 1) % 3]);
   }
 }
 
@@ -474,11 +477,7 @@ TEST_CASE("fast avg_pool fused 3-tap stride-2 rows", "[kernels][avg_pool_fast]")
     fallbacks += mode == Data::cancel;
     INFO(describe(g) << " data " << static_cast<int>(mode));
     const Tensor in = random_input(rng, g, mode);
-    const auto want = oracle_of(g, in);
-    const Tensor best = run_fast(g, in, pools[iter % 3], Isa::best);
-    CHECK(check_against_oracle(g, best, want, "best") == 0);
-    CHECK(same_bits(run_fast(g, in, pools[0], Isa::portable), best));
-    CHECK(same_bits(run_fast(g, in, pools[(iter + 1) % 3], Isa::avx2), best));
+    check_paths(g, in, pools[iter % 3], pools[(iter + 1) % 3]);
   }
   CHECK(cases > 250);
   CHECK(empty_rows > 20);

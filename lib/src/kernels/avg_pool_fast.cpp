@@ -932,30 +932,33 @@ struct BandArgs {
 using BandFn = bool (*)(const BandArgs&, const Ops&);
 
 // Portable (and AVX2) group: the building blocks above, in the same order as the AVX-512 path.
-bool band_generic(const BandArgs& a, const Ops& ops) {
-  const Plan& pl = *a.pl;
-  const PoolGeometry& g = *pl.g;
-  const i64 IW = g.in[2], OW = g.out[2];
+// V row q of a plane (its IW vertical sums, zeros without rows) into v, summed by `vsum` (every
+// path's vsum gives the same bits). The group functions and the rescans of fused rows use it.
+void vsum_row(const Plan& pl, decltype(Ops::vsum) vsum, const float* plane, i64 q, double* v) {
+  const auto uq = static_cast<std::size_t>(q);
+  const i64 r = pl.row_begin[uq + 1] - pl.row_begin[uq];
+  const i64* off = pl.row_off.data() + pl.row_begin[uq];
   const float* rows[64];
   std::vector<const float*> many;
-  bool failed = false;
-  for (i64 q = a.q0; q < a.q1; ++q) {
-    const auto uq = static_cast<std::size_t>(q);
-    const i64 r = pl.row_begin[uq + 1] - pl.row_begin[uq];
-    const i64* off = pl.row_off.data() + pl.row_begin[uq];
-    const float** rp = rows;
-    if (r > 64) {
-      many.resize(static_cast<std::size_t>(r));
-      rp = many.data();
-    }
-    for (i64 j = 0; j < r; ++j) rp[j] = a.plane + off[j];
-    double* v = a.v + (q - a.q0) * pl.vlen + pl.pad_left;
-    if (r == 0) {
-      std::fill(v, v + IW, 0.0);
-    } else {
-      ops.vsum(rp, r, IW, v);
-    }
+  const float** rp = rows;
+  if (r > 64) {
+    many.resize(static_cast<std::size_t>(r));
+    rp = many.data();
   }
+  for (i64 j = 0; j < r; ++j) rp[j] = plane + off[j];
+  if (r == 0) {
+    std::fill(v, v + pl.g->in[2], 0.0);
+  } else {
+    vsum(rp, r, pl.g->in[2], v);
+  }
+}
+
+bool band_generic(const BandArgs& a, const Ops& ops) {
+  const Plan& pl = *a.pl;
+  const i64 OW = pl.g->out[2];
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1; ++q)
+    vsum_row(pl, ops.vsum, a.plane, q, a.v + (q - a.q0) * pl.vlen + pl.pad_left);
   for (i64 q = a.q0; q < a.q1; ++q) {
     const double* vrow = a.v + (q - a.q0) * pl.vlen;
     const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
@@ -1485,21 +1488,6 @@ struct Scratch {
   std::unique_ptr<bool[]> row_failed;  // per row of the group: some output failed the check
 };
 
-// V row q of a plane (the vertical sums; the same bits on every path) into v, IW values.
-void vsum_row(const Plan& pl, const float* plane, i64 q, double* v) {
-  const auto uq = static_cast<std::size_t>(q);
-  const i64 r = pl.row_begin[uq + 1] - pl.row_begin[uq];
-  std::vector<const float*> rows(static_cast<std::size_t>(r));
-  for (i64 j = 0; j < r; ++j)
-    rows[static_cast<std::size_t>(j)] =
-        plane + pl.row_off[static_cast<std::size_t>(pl.row_begin[uq] + j)];
-  if (r == 0) {
-    std::fill(v, v + pl.g->in[2], 0.0);
-  } else {
-    vsum_portable(rows.data(), r, pl.g->in[2], v);
-  }
-}
-
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
                  i64 unit_end) {
   const PoolGeometry& g = *pl.g;
@@ -1555,7 +1543,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       for (i64 q = g0; q < g1; ++q) {
         if (!sc.row_failed[q - g0]) continue;
         double* vrow = vbase + (q - g0) * vlen;
-        if (!ops.keeps_v) vsum_row(pl, plane, q, vrow + pl.pad_left);
+        if (!ops.keeps_v) vsum_row(pl, ops.vsum, plane, q, vrow + pl.pad_left);
         float* out = out_plane + q * OW;
         for (i64 ow = 0; ow < OW; ++ow) {
           const auto w = static_cast<std::size_t>(ow);
