@@ -138,15 +138,19 @@ Command add_bench(CLI::App& app, const Globals& globals) {
         if (!globals.quiet)
           std::printf("%s: %d thread(s), %d timed run(s) after %d warm-up run(s)\n",
                       o->model.c_str(), parallel.threads(), o->repeat, o->warmup);
-        std::printf("%-24s %-16s %10s %10s %10s %9s\n", "layer", "type", "min ms", "median ms",
+        // The name column fits the longest name (converted models have names of 60+ characters).
+        int w = 24;
+        for (const auto& [n, rec] : layers)
+          w = std::max(w, static_cast<int>(model.ir.layers[n].name.size()));
+        std::printf("%-*s %-16s %10s %10s %10s %9s\n", w, "layer", "type", "min ms", "median ms",
                     "max ms", "GB/s");
         for (const auto& [n, rec] : layers) {
           const Stats s = stats_ms(rec.seconds);
-          std::printf("%-24s %-16s %10.4f %10.4f %10.4f %9.2f\n", model.ir.layers[n].name.c_str(),
+          std::printf("%-*s %-16s %10.4f %10.4f %10.4f %9.2f\n", w, model.ir.layers[n].name.c_str(),
                       model.ir.layers[n].type.c_str(), s.min, s.median, s.max,
                       gbps(static_cast<double>(rec.bytes), s.median));
         }
-        std::printf("%-24s %-16s %10.4f %10.4f %10.4f %9.2f\n", "total", "(graph)", total.min,
+        std::printf("%-*s %-16s %10.4f %10.4f %10.4f %9.2f\n", w, "total", "(graph)", total.min,
                     total.median, total.max, gbps(static_cast<double>(total_bytes), total.median));
         return 0;
       }};

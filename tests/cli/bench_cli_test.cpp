@@ -1,11 +1,15 @@
 // End-to-end tests of `irrun bench`: which layers it reports and the bytes it counts (never the
 // timings themselves).
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "cli/cli_support.hpp"
+#include "support/scratch_dir.hpp"
 
 using irrun::testing::run_irrun;
 using irrun::testing::sample;
@@ -32,4 +36,35 @@ TEST_CASE("irrun bench reports every pooling layer, MaxPool included", "[cli][be
   CHECK(one.exit_code == 0);
   CHECK(one.out.find("max ") != std::string::npos);
   CHECK(one.out.find("MaxPool") != std::string::npos);
+}
+
+TEST_CASE("irrun bench's text table fits long layer names", "[cli][bench]") {
+  // Converted models name layers by their scope (60+ characters): every column still lines up.
+  std::ifstream src(sample("avgpool_v11.xml"));
+  std::string xml((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
+  const std::string long_name =
+      "Model/Stage_5/Block_3/Branch_2/AvgPool_0a_3x3/AvgPool_with_a_long_scope";
+  const auto at = xml.find("name=\"pool\"");
+  REQUIRE(at != std::string::npos);
+  xml.replace(at, 11, "name=\"" + long_name + "\"");
+  irrun::testing::ScratchDir dir("bench_names");
+  const auto path = dir.path() / "long_names.xml";
+  std::ofstream(path) << xml;
+
+  const auto r = run_irrun({"bench", path.string(), "--repeat", "1", "--warmup", "0"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> lines;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);)
+    if (line.rfind("layer ", 0) == 0 || line.rfind(long_name, 0) == 0 ||
+        line.rfind("total ", 0) == 0)
+      lines.push_back(line);
+  REQUIRE(lines.size() == 3);
+  // The type column starts one space after the longest name, on every line.
+  for (const auto& line : lines) {
+    CHECK(line.size() > long_name.size() + 1);
+    CHECK(line[long_name.size()] == ' ');
+    CHECK(line[long_name.size() + 1] != ' ');
+  }
 }
