@@ -152,8 +152,6 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
   return true;
 }
 
-#define IRRUN_AVX512 __attribute__((target("avx512f")))
-
 // Two blocks of 16 outputs at once (independent dependency chains), their taps from
 // w.block_taps. Stride: 1, 2, or 0 for any (gather). Values only: max(tap, cur), which is
 // tap > cur ? tap : cur (vmaxps returns its second operand unless the first is greater), the
@@ -229,10 +227,6 @@ IRRUN_AVX512 void row_avx512_any(const float* plane, const i64* rows, i64 nrows,
   if (pos) return row_avx512<kStride, true>(plane, rows, nrows, w, y, pos);
   row_avx512<kStride, false>(plane, rows, nrows, w, y, pos);
 }
-
-#undef IRRUN_AVX512
-
-#define IRRUN_AVX2 __attribute__((target("avx2,fma")))
 
 // Lane mask of lanes [lo, hi) (hi <= 8) as an AVX2 integer mask.
 IRRUN_AVX2 inline __m256i lanes8(i64 lo, i64 hi) {
@@ -318,8 +312,6 @@ IRRUN_AVX2 void row_avx2_any(const float* plane, const i64* rows, i64 nrows, con
   if (pos) return row_avx2<kStride, true>(plane, rows, nrows, w, y, pos);
   row_avx2<kStride, false>(plane, rows, nrows, w, y, pos);
 }
-
-#undef IRRUN_AVX2
 
 template <class T>
 RowFn<T> pick_row([[maybe_unused]] RowGeo& w, [[maybe_unused]] BlockTaps& bt,

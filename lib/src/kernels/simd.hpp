@@ -12,6 +12,11 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
+// The vector paths' target attributes (GCC 12's AVX-512 lambdas need their own).
+#define IRRUN_AVX2 __attribute__((target("avx2,fma")))
+#define IRRUN_AVX512 __attribute__((target("avx512f")))
+#define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f")))
+
 namespace irrun::kernels::detail {
 
 inline bool cpu_has_avx512() {

@@ -1,0 +1,470 @@
+// The AVX2+FMA path of the fast f32 AvgPool: the portable path's operations in the same order,
+// four doubles at a time (compiled for AVX2+FMA via target attributes; only called when the CPU
+// has it, so the binary runs on any x86-64).
+#include "ops.hpp"  // first: intrinsics and their warning pragmas
+
+#include <cstdint>
+#include <limits>
+
+namespace irrun::kernels::avg_fast {
+namespace {
+
+IRRUN_AVX2 void stats_avx2(const float* x, i64 n, float& lo, float& hi) {
+  __m256 mx0 = _mm256_set1_ps(hi), mx1 = mx0;
+  __m256 mn0 = _mm256_set1_ps(lo), mn1 = mn0;
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 a = _mm256_loadu_ps(x + i);
+    const __m256 b = _mm256_loadu_ps(x + i + 8);
+    // max/min return the second operand when the first is NaN: NaN inputs are ignored.
+    mx0 = _mm256_max_ps(a, mx0);
+    mn0 = _mm256_min_ps(a, mn0);
+    mx1 = _mm256_max_ps(b, mx1);
+    mn1 = _mm256_min_ps(b, mn1);
+  }
+  if (i + 8 <= n) {
+    const __m256 a = _mm256_loadu_ps(x + i);
+    mx0 = _mm256_max_ps(a, mx0);
+    mn0 = _mm256_min_ps(a, mn0);
+    i += 8;
+  }
+  // Fold the lanes in registers (no NaN left: every lane started from hi or lo).
+  __m256 h = _mm256_max_ps(mx0, mx1), l = _mm256_min_ps(mn0, mn1);
+  __m128 h4 = _mm_max_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  __m128 l4 = _mm_min_ps(_mm256_castps256_ps128(l), _mm256_extractf128_ps(l, 1));
+  h4 = _mm_max_ps(h4, _mm_movehl_ps(h4, h4));
+  l4 = _mm_min_ps(l4, _mm_movehl_ps(l4, l4));
+  hi = _mm_cvtss_f32(_mm_max_ss(h4, _mm_shuffle_ps(h4, h4, 1)));
+  lo = _mm_cvtss_f32(_mm_min_ss(l4, _mm_shuffle_ps(l4, l4, 1)));
+  stats_portable(x + i, n - i, lo, hi);
+}
+
+// a + x as the FMA x * 1 + a: x * 1 is exact and the FMA rounds once, so this is the same
+// double addition (signed zeros, infinities and NaN included). AMD cores (Zen 3 to 5) convert
+// (vcvtps2pd) on the two FADD pipes; the idle FMA pipes take the adds off them (on Zen 5, S4
+// -25%, the vertical sums -5 to -10%).
+IRRUN_AVX2 inline __m256d add_fma(__m256d a, __m256d x) {
+  return _mm256_fmadd_pd(x, _mm256_set1_pd(1.0), a);
+}
+
+IRRUN_AVX2 void vsum_avx2(const float* const* rows, i64 r_count, i64 n, double* v) {
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const float* r0 = rows[0] + i;
+    __m256d a0 = _mm256_cvtps_pd(_mm_loadu_ps(r0));
+    __m256d a1 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 4));
+    __m256d a2 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 8));
+    __m256d a3 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 12));
+    for (i64 r = 1; r < r_count; ++r) {
+      const float* p = rows[r] + i;
+      a0 = add_fma(a0, _mm256_cvtps_pd(_mm_loadu_ps(p)));
+      a1 = add_fma(a1, _mm256_cvtps_pd(_mm_loadu_ps(p + 4)));
+      a2 = add_fma(a2, _mm256_cvtps_pd(_mm_loadu_ps(p + 8)));
+      a3 = add_fma(a3, _mm256_cvtps_pd(_mm_loadu_ps(p + 12)));
+    }
+    _mm256_storeu_pd(v + i, a0);
+    _mm256_storeu_pd(v + i + 4, a1);
+    _mm256_storeu_pd(v + i + 8, a2);
+    _mm256_storeu_pd(v + i + 12, a3);
+  }
+  for (; i + 4 <= n; i += 4) {
+    __m256d a = _mm256_cvtps_pd(_mm_loadu_ps(rows[0] + i));
+    for (i64 r = 1; r < r_count; ++r) a = add_fma(a, _mm256_cvtps_pd(_mm_loadu_ps(rows[r] + i)));
+    _mm256_storeu_pd(v + i, a);
+  }
+  for (; i < n; ++i) {
+    double s = rows[0][i];
+    for (i64 r = 1; r < r_count; ++r) s += static_cast<double>(rows[r][i]);
+    v[i] = s;
+  }
+}
+
+// Scale, check and store four outputs; returns the updated fail mask.
+IRRUN_AVX2 inline __m256d finish4(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
+                                  __m256d fail, float* out) {
+  const __m256d r = _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w));
+  const __m256d y = _mm256_mul_pd(s, r);
+  _mm_storeu_ps(out, _mm256_cvtpd_ps(y));
+  const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
+  return _mm256_or_pd(fail, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ));
+}
+
+// Stride 1, K taps (K > 0 compile-time, or runtime k when K == 0).
+template <int K>
+IRRUN_AVX2 IRRUN_INLINE bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count,
+                                          const double* inv_w, double rinv_s, double t_s,
+                                          float* out) {
+  const i64 taps = K > 0 ? K : k;
+  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
+  __m256d fail = _mm256_setzero_pd();
+  i64 ow = 0;
+  for (; ow + 4 <= ow_count; ow += 4) {
+    const double* p = vp + ow;
+    __m256d s = _mm256_loadu_pd(p);
+    for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, _mm256_loadu_pd(p + j));
+    fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
+  }
+  bool failed = _mm256_movemask_pd(fail) != 0;
+  for (; ow < ow_count; ++ow)
+    failed |= finish(hsum_fixed(vp, ow, 1, taps), rinv_s, inv_w[ow], t_s, out + ow);
+  return failed;
+}
+
+// Stride 2: taps 2m and 2m+1 of four outputs come from the unpacked pair of loads at 2m.
+template <int K>
+IRRUN_AVX2 IRRUN_INLINE bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count,
+                                          const double* inv_w, double rinv_s, double t_s,
+                                          float* out) {
+  const i64 taps = K > 0 ? K : k;
+  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
+  __m256d fail = _mm256_setzero_pd();
+  i64 ow = 0;
+  for (; ow + 4 <= ow_count; ow += 4) {
+    const double* p = vp + 2 * ow;
+    // Lanes hold outputs in the order 0, 2, 1, 3 until the final permute.
+    __m256d a = _mm256_loadu_pd(p), b = _mm256_loadu_pd(p + 4);
+    __m256d s = _mm256_unpacklo_pd(a, b);
+    if (taps > 1) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
+    for (i64 m = 1; 2 * m < taps; ++m) {
+      a = _mm256_loadu_pd(p + 2 * m);
+      b = _mm256_loadu_pd(p + 2 * m + 4);
+      s = _mm256_add_pd(s, _mm256_unpacklo_pd(a, b));
+      if (2 * m + 1 < taps) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
+    }
+    s = _mm256_permute4x64_pd(s, 0xD8);
+    fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
+  }
+  bool failed = _mm256_movemask_pd(fail) != 0;
+  for (; ow < ow_count; ++ow)
+    failed |= finish(hsum_fixed(vp, ow, 2, taps), rinv_s, inv_w[ow], t_s, out + ow);
+  return failed;
+}
+
+// Stores the first `count` (1-3) floats of v: masked stores (vmaskmovps) are slow on AMD cores.
+IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
+  if (count == 1) {
+    _mm_store_ss(out, v);
+    return;
+  }
+  _mm_storel_pi(reinterpret_cast<__m64*>(out), v);
+  if (count == 3) _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
+}
+
+// Equal bins of four (stride 4, four taps): the windows of four outputs are 16 consecutive V
+// values; 128-bit loads put the halves of windows 0|2 and 1|3 in the two lanes of four registers,
+// and unpacklo/hi transpose them into tap m of the four outputs, added in tap order as
+// hsum_fixed. The V row is zero-padded past the last window (Plan::vlen), so a partial last
+// block loads whole windows; only its valid outputs are stored and checked.
+IRRUN_AVX2 IRRUN_INLINE bool hrow_bins4_avx2(const double* vp, i64, i64 ow_count,
+                                             const double* inv_w, double rinv_s, double t_s,
+                                             float* out) {
+  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
+  __m256d fail = _mm256_setzero_pd();
+  for (i64 ow = 0; ow < ow_count; ow += 4) {
+    const double* p = vp + 4 * ow;
+    const __m256d a = _mm256_loadu2_m128d(p + 8, p);       // taps 0, 1 of outputs 0 | 2
+    const __m256d b = _mm256_loadu2_m128d(p + 12, p + 4);  // taps 0, 1 of outputs 1 | 3
+    const __m256d c = _mm256_loadu2_m128d(p + 10, p + 2);  // taps 2, 3 of outputs 0 | 2
+    const __m256d d = _mm256_loadu2_m128d(p + 14, p + 6);  // taps 2, 3 of outputs 1 | 3
+    __m256d s = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
+    s = _mm256_add_pd(s, _mm256_unpacklo_pd(c, d));
+    s = _mm256_add_pd(s, _mm256_unpackhi_pd(c, d));
+    if (ow + 4 <= ow_count) {
+      fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
+      continue;
+    }
+    // Partial last block: finish4's operations, the stores and the check limited to n lanes.
+    const i64 n = ow_count - ow;
+    const __m256d y = _mm256_mul_pd(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
+    store_first(out + ow, _mm256_cvtpd_ps(y), n);
+    const __m256d valid = _mm256_castsi256_pd(
+        _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_set_epi64x(3, 2, 1, 0)));
+    const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
+    fail = _mm256_or_pd(fail, _mm256_and_pd(valid, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ)));
+  }
+  return _mm256_movemask_pd(fail) != 0;
+}
+
+// Lanes 0-3 and 4-7 of plane p's accumulators are lo[p] and hi[p]; returns the four plane
+// sums in plane_sum_portable's order (hadd adds neighbouring lanes: a0 + a1, a2 + a3).
+IRRUN_AVX2 inline __m256d combine4_avx2(const __m256d* lo, const __m256d* hi) {
+  const __m256d l01 = _mm256_hadd_pd(lo[0], lo[1]), l23 = _mm256_hadd_pd(lo[2], lo[3]);
+  const __m256d h01 = _mm256_hadd_pd(hi[0], hi[1]), h23 = _mm256_hadd_pd(hi[2], hi[3]);
+  // [P0(01), P1(01), P0(23), P1(23)] and [P2(01), ...] -> [Pj(01)] + [Pj(23)]
+  const __m256d l =
+      _mm256_add_pd(_mm256_permute2f128_pd(l01, l23, 0x20), _mm256_permute2f128_pd(l01, l23, 0x31));
+  const __m256d h =
+      _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
+  return _mm256_add_pd(l, h);
+}
+
+IRRUN_AVX2 inline void track(__m256 v, MinMax8& m) {
+  m.hi = _mm256_max_ps(v, m.hi);  // max/min return the second operand when v is NaN
+  m.lo = _mm256_min_ps(v, m.lo);
+}
+
+// Folds the lanes of m into lo and hi (the lanes hold no NaN: they started from lo and hi).
+IRRUN_AVX2 inline void fold(const MinMax8& m, float& lo, float& hi) {
+  alignas(32) float h[8], l[8];
+  _mm256_store_ps(h, m.hi);
+  _mm256_store_ps(l, m.lo);
+  for (int j = 0; j < 8; ++j) {
+    if (h[j] > hi) hi = h[j];
+    if (l[j] < lo) lo = l[j];
+  }
+}
+
+// One pass over memory: the min/max come from the same blocks the sums load (a 256-bit load for
+// the stats; the sums convert the two 128-bit halves straight from memory, which then hits L1 and
+// needs no shuffle).
+IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& lo, float& hi) {
+  const i64 full = n / 8 * 8, rest = n - full;
+  // The zero-filled last block: maskload reads nothing where the mask is 0; for the stats those
+  // lanes are set to all ones (a NaN), which track ignores.
+  alignas(32) std::int32_t m[8];
+  for (int l = 0; l < 8; ++l) m[l] = l < rest ? -1 : 0;
+  const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+  const __m256 filler = _mm256_castsi256_ps(_mm256_cmpeq_epi32(mask, _mm256_setzero_si256()));
+  // Two independent min/max chains, planes alternating.
+  MinMax8 mm[2];
+  for (auto& k : mm) k = {_mm256_set1_ps(lo), _mm256_set1_ps(hi)};
+  // Adds the block of eight floats at q to a plane's accumulators al (lanes 0-3), ah (4-7).
+  auto block = [](const float* q, __m256d& al, __m256d& ah, MinMax8& k) IRRUN_AVX2 {
+    track(_mm256_loadu_ps(q), k);
+    al = add_fma(al, _mm256_cvtps_pd(_mm_loadu_ps(q)));
+    ah = add_fma(ah, _mm256_cvtps_pd(_mm_loadu_ps(q + 4)));
+  };
+  auto last = [&](const float* q, __m256d& al, __m256d& ah, MinMax8& k) IRRUN_AVX2 {
+    const __m256 v = _mm256_maskload_ps(q, mask);
+    track(_mm256_or_ps(v, filler), k);
+    al = add_fma(al, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    ah = add_fma(ah, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  };
+  i64 p = 0;
+  for (; p + 4 <= count; p += 4) {
+    const float* xp = x + p * n;
+    __m256d al[4], ah[4];
+    for (int j = 0; j < 4; ++j) al[j] = ah[j] = _mm256_setzero_pd();
+    for (i64 i = 0; i < full; i += 8)
+      for (int j = 0; j < 4; ++j) block(xp + j * n + i, al[j], ah[j], mm[j & 1]);
+    if (rest > 0)
+      for (int j = 0; j < 4; ++j) last(xp + j * n + full, al[j], ah[j], mm[j & 1]);
+    _mm256_storeu_pd(s + p, combine4_avx2(al, ah));
+  }
+  for (; p < count; ++p) {  // one plane at a time, combined in memory
+    const float* xp = x + p * n;
+    __m256d al = _mm256_setzero_pd(), ah = al;
+    for (i64 i = 0; i < full; i += 8) block(xp + i, al, ah, mm[0]);
+    if (rest > 0) last(xp + full, al, ah, mm[0]);
+    alignas(32) double l[8];
+    _mm256_store_pd(l, al);
+    _mm256_store_pd(l + 4, ah);
+    s[p] = combine_lanes(l);
+  }
+  fold({_mm256_min_ps(mm[0].lo, mm[1].lo), _mm256_max_ps(mm[0].hi, mm[1].hi)}, lo, hi);
+}
+
+constexpr HrowSet kHrowAvx2{hrow_s1_avx2<2>, hrow_s1_avx2<3>, hrow_s1_avx2<5>,
+                            hrow_s1_avx2<7>, hrow_s1_avx2<0>, hrow_s2_avx2<2>,
+                            hrow_s2_avx2<3>, hrow_s2_avx2<0>, hrow_bins4_avx2};
+
+// In-bounds taps of every window on one axis: output o reads first[o] + t*step, t < taps[o].
+
+// Lane masks of the first 0-4 lanes (maskload reads nothing where the mask is 0).
+alignas(16) constexpr std::int32_t kFirstLanes4[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
+
+IRRUN_AVX2 inline __m128i first_lanes4(i64 count) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(kFirstLanes4 + 4 - count));
+}
+
+// v[i] = sum of the rows plane + off[j] at column i, j in table order (as vsum_avx2); the last
+// 1-3 columns are masked loads and a whole store of +0 past n (Plan::vlen leaves room).
+template <int R>
+IRRUN_AVX2 IRRUN_INLINE void vrow_avx2(const float* plane, const i64* off, i64 r_rt, i64 n,
+                                       double* v) {
+  const i64 r = R > 0 ? R : r_rt;
+  const float* p0 = plane + off[0];
+  i64 i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256d a0 = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i));
+    __m256d a1 = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i + 4));
+    for (i64 j = 1; j < r; ++j) {
+      const float* pj = plane + off[j] + i;
+      a0 = add_fma(a0, _mm256_cvtps_pd(_mm_loadu_ps(pj)));
+      a1 = add_fma(a1, _mm256_cvtps_pd(_mm_loadu_ps(pj + 4)));
+    }
+    _mm256_storeu_pd(v + i, a0);
+    _mm256_storeu_pd(v + i + 4, a1);
+  }
+  for (; i < n; i += 4) {
+    const __m128i m = first_lanes4(std::min<i64>(4, n - i));
+    __m256d a = _mm256_cvtps_pd(_mm_maskload_ps(p0 + i, m));
+    for (i64 j = 1; j < r; ++j)
+      a = add_fma(a, _mm256_cvtps_pd(_mm_maskload_ps(plane + off[j] + i, m)));
+    _mm256_storeu_pd(v + i, a);
+  }
+}
+
+// band_avx512 with the AVX2 building blocks: the whole group in one function, H inlined.
+template <HrowFn H>
+IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2];
+  const i64* begin = pl.row_begin.data();
+  double* v = a.v + pl.pad_left;
+  for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen) {
+    prefetch_step(*a.next);
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = pl.row_off.data() + begin[q];
+    switch (r) {  // the row counts of band_avx512, unrolled at compile time
+      case 0:
+        std::fill(v, v + IW, 0.0);
+        break;
+      case 1:
+        vrow_avx2<1>(a.plane, off, r, IW, v);
+        break;
+      case 2:
+        vrow_avx2<2>(a.plane, off, r, IW, v);
+        break;
+      case 3:
+        vrow_avx2<3>(a.plane, off, r, IW, v);
+        break;
+      case 4:
+        vrow_avx2<4>(a.plane, off, r, IW, v);
+        break;
+      case 5:
+        vrow_avx2<5>(a.plane, off, r, IW, v);
+        break;
+      case 6:
+        vrow_avx2<6>(a.plane, off, r, IW, v);
+        break;
+      case 9:
+        vrow_avx2<9>(a.plane, off, r, IW, v);
+        break;
+      default:
+        vrow_avx2<0>(a.plane, off, r, IW, v);
+    }
+  }
+  bool failed = false;
+  const double* vrow = a.v;
+  for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen) {
+    const bool row_failed =
+        H(vrow, pl.k_w, OW, pl.inv_w.data(), pl.row_rinv.data()[q], a.t, a.out_plane + q * OW);
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
+  return failed;
+}
+
+// band_flat_avx512 in blocks of four outputs (halves of its blocks of eight).
+template <int K, int PAD = -1>
+IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2];
+  const i64* begin = pl.row_begin.data();
+  for (i64 q = a.q0; q < a.q1;) {
+    const i64 q_end = std::min(a.q1, pl.run_end[static_cast<std::size_t>(q)]);
+    const i64 r = begin[q + 1] - begin[q], n = (q_end - q) * IW;
+    double* v = a.v + (q - a.q0) * IW;
+    const i64* off = pl.row_off.data() + begin[q];
+    if (r == 0) std::fill(v, v + n, 0.0);
+    if (r == 2) vrow_avx2<2>(a.plane, off, r, n, v);
+    if (r == 3) vrow_avx2<3>(a.plane, off, r, n, v);
+    if (r == 1 || r > 3) vrow_avx2<0>(a.plane, off, r, n, v);
+    q = q_end;
+  }
+
+  const i64 taps = K > 0 ? K : pl.k_w;
+  const i64 n_out = (a.q1 - a.q0) * IW;
+  std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), false);
+  const double* vp = a.v - pl.pad_left;
+  const double* r = pl.flat_r.data() + a.q0 * IW;
+  float* out = a.out_plane + a.q0 * IW;
+  const __m256d t = _mm256_set1_pd(a.t), sign = _mm256_set1_pd(-0.0);
+  const auto* lanes_begin = reinterpret_cast<const double*>(pl.flat_lanes.data());
+  const double* lanes_end = lanes_begin + pl.mask_period * taps * 8;
+  const double* mk = lanes_begin;  // lanes of the outputs' half of their block of eight
+  bool failed = false;
+  // PAD >= 0: the taps are shifted out of the blocks before, at and after the four outputs
+  // (prev, cur, next; mid = the middle two pairs of two neighbouring blocks) instead of loaded.
+  __m256d prev = _mm256_loadu_pd(a.v - 4), cur = _mm256_loadu_pd(a.v);
+  __m256d mid = _mm256_permute2f128_pd(prev, cur, 0x21);
+  // Outputs k .. k + 3 (Full) or the last 1-3 outputs of the group.
+  const auto block = [&]<bool Full>(i64 k) IRRUN_AVX2 {
+    const auto masked = [&](i64 j, __m256d x) IRRUN_AVX2 {
+      return j == PAD ? x : _mm256_and_pd(x, _mm256_loadu_pd(mk + 8 * j));
+    };
+    __m256d s;
+    if constexpr (PAD >= 0) {
+      const __m256d next = _mm256_loadu_pd(a.v + k + 4);
+      const __m256d mid2 = _mm256_permute2f128_pd(cur, next, 0x21);
+      // shuffle(x, y, 5) = [x1, y0, x3, y2]: V[k + O .. k + O + 3] for O = -3 .. 3.
+      const __m256d at[7] = {
+          _mm256_shuffle_pd(prev, mid, 5), mid,  _mm256_shuffle_pd(mid, cur, 5),  cur,
+          _mm256_shuffle_pd(cur, mid2, 5), mid2, _mm256_shuffle_pd(mid2, next, 5)};
+      s = masked(0, at[3 - PAD]);
+      for (int j = 1; j < K; ++j) s = _mm256_add_pd(s, masked(j, at[3 + j - PAD]));
+      prev = cur, cur = next, mid = mid2;
+    } else {
+      s = masked(0, _mm256_loadu_pd(vp + k));
+      for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, masked(j, _mm256_loadu_pd(vp + k + j)));
+    }
+    // finish4 with the factor fl(1 * r) = r: y = s * r, stored, checked.
+    int fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ));
+    if constexpr (Full) {
+      _mm_storeu_ps(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_loadu_pd(r + k))));
+    } else {  // r ends with the plane: masked load
+      const i64 n = n_out - k;
+      const __m256i lanes = _mm256_cvtepi32_epi64(first_lanes4(n));
+      store_first(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_maskload_pd(r + k, lanes))), n);
+      fail &= (1 << n) - 1;
+    }
+    if (fail != 0) {  // rare: flag the rows of the failed lanes
+      failed = true;
+      for (int l = 0; l < 4; ++l)
+        if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
+    }
+    if (k % 8 == 0) {
+      mk += 4;
+    } else if ((mk += taps * 8 - 4) == lanes_end) {
+      mk = lanes_begin;
+    }
+  };
+  i64 k = 0;
+  for (; k + 4 <= n_out; k += 4) block.template operator()<true>(k);
+  if (k < n_out) block.template operator()<false>(k);
+  return failed;
+}
+
+template <HrowFn H>
+struct BandAvx2 {
+  static constexpr BandFn fn = band_avx2<H>;
+};
+
+BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
+  if (k == 3 && pad_left == 1) return band_flat_avx2<3, 1>;  // 3x3 "same"
+  if (k == 5 && pad_left == 2) return band_flat_avx2<5, 2>;
+  if (k == 7 && pad_left == 3) return band_flat_avx2<7, 3>;
+  return k == 3 ? band_flat_avx2<3> : k == 5 ? band_flat_avx2<5> : band_flat_avx2<0>;
+}
+
+}  // namespace
+
+Ops select_avx2(Plan& pl) {
+  Ops ops{stats_avx2, vsum_avx2, plane_sums_avx2};
+  ops.finish_row = hrow_s1_avx2<1>;
+  ops.band = band_generic;
+  if (pl.fixed_w) {
+    ops.hrow = pick_hrow(kHrowAvx2, pl.stride_w, pl.k_w);
+    ops.band = pick_band<BandAvx2, kHrowAvx2>(ops.hrow);
+  }
+  if (flat_eligible(pl)) {
+    make_flat(pl);
+    ops.band = pick_band_flat_avx2(pl.k_w, pl.pad_left);
+  }
+  return ops;
+}
+
+}  // namespace irrun::kernels::avg_fast

@@ -1,0 +1,606 @@
+// The AVX-512F path of the fast f32 AvgPool: the portable path's operations in the same order,
+// eight doubles at a time (compiled for AVX-512F via target attributes; only called when the CPU
+// has it).
+#include "ops.hpp"  // first: intrinsics and their warning pragmas
+
+#include <cstdint>
+#include <limits>
+
+namespace irrun::kernels::avg_fast {
+namespace {
+
+// add_fma (avx2.cpp) eight lanes wide: the same addition, on the FMA pipes.
+IRRUN_AVX512 inline __m512d add_fma512(__m512d a, __m512d x) {
+  return _mm512_fmadd_pd(x, _mm512_set1_pd(1.0), a);
+}
+
+IRRUN_AVX512 void stats_avx512(const float* x, i64 n, float& lo, float& hi) {
+  // Four independent chains: a single max/min chain is latency-bound.
+  __m512 mx[4], mn[4];
+  for (int j = 0; j < 4; ++j) mx[j] = _mm512_set1_ps(hi), mn[j] = _mm512_set1_ps(lo);
+  i64 i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int j = 0; j < 4; ++j) {
+      const __m512 a = _mm512_loadu_ps(x + i + 16 * j);
+      mx[j] = _mm512_max_ps(a, mx[j]);  // NaN in a: keeps mx
+      mn[j] = _mm512_min_ps(a, mn[j]);
+    }
+  for (; i + 16 <= n; i += 16) {
+    const __m512 a = _mm512_loadu_ps(x + i);
+    mx[0] = _mm512_max_ps(a, mx[0]);
+    mn[0] = _mm512_min_ps(a, mn[0]);
+  }
+  if (i < n) {  // masked-off lanes keep the accumulator (mask_max with src = accumulator)
+    const auto m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 a = _mm512_maskz_loadu_ps(m, x + i);
+    mx[1] = _mm512_mask_max_ps(mx[1], m, a, mx[1]);
+    mn[1] = _mm512_mask_min_ps(mn[1], m, a, mn[1]);
+  }
+  const __m512 h = _mm512_max_ps(_mm512_max_ps(mx[0], mx[1]), _mm512_max_ps(mx[2], mx[3]));
+  const __m512 l = _mm512_min_ps(_mm512_min_ps(mn[0], mn[1]), _mm512_min_ps(mn[2], mn[3]));
+  hi = _mm512_reduce_max_ps(h);  // no NaN left: every lane started from hi or lo
+  lo = _mm512_reduce_min_ps(l);
+}
+
+IRRUN_AVX512 void vsum_avx512(const float* const* rows, i64 r_count, i64 n, double* v) {
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512d a0 = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + i));
+    __m512d a1 = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + i + 8));
+    for (i64 r = 1; r < r_count; ++r) {
+      a0 = add_fma512(a0, _mm512_cvtps_pd(_mm256_loadu_ps(rows[r] + i)));
+      a1 = add_fma512(a1, _mm512_cvtps_pd(_mm256_loadu_ps(rows[r] + i + 8)));
+    }
+    _mm512_storeu_pd(v + i, a0);
+    _mm512_storeu_pd(v + i + 8, a1);
+  }
+  // The last 1-15 columns: masked loads (masked-off floats are not read) and stores.
+  for (; i < n; i += 8) {
+    const auto m = static_cast<__mmask16>(n - i >= 8 ? 0xFF : (1u << (n - i)) - 1);
+    auto column = [m, i](const float* row) IRRUN_AVX512_LAMBDA {
+      return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, row + i)));
+    };
+    __m512d a = column(rows[0]);
+    for (i64 r = 1; r < r_count; ++r) a = add_fma512(a, column(rows[r]));
+    _mm512_mask_storeu_pd(v + i, static_cast<__mmask8>(m), a);
+  }
+}
+
+// Scale, check and store the outputs of `lanes` (a mask of the first 1-8 lanes); returns the
+// updated fail mask.
+IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_w, __m512d t,
+                                     __mmask8 fail, float* out, __mmask8 lanes = 0xFF) {
+  const __m512d r = _mm512_mul_pd(rinv, _mm512_maskz_loadu_pd(lanes, inv_w));
+  const __m512d y = _mm512_mul_pd(s, r);
+  // Masked stores are slow on some CPUs (AMD Zen 4): only a partial block uses one.
+  if (lanes == 0xFF) {
+    _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
+  } else {
+    _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(_mm512_cvtpd_ps(y)));
+  }
+  return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
+}
+
+IRRUN_AVX512 inline __mmask8 first_lanes(i64 count) {
+  return static_cast<__mmask8>(count >= 8 ? 0xFF : (1u << count) - 1);
+}
+
+template <int K>
+IRRUN_AVX512 IRRUN_INLINE bool hrow_s1_avx512(const double* vp, i64 k, i64 ow_count,
+                                              const double* inv_w, double rinv_s, double t_s,
+                                              float* out) {
+  const i64 taps = K > 0 ? K : k;
+  const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  __mmask8 fail = 0;
+  i64 ow = 0;
+  if constexpr (K > 1 && K <= 8) {
+    // Tap j of eight outputs is V[ow + j .. ow + j + 7]: shifted out of the two aligned blocks at
+    // ow and ow + 8 (valignq) rather than loaded again across cache lines; the same values in
+    // the same order, so the same bits.
+    __m512i cur = _mm512_castpd_si512(_mm512_loadu_pd(vp));
+    for (; ow < ow_count; ow += 8) {
+      const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(vp + ow + 8));
+      __m512d s = _mm512_castsi512_pd(cur);
+      [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
+        ((s = _mm512_add_pd(s, _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, J + 1)))), ...);
+      }
+      (std::make_integer_sequence<int, K - 1>{});
+      fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
+      cur = next;
+    }
+    return fail != 0;
+  }
+  // The V row is zero-padded past the last window (Plan::vlen), so the loads of a partial last
+  // block stay inside it; only its valid lanes are stored and checked.
+  for (; ow < ow_count; ow += 8) {
+    const double* p = vp + ow;
+    __m512d s = _mm512_loadu_pd(p);
+    for (i64 j = 1; j < taps; ++j) s = _mm512_add_pd(s, _mm512_loadu_pd(p + j));
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
+  }
+  return fail != 0;
+}
+
+template <int K>
+IRRUN_AVX512 IRRUN_INLINE bool hrow_s2_avx512(const double* vp, i64 k, i64 ow_count,
+                                              const double* inv_w, double rinv_s, double t_s,
+                                              float* out) {
+  const i64 taps = K > 0 ? K : k;
+  const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  // Unpacking gives outputs in the order 0,4,1,5,2,6,3,7.
+  const __m512i order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+  __mmask8 fail = 0;
+  i64 ow = 0;
+  if constexpr (K > 2 && K <= 8) {
+    // Taps 2m, 2m+1 come from V[2ow + 2m ..]: shifted out of the aligned blocks at 2ow, 2ow + 8
+    // and 2ow + 16 (valignq; the last is the next block's first) instead of reloaded across
+    // cache lines. The same values in the same order, so the same bits.
+    __m512i a = _mm512_castpd_si512(_mm512_loadu_pd(vp));
+    for (; ow < ow_count; ow += 8) {
+      const double* p = vp + 2 * ow;
+      const __m512i b = _mm512_castpd_si512(_mm512_loadu_pd(p + 8));
+      const __m512i c = _mm512_castpd_si512(_mm512_loadu_pd(p + 16));
+      __m512d s = _mm512_add_pd(_mm512_unpacklo_pd(_mm512_castsi512_pd(a), _mm512_castsi512_pd(b)),
+                                _mm512_unpackhi_pd(_mm512_castsi512_pd(a), _mm512_castsi512_pd(b)));
+      [&]<int... M>(std::integer_sequence<int, M...>) IRRUN_AVX512_LAMBDA {
+        (
+            [&]() IRRUN_AVX512_LAMBDA {
+              const __m512d am = _mm512_castsi512_pd(_mm512_alignr_epi64(b, a, 2 * (M + 1)));
+              const __m512d bm = _mm512_castsi512_pd(_mm512_alignr_epi64(c, b, 2 * (M + 1)));
+              s = _mm512_add_pd(s, _mm512_unpacklo_pd(am, bm));
+              if (2 * (M + 1) + 1 < K) s = _mm512_add_pd(s, _mm512_unpackhi_pd(am, bm));
+            }(),
+            ...);
+      }
+      (std::make_integer_sequence<int, (K - 1) / 2>{});
+      s = _mm512_permutexvar_pd(order, s);
+      fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
+      a = c;
+    }
+    return fail != 0;
+  }
+  for (; ow < ow_count; ow += 8) {  // partial last block: as in hrow_s1_avx512
+    const double* p = vp + 2 * ow;
+    __m512d a = _mm512_loadu_pd(p), b = _mm512_loadu_pd(p + 8);
+    __m512d s = _mm512_unpacklo_pd(a, b);
+    if (taps > 1) s = _mm512_add_pd(s, _mm512_unpackhi_pd(a, b));
+    for (i64 m = 1; 2 * m < taps; ++m) {
+      a = _mm512_loadu_pd(p + 2 * m);
+      b = _mm512_loadu_pd(p + 2 * m + 8);
+      s = _mm512_add_pd(s, _mm512_unpacklo_pd(a, b));
+      if (2 * m + 1 < taps) s = _mm512_add_pd(s, _mm512_unpackhi_pd(a, b));
+    }
+    s = _mm512_permutexvar_pd(order, s);
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
+  }
+  return fail != 0;
+}
+
+// Equal bins of four (stride 4, four taps): the four taps of eight outputs are gathered from
+// four loads by permutes (outputs 0-3 from the first two loads, 4-7 from the last two) and
+// added in tap order, as hsum_fixed.
+IRRUN_AVX512 IRRUN_INLINE bool hrow_bins4_avx512(const double* vp, i64, i64 ow_count,
+                                                 const double* inv_w, double rinv_s, double t_s,
+                                                 float* out) {
+  const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  const __m512i i0 = _mm512_set_epi64(12, 8, 4, 0, 12, 8, 4, 0);
+  const __m512i i1 = _mm512_set_epi64(13, 9, 5, 1, 13, 9, 5, 1);
+  const __m512i i2 = _mm512_set_epi64(14, 10, 6, 2, 14, 10, 6, 2);
+  const __m512i i3 = _mm512_set_epi64(15, 11, 7, 3, 15, 11, 7, 3);
+  __mmask8 fail = 0;
+  for (i64 ow = 0; ow < ow_count; ow += 8) {  // partial last block: as in hrow_s1_avx512
+    const double* p = vp + 4 * ow;
+    const __m512d a = _mm512_loadu_pd(p), b = _mm512_loadu_pd(p + 8);
+    const __m512d c = _mm512_loadu_pd(p + 16), d = _mm512_loadu_pd(p + 24);
+    __m512d lo = _mm512_add_pd(_mm512_permutex2var_pd(a, i0, b), _mm512_permutex2var_pd(a, i1, b));
+    __m512d hi = _mm512_add_pd(_mm512_permutex2var_pd(c, i0, d), _mm512_permutex2var_pd(c, i1, d));
+    lo = _mm512_add_pd(lo, _mm512_permutex2var_pd(a, i2, b));
+    hi = _mm512_add_pd(hi, _mm512_permutex2var_pd(c, i2, d));
+    lo = _mm512_add_pd(lo, _mm512_permutex2var_pd(a, i3, b));
+    hi = _mm512_add_pd(hi, _mm512_permutex2var_pd(c, i3, d));
+    const __m512d s = _mm512_mask_blend_pd(0xF0, lo, hi);
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(ow_count - ow));
+  }
+  return fail != 0;
+}
+
+// a[p] holds plane p's eight lane accumulators; returns the eight plane sums in
+// plane_sum_portable's order: neighbouring lanes, then pairs of pairs, then the two halves.
+IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a) {
+  __m512d b[4];  // b[j] = [P2j(01), P2j+1(01), P2j(23), P2j+1(23), ... (45) ..., ... (67) ...]
+  for (int j = 0; j < 4; ++j)
+    b[j] = _mm512_add_pd(_mm512_unpacklo_pd(a[2 * j], a[2 * j + 1]),
+                         _mm512_unpackhi_pd(a[2 * j], a[2 * j + 1]));
+  const __m512i first = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i second = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  // c[k] = [P4k..P4k+3 (0123), P4k..P4k+3 (4567)]
+  __m512d c[2];
+  for (int k = 0; k < 2; ++k)
+    c[k] = _mm512_add_pd(_mm512_permutex2var_pd(b[2 * k], first, b[2 * k + 1]),
+                         _mm512_permutex2var_pd(b[2 * k], second, b[2 * k + 1]));
+  return _mm512_add_pd(_mm512_shuffle_f64x2(c[0], c[1], 0x44),
+                       _mm512_shuffle_f64x2(c[0], c[1], 0xEE));
+}
+
+// The floats of v widened to doubles, their min and max tracked in m.
+IRRUN_AVX512 inline __m512d widen(__m256 v, MinMax8& m) {
+  m.hi = _mm256_max_ps(v, m.hi);  // max/min return the second operand when v is NaN
+  m.lo = _mm256_min_ps(v, m.lo);
+  return _mm512_cvtps_pd(v);
+}
+
+IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s, float& lo,
+                                    float& hi) {
+  const i64 full = n / 8 * 8;
+  // The zero-filled last block; masked-off floats are not read, the zeros do not move min/max
+  // past the block's own values (the filler is NaN for the stats).
+  const auto tail = static_cast<__mmask16>((1u << (n - full)) - 1);
+  const __m512 nan = _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN());
+  auto last = [&](const float* q) IRRUN_AVX512_LAMBDA {
+    return _mm512_castps512_ps256(_mm512_mask_loadu_ps(nan, tail, q));
+  };
+  // Four independent min/max chains keep their latency off the critical path.
+  MinMax8 m[4];
+  for (auto& mm : m) mm = {_mm256_set1_ps(lo), _mm256_set1_ps(hi)};
+  const __m512d zero = _mm512_setzero_pd();
+  i64 p = 0;
+  for (; p + 8 <= count; p += 8) {
+    const float* xp = x + p * n;
+    __m512d a[8];
+    for (int j = 0; j < 8; ++j) a[j] = zero;
+    for (i64 i = 0; i < full; i += 8)
+      for (int j = 0; j < 8; ++j)
+        a[j] = add_fma512(a[j], widen(_mm256_loadu_ps(xp + j * n + i), m[j & 3]));
+    if (tail != 0)
+      for (int j = 0; j < 8; ++j) {
+        const __m512d v = widen(last(xp + j * n + full), m[j & 3]);
+        a[j] = _mm512_add_pd(a[j], _mm512_mask_mov_pd(zero, static_cast<__mmask8>(tail), v));
+      }
+    _mm512_storeu_pd(s + p, combine8_avx512(a));
+  }
+  for (; p < count; ++p) {  // one plane at a time: one register of lanes, combined in memory
+    const float* xp = x + p * n;
+    __m512d a = zero;
+    for (i64 i = 0; i < full; i += 8) a = add_fma512(a, widen(_mm256_loadu_ps(xp + i), m[0]));
+    if (tail != 0) {
+      const __m512d v = widen(last(xp + full), m[0]);
+      a = _mm512_add_pd(a, _mm512_mask_mov_pd(zero, static_cast<__mmask8>(tail), v));
+    }
+    alignas(64) double l[8];
+    _mm512_store_pd(l, a);
+    s[p] = combine_lanes(l);
+  }
+  alignas(32) float h[8], l[8];
+  _mm256_store_ps(h,
+                  _mm256_max_ps(_mm256_max_ps(m[0].hi, m[1].hi), _mm256_max_ps(m[2].hi, m[3].hi)));
+  _mm256_store_ps(l,
+                  _mm256_min_ps(_mm256_min_ps(m[0].lo, m[1].lo), _mm256_min_ps(m[2].lo, m[3].lo)));
+  for (int j = 0; j < 8; ++j) {
+    if (h[j] > hi) hi = h[j];
+    if (l[j] < lo) lo = l[j];
+  }
+}
+
+constexpr HrowSet kHrowAvx512{hrow_s1_avx512<2>, hrow_s1_avx512<3>, hrow_s1_avx512<5>,
+                              hrow_s1_avx512<7>, hrow_s1_avx512<0>, hrow_s2_avx512<2>,
+                              hrow_s2_avx512<3>, hrow_s2_avx512<0>, hrow_bins4_avx512};
+
+// v[i] = sum of the rows plane + off[j] at column i, j in table order (as vsum_avx512).
+template <int R>
+IRRUN_AVX512 IRRUN_INLINE void vrow_avx512(const float* plane, const i64* off, i64 r_rt, i64 n,
+                                           double* v) {
+  const i64 r = R > 0 ? R : r_rt;
+  const float* p0 = plane + off[0];
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512d a0 = _mm512_cvtps_pd(_mm256_loadu_ps(p0 + i));
+    __m512d a1 = _mm512_cvtps_pd(_mm256_loadu_ps(p0 + i + 8));
+    for (i64 j = 1; j < r; ++j) {
+      const float* pj = plane + off[j] + i;
+      a0 = add_fma512(a0, _mm512_cvtps_pd(_mm256_loadu_ps(pj)));
+      a1 = add_fma512(a1, _mm512_cvtps_pd(_mm256_loadu_ps(pj + 8)));
+    }
+    _mm512_storeu_pd(v + i, a0);
+    _mm512_storeu_pd(v + i + 8, a1);
+  }
+  for (; i < n; i += 8) {  // masked last columns: masked-off floats are not read
+    const auto m = static_cast<__mmask16>(n - i >= 8 ? 0xFF : (1u << (n - i)) - 1);
+    __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, p0 + i)));
+    for (i64 j = 1; j < r; ++j)
+      a = add_fma512(
+          a, _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, plane + off[j] + i))));
+    // Masked-off lanes hold +0 (zero-masked loads): a full store keeps the zero padding past
+    // the row (Plan::vlen leaves room) and avoids a slow masked store.
+    _mm512_storeu_pd(v + i, a);
+  }
+}
+
+// The whole group in one function: row tables, no calls per row (the horizontal pass H is
+// inlined), the same operations and order as band_generic with the AVX-512 building blocks.
+template <HrowFn H>
+IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2];
+  const i64* begin = pl.row_begin.data();
+  const i64* offs = pl.row_off.data();
+  double* v = a.v + pl.pad_left;
+  for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen) {
+    prefetch_step(*a.next);
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = offs + begin[q];
+    switch (r) {
+      case 0:
+        std::fill(v, v + IW, 0.0);
+        break;
+      case 1:
+        vrow_avx512<1>(a.plane, off, r, IW, v);
+        break;
+      case 2:
+        vrow_avx512<2>(a.plane, off, r, IW, v);
+        break;
+      case 3:
+        vrow_avx512<3>(a.plane, off, r, IW, v);
+        break;
+      case 4:
+        vrow_avx512<4>(a.plane, off, r, IW, v);
+        break;
+      case 5:
+        vrow_avx512<5>(a.plane, off, r, IW, v);
+        break;
+      case 6:  // 3x3x3 windows (S5): 3x3 rows inside, 2x3 at the edges
+        vrow_avx512<6>(a.plane, off, r, IW, v);
+        break;
+      case 9:
+        vrow_avx512<9>(a.plane, off, r, IW, v);
+        break;
+      default:
+        vrow_avx512<0>(a.plane, off, r, IW, v);
+    }
+  }
+  bool failed = false;
+  const double* vrow = a.v;
+  const double* rinv = pl.row_rinv.data();
+  for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen) {
+    const bool row_failed =
+        H(vrow, pl.k_w, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
+  return failed;
+}
+
+template <HrowFn H>
+struct BandAvx512 {
+  static constexpr BandFn fn = band_avx512<H>;
+};
+
+// Flat groups, for narrow rows (stride 1 along W, OW == IW): per-row loops over a few dozen
+// columns spend their time in loop set-up and partial blocks, so a group's V rows are stored back
+// to back (V[(q - q0) * IW + i]) and both passes run over the whole group as one long row.
+//   Vertical: a run of rows whose input rows shift by exactly IW per output row (stride 1, the
+//   same row count: every interior row of a plane) is one contiguous vrow_avx512 call.
+//   Horizontal: block b of eight outputs adds tap j from V[8b + j - pad_left], ANDed with
+//   flat_lanes[b % mask_period][j], all ones in the lanes whose tap lies inside their own row:
+//   the other lanes become +0, exactly the zero padding the padded row holds there. Scaling
+//   uses flat_r = fl(row_rinv * inv_w) with rinv 1, which is exact. So every output gets the
+//   same operations in the same order as band_generic, and the same bits.
+// PAD >= 0: K and pad_left are compile-time, taps are shifted out of the aligned blocks around
+// the eight outputs (valignq) instead of loaded, and the centre tap (always in its row) is not
+// masked; PAD < 0: taps are whole loads. The same values either way, so the same bits.
+// Whole blocks run without lane masks (an AND with a table row is one fused load-op; a mask
+// register costs a byte load and a kmov per tap); only a group's last block is partial.
+template <int K, int PAD = -1>
+IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2];
+  const i64* begin = pl.row_begin.data();
+  const i64* offs = pl.row_off.data();
+  for (i64 q = a.q0; q < a.q1;) {
+    const i64 q_end = std::min(a.q1, pl.run_end[static_cast<std::size_t>(q)]);
+    const i64 r = begin[q + 1] - begin[q], n = (q_end - q) * IW;
+    double* v = a.v + (q - a.q0) * IW;
+    const i64* off = offs + begin[q];
+    switch (r) {
+      case 0:
+        std::fill(v, v + n, 0.0);
+        break;
+      case 2:
+        vrow_avx512<2>(a.plane, off, r, n, v);
+        break;
+      case 3:
+        vrow_avx512<3>(a.plane, off, r, n, v);
+        break;
+      default:
+        vrow_avx512<0>(a.plane, off, r, n, v);
+    }
+    q = q_end;
+  }
+
+  const i64 taps = K > 0 ? K : pl.k_w;
+  const i64 n_out = (a.q1 - a.q0) * IW;
+  std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), false);
+  const double* vp = a.v - pl.pad_left;
+  const double* r = pl.flat_r.data() + a.q0 * IW;
+  float* out = a.out_plane + a.q0 * IW;
+  const __m512d t = _mm512_set1_pd(a.t);
+  const std::uint64_t *lanes_begin = pl.flat_lanes.data(), *mk = lanes_begin;
+  const std::uint64_t* lanes_end = lanes_begin + pl.mask_period * taps * 8;
+  bool failed = false;
+  __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(a.v - 8)),
+          cur = _mm512_castpd_si512(_mm512_loadu_pd(a.v));
+  // Outputs k .. k + 7 (Full) or the last 1-7 outputs of the group (their lanes masked).
+  const auto block = [&]<bool Full>(i64 k) IRRUN_AVX512_LAMBDA {
+    const auto masked = [&](int j, __m512d x) IRRUN_AVX512_LAMBDA {
+      if (j == PAD) return x;
+      return _mm512_castsi512_pd(
+          _mm512_and_si512(_mm512_castpd_si512(x), _mm512_loadu_si512(mk + 8 * j)));
+    };
+    __m512d s;
+    if constexpr (PAD >= 0) {
+      const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(a.v + k + 8));
+      [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
+        const auto tap = [&]<int O>() IRRUN_AVX512_LAMBDA {
+          if constexpr (O < 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(cur, prev, 8 + O));
+          if constexpr (O > 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, O));
+          if constexpr (O == 0) return _mm512_castsi512_pd(cur);
+        };
+        s = masked(0, tap.template operator()<-PAD>());
+        ((s = J == 0 ? s : _mm512_add_pd(s, masked(J, tap.template operator()<J - PAD>()))), ...);
+      }
+      (std::make_integer_sequence<int, K>{});
+      prev = cur, cur = next;
+    } else {  // whole loads (the V buffer's guards cover the reach), masked lanes ANDed to +0
+      s = masked(0, _mm512_loadu_pd(vp + k));
+      for (i64 j = 1; j < taps; ++j)
+        s = _mm512_add_pd(s, masked(static_cast<int>(j), _mm512_loadu_pd(vp + k + j)));
+    }
+    // finish8 with the factor fl(1 * r) = r: y = s * r, stored, checked.
+    __mmask8 fail;
+    if constexpr (Full) {
+      _mm256_storeu_ps(out + k, _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_loadu_pd(r + k))));
+      fail = _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
+    } else {
+      const __mmask8 lanes = first_lanes(n_out - k);
+      const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_maskz_loadu_pd(lanes, r + k)));
+      _mm512_mask_storeu_ps(out + k, lanes, _mm512_castps256_ps512(y));
+      fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
+    }
+    if (fail != 0) {  // rare: flag the rows of the failed lanes
+      failed = true;
+      for (int l = 0; l < 8; ++l)
+        if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
+    }
+    mk += taps * 8;
+    if (mk == lanes_end) mk = lanes_begin;
+  };
+  i64 k = 0;
+  for (; k + 8 <= n_out; k += 8) block.template operator()<true>(k);
+  if (k < n_out) block.template operator()<false>(k);
+  return failed;
+}
+
+// Rows of 3-tap stride-2 windows with one pad column on the left (3x3 s2 p1 pools, S1, S5):
+// the vertical sums of 16 columns stay in two registers and the horizontal taps come from them:
+// the even and odd columns, and the previous block's last odd column (+0 at the row's start,
+// like the padded V row). No V row is stored or reloaded; the same additions in the same order
+// as vrow_avx512 then hrow_s2_avx512<3>, so the same bits.
+template <int R>
+IRRUN_AVX512 IRRUN_INLINE bool row_k3s2_avx512(const float* plane, const i64* off, i64 r_rt, i64 IW,
+                                               i64 OW, const double* inv_w, double rinv_s,
+                                               double t_s, float* out) {
+  const i64 r = R >= 0 ? R : r_rt;
+  const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  const auto load = [&](const float* p, __mmask16 m) IRRUN_AVX512_LAMBDA {
+    return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, p)));
+  };
+  __m512i left = _mm512_setzero_si512();
+  __mmask8 fail = 0;
+  for (i64 ow = 0, c = 0; ow < OW; ow += 8, c += 16) {
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
+    if (r > 0 && c + 16 <= IW) {
+      const float* p0 = plane + off[0] + c;
+      a0 = _mm512_cvtps_pd(_mm256_loadu_ps(p0));
+      a1 = _mm512_cvtps_pd(_mm256_loadu_ps(p0 + 8));
+      for (i64 j = 1; j < r; ++j) {
+        const float* pj = plane + off[j] + c;
+        a0 = add_fma512(a0, _mm512_cvtps_pd(_mm256_loadu_ps(pj)));
+        a1 = add_fma512(a1, _mm512_cvtps_pd(_mm256_loadu_ps(pj + 8)));
+      }
+    } else if (r > 0) {  // the row's last columns: masked-off floats are not read, add as +0
+      const i64 n = std::max<i64>(0, IW - c);  // a ceil window can start past the row
+      const auto m0 = static_cast<__mmask16>(n >= 8 ? 0xFF : (1u << n) - 1);
+      const auto m1 = static_cast<__mmask16>(n >= 16 ? 0xFF : n <= 8 ? 0 : (1u << (n - 8)) - 1);
+      a0 = load(plane + off[0] + c, m0);
+      a1 = load(plane + off[0] + c + 8, m1);
+      for (i64 j = 1; j < r; ++j) {
+        a0 = add_fma512(a0, load(plane + off[j] + c, m0));
+        a1 = add_fma512(a1, load(plane + off[j] + c + 8, m1));
+      }
+    }
+    const __m512i e = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, even, a1));
+    const __m512i o = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, odd, a1));
+    const __m512d l = _mm512_castsi512_pd(_mm512_alignr_epi64(o, left, 7));  // odd column - 1
+    const __m512d s =
+        _mm512_add_pd(_mm512_add_pd(l, _mm512_castsi512_pd(e)), _mm512_castsi512_pd(o));
+    left = o;
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(OW - ow));
+  }
+  return fail != 0;
+}
+
+IRRUN_AVX512 bool band_k3s2_avx512(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2];
+  const i64* begin = pl.row_begin.data();
+  const double* rinv = pl.row_rinv.data();
+  const double* inv_w = pl.inv_w.data();
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    prefetch_step(*a.next);
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = pl.row_off.data() + begin[q];
+    float* out = a.out_plane + q * OW;
+    bool row_failed;
+    switch (r) {  // the common row counts unrolled at compile time
+      case 2:
+        row_failed = row_k3s2_avx512<2>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        break;
+      case 3:
+        row_failed = row_k3s2_avx512<3>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        break;
+      case 6:  // 3x3x3 windows (S5): 3x3 rows inside, 2x3 at the edges
+        row_failed = row_k3s2_avx512<6>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        break;
+      case 9:
+        row_failed = row_k3s2_avx512<9>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        break;
+      default:
+        row_failed = row_k3s2_avx512<-1>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+    }
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
+  return failed;
+}
+
+BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
+  if (k == 3 && pad_left == 1) return band_flat_avx512<3, 1>;  // 3x3 "same"
+  if (k == 5 && pad_left == 2) return band_flat_avx512<5, 2>;
+  if (k == 7 && pad_left == 3) return band_flat_avx512<7, 3>;
+  switch (k) {
+    case 2:
+      return band_flat_avx512<2>;
+    case 3:
+      return band_flat_avx512<3>;
+    case 5:
+      return band_flat_avx512<5>;
+    default:
+      return band_flat_avx512<0>;
+  }
+}
+
+}  // namespace
+
+Ops select_avx512(Plan& pl) {
+  Ops ops{stats_avx512, vsum_avx512, plane_sums_avx512};
+  ops.finish_row = hrow_s1_avx512<1>;
+  ops.band = band_generic;
+  if (pl.fixed_w) {
+    ops.hrow = pick_hrow(kHrowAvx512, pl.stride_w, pl.k_w);
+    ops.band = pick_band<BandAvx512, kHrowAvx512>(ops.hrow);
+  }
+  if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 3 && pl.pad_left == 1)
+    ops.band = band_k3s2_avx512, ops.keeps_v = false;
+  if (flat_eligible(pl)) {
+    make_flat(pl);
+    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
+  }
+  return ops;
+}
+
+}  // namespace irrun::kernels::avg_fast

@@ -1,0 +1,192 @@
+// The pieces of the fast f32 AvgPool (avg_pool_fast.cpp) shared by its ISA paths (portable.cpp,
+// avx2.cpp, avx512.cpp) and its runner: the portable sums that define the summation order, the
+// row and group function types, and the per-ISA selection of an Ops table.
+#pragma once
+
+#include "../simd.hpp"  // first: intrinsics and their warning pragmas
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "plan.hpp"
+
+namespace irrun::kernels::avg_fast {
+
+// The row passes are inlined into the group functions (band_*): a call per row costs more than
+// a short row (S1: 3584 rows of 56 outputs per call).
+#define IRRUN_INLINE inline __attribute__((always_inline))
+
+// ------------------------------------------------------------------------------------------
+// The portable sums. Every vector path does the same operations in the same order.
+
+// s = vp[ow*stride] + vp[ow*stride+1] + ... (K taps, left to right).
+inline double hsum_fixed(const double* vp, i64 ow, i64 stride, i64 k) {
+  const double* p = vp + ow * stride;
+  double s = p[0];
+  for (i64 j = 1; j < k; ++j) s += p[j];
+  return s;
+}
+
+// Epilogue of one output: scale, check, store. Returns true when the check fails.
+inline bool finish(double s, double rinv, double inv_w, double t, float* out) {
+  const double r = rinv * inv_w;
+  const double y = s * r;
+  *out = static_cast<float>(y);
+  return !(std::fabs(s) >= t);
+}
+
+inline bool hrow_fixed_portable(const double* vp, i64 stride, i64 k, i64 ow_count,
+                                const double* inv_w, double rinv, double t, float* out) {
+  bool fail = false;
+  for (i64 ow = 0; ow < ow_count; ++ow)
+    fail |= finish(hsum_fixed(vp, ow, stride, k), rinv, inv_w[ow], t, out + ow);
+  return fail;
+}
+
+// Equal adaptive bins: stride = taps = k.
+inline bool hrow_bins_portable(const double* vp, i64 k, i64 ow_count, const double* inv_w,
+                               double rinv, double t, float* out) {
+  return hrow_fixed_portable(vp, k, k, ow_count, inv_w, rinv, t, out);
+}
+
+// hsum_fixed on the zero-padded V row, read from the unpadded row v of n values (flat groups).
+inline double hsum_flat(const double* v, i64 n, i64 ow, i64 pad_left, i64 k) {
+  auto tap = [&](i64 j) {
+    const i64 c = ow + j - pad_left;
+    return c >= 0 && c < n ? v[c] : 0.0;
+  };
+  double s = tap(0);
+  for (i64 j = 1; j < k; ++j) s += tap(j);
+  return s;
+}
+
+// Windows given by (first, taps, step) on an unpadded V row: adaptive bins, strides > 2,
+// dilation.
+inline double hsum_generic(const double* v, i64 first, i64 taps, i64 step) {
+  if (taps == 0) return 0.0;
+  double s = v[first];
+  for (i64 t = 1; t < taps; ++t) s += v[first + t * step];
+  return s;
+}
+
+// The fixed tree that combines a plane's eight lane accumulators (every path uses it).
+inline double combine_lanes(const double* a) {
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+// ------------------------------------------------------------------------------------------
+// Row and group functions.
+
+using HrowFn = bool (*)(const double*, i64, i64, const double*, double, double, float*);
+
+struct BandArgs;
+
+struct Ops {
+  void (*stats)(const float*, i64, float&, float&);
+  void (*vsum)(const float* const*, i64, i64, double*);
+  // Sums of `count` planes of n floats, and the planes' min and max folded into lo, hi.
+  void (*plane_sums)(const float*, i64, i64, double*, float&, float&);
+  HrowFn hrow = nullptr;        // fixed-tap horizontal pass for this op's stride and kernel
+  HrowFn finish_row = nullptr;  // the one-tap stride-1 pass: scale, check, store a row of sums
+  bool (*band)(const BandArgs&, const Ops&) = nullptr;  // one group of rows (window kernel)
+  bool keeps_v = true;  // band leaves the group's V rows in the buffer (else: rescans rebuild)
+};
+
+// The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
+// with k = 2, 3 or any, and stride-4 bins of four.
+struct HrowSet {
+  HrowFn s1_k2, s1_k3, s1_k5, s1_k7, s1_any;
+  HrowFn s2_k2, s2_k3, s2_any;
+  HrowFn bins4;
+};
+
+inline HrowFn pick_hrow(const HrowSet& set, i64 stride, i64 k) {
+  if (stride > 2) return stride == 4 && k == 4 && set.bins4 ? set.bins4 : hrow_bins_portable;
+  if (stride == 1) {
+    switch (k) {
+      case 2:
+        return set.s1_k2;
+      case 3:
+        return set.s1_k3;
+      case 5:
+        return set.s1_k5;
+      case 7:
+        return set.s1_k7;
+      default:
+        return set.s1_any;
+    }
+  }
+  return k == 2 ? set.s2_k2 : k == 3 ? set.s2_k3 : set.s2_any;
+}
+
+// Min and max (NaN ignored) of the floats passed through track (AVX2) or widen (AVX-512).
+struct MinMax8 {
+  __m256 lo, hi;
+};
+
+// The part of the next band's span still to prefetch, `step` floats per output row.
+struct Prefetch {
+  const float* p = nullptr;
+  i64 left = 0, step = 0;
+};
+
+// Prefetches the next chunk into L2 (not L1: the V rows and this band's input rows live there).
+inline void prefetch_step(Prefetch& f) {
+  if (f.left <= 0) return;
+  const i64 n = std::min(f.left, f.step);
+  for (i64 o = 0; o < n; o += 16) _mm_prefetch(reinterpret_cast<const char*>(f.p + o), _MM_HINT_T1);
+  f.p += n, f.left -= n;
+}
+
+struct BandArgs {
+  const Plan* pl;
+  const float* plane;
+  float* out_plane;
+  i64 q0, q1;
+  double t;
+  double* v;
+  bool* row_failed;
+  Prefetch* next;  // the vector group functions prefetch a chunk of it per row
+};
+
+// One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of
+// pl.vlen doubles, zero padding kept), then the horizontal pass, scaling, check and store.
+// Returns true when some output of the group failed the check; row_failed[q - q0] says which
+// rows hold one (the caller rescans those rows only).
+using BandFn = bool (*)(const BandArgs&, const Ops&);
+
+// ------------------------------------------------------------------------------------------
+// Defined in portable.cpp: the portable blocks the vector paths also use.
+
+void stats_portable(const float* x, i64 n, float& lo, float& hi);
+
+// V row q of a plane (its IW vertical sums, zeros without rows) into v, summed by `vsum` (every
+// path's vsum gives the same bits). The portable group and the rescans of fused rows use it.
+void vsum_row(const Plan& pl, decltype(Ops::vsum) vsum, const float* plane, i64 q, double* v);
+
+// The portable group: vsum_row, then the row pass, in the same order as the vector groups.
+bool band_generic(const BandArgs& a, const Ops& ops);
+
+// The Ops of one ISA path for pl (may add flat-group tables to pl). The vector ones are only
+// called when the CPU has the ISA (simd.hpp).
+Ops select_portable(const Plan& pl);
+Ops select_avx2(Plan& pl);
+Ops select_avx512(Plan& pl);
+
+// The group function Band<H>::fn for the horizontal pass h that pick_hrow(S, ...) returns.
+template <template <HrowFn> class Band, const HrowSet& S>
+BandFn pick_band(HrowFn h) {
+  const std::pair<HrowFn, BandFn> table[] = {
+      {S.s1_k2, Band<S.s1_k2>::fn},   {S.s1_k3, Band<S.s1_k3>::fn},
+      {S.s1_k5, Band<S.s1_k5>::fn},   {S.s1_k7, Band<S.s1_k7>::fn},
+      {S.s1_any, Band<S.s1_any>::fn}, {S.s2_k2, Band<S.s2_k2>::fn},
+      {S.s2_k3, Band<S.s2_k3>::fn},   {S.s2_any, Band<S.s2_any>::fn},
+      {S.bins4, Band<S.bins4>::fn},   {hrow_bins_portable, Band<hrow_bins_portable>::fn},
+  };
+  for (const auto& e : table)
+    if (e.first == h) return e.second;
+  return band_generic;
+}
+
+}  // namespace irrun::kernels::avg_fast

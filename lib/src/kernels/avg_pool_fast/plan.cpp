@@ -1,0 +1,189 @@
+#include "plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "../compensated_sum.hpp"
+
+namespace irrun::kernels::avg_fast {
+namespace {
+
+Axis make_axis(const PoolGeometry& g, std::size_t a) {
+  Axis ax;
+  const i64 in = g.in[a], out = g.out[a];
+  ax.first.resize(static_cast<std::size_t>(out));
+  ax.taps.resize(static_cast<std::size_t>(out));
+  if (!g.adaptive) ax.step = g.dilation[a];
+  for (i64 o = 0; o < out; ++o) {
+    i64 first = 0, taps = 0;
+    if (g.adaptive) {
+      first = adaptive_bin_start(o, in, out);
+      taps = adaptive_bin_end(o, in, out) - first;
+    } else {
+      const i64 d = g.dilation[a], start = o * g.stride[a] - g.pad_begin[a];
+      const i64 lo = start < 0 ? (-start + d - 1) / d : 0;
+      const i64 hi = start < in ? std::min(g.kernel[a], (in - start + d - 1) / d) : 0;
+      first = start + lo * d;
+      taps = std::max<i64>(0, hi - lo);
+    }
+    ax.first[static_cast<std::size_t>(o)] = first;
+    ax.taps[static_cast<std::size_t>(o)] = taps;
+    ax.max_taps = std::max(ax.max_taps, taps);
+  }
+  return ax;
+}
+
+}  // namespace
+
+bool make_plan(const PoolGeometry& g, Plan& pl) {
+  pl.g = &g;
+  for (std::size_t a = 0; a < 3; ++a) pl.ax[a] = make_axis(g, a);
+  const i64 n_max = pl.ax[0].max_taps * pl.ax[1].max_taps * pl.ax[2].max_taps;
+  if (n_max > kMaxTaps) return false;
+  pl.uniform = !g.adaptive && g.pads_in_avg;
+  pl.kvol = static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
+            static_cast<double>(g.kernel[2]);
+
+  // One window per plane that covers the whole input plane.
+  pl.whole_plane = g.out_plane_size() == 1 && g.in_plane_size() > 0 &&
+                   pl.ax[0].taps[0] == g.in[0] && pl.ax[1].taps[0] == g.in[1] &&
+                   pl.ax[2].taps[0] == g.in[2] && pl.ax[0].step == 1 && pl.ax[1].step == 1 &&
+                   pl.ax[2].step == 1;
+
+  // Adaptive bins of equal size (in % out == 0) are windows with kernel = stride = in / out.
+  const bool even_bins = g.adaptive && g.out[2] > 0 && g.in[2] % g.out[2] == 0;
+  pl.fixed_w = even_bins || (!g.adaptive && g.dilation[2] == 1 &&
+                             (g.stride[2] == 1 || g.stride[2] == 2) && g.kernel[2] <= 4096);
+  pl.stride_w = pl.fixed_w ? (even_bins ? g.in[2] / g.out[2] : g.stride[2]) : 1;
+  pl.k_w = pl.fixed_w ? (even_bins ? pl.stride_w : g.kernel[2]) : 1;
+  pl.pad_left = pl.fixed_w ? g.pad_begin[2] : 0;
+  const i64 ow_round = (g.out[2] + 7) / 8 * 8;  // whole blocks of eight outputs stay in V
+  pl.vlen = (pl.pad_left + std::max(g.in[2], pl.stride_w * ow_round + pl.k_w) + 16 + 7) / 8 * 8;
+  pl.inv_w.assign(static_cast<std::size_t>(ow_round), 0.0);
+  for (i64 ow = 0; ow < g.out[2]; ++ow) {
+    const i64 tw = pl.ax[2].taps[static_cast<std::size_t>(ow)];
+    pl.inv_w[static_cast<std::size_t>(ow)] =
+        pl.uniform ? 1.0 / pl.kvol : (tw == 0 ? 0.0 : 1.0 / static_cast<double>(tw));
+  }
+
+  // d: rounded additions on any path; bounded generously for every summation order
+  // (avg_pool_fast.cpp, accuracy proof).
+  const i64 depth = n_max + (pl.fixed_w ? pl.k_w : 0) + 16;
+  if (depth > (i64{1} << 23)) return false;
+  pl.t_factor = static_cast<double>(n_max) * static_cast<double>(depth) * 0x1p-24;
+
+  pl.max_rows = std::max<i64>(1, pl.ax[0].max_taps * pl.ax[1].max_taps);
+  // Bands: whole output depth slices for 3-D pooling (so a band's input is contiguous), else
+  // output rows; sized so a band reads about kBandInputFloats, fixed by the geometry alone.
+  const bool by_depth = g.out[0] > 1;
+  pl.rows_per_unit = by_depth ? g.out[1] : 1;
+  const i64 in_rows_per_unit =
+      by_depth ? std::max<i64>(1, g.stride[0]) * g.in[1]
+               : std::max<i64>(1, g.adaptive ? g.in[1] / std::max<i64>(1, g.out[1]) : g.stride[1]);
+  const i64 units = by_depth ? g.out[0] : g.out[1];
+  pl.units_per_band =
+      std::clamp<i64>(kBandInputFloats / std::max<i64>(1, in_rows_per_unit * g.in[2]), 1, units);
+  pl.bands = (units + pl.units_per_band - 1) / pl.units_per_band;
+
+  // Row tables and band spans (see Plan).
+  const i64 IH = g.in[1], IW = g.in[2], OH = g.out[1];
+  const i64 out_rows = g.out[0] * OH;
+  pl.row_begin.assign(1, 0);
+  pl.row_off.clear();
+  pl.row_rinv.clear();
+  for (i64 od = 0; od < g.out[0]; ++od)
+    for (i64 oh = 0; oh < OH; ++oh) {
+      const auto d = static_cast<std::size_t>(od), h = static_cast<std::size_t>(oh);
+      i64 r = 0;
+      for (i64 a = 0; a < pl.ax[0].taps[d]; ++a) {
+        const i64 id = pl.ax[0].first[d] + a * pl.ax[0].step;
+        for (i64 b = 0; b < pl.ax[1].taps[h]; ++b, ++r)
+          pl.row_off.push_back((id * IH + pl.ax[1].first[h] + b * pl.ax[1].step) * IW);
+      }
+      pl.row_begin.push_back(static_cast<i64>(pl.row_off.size()));
+      pl.row_rinv.push_back(pl.uniform ? 1.0 : (r == 0 ? 0.0 : 1.0 / static_cast<double>(r)));
+    }
+  pl.band_span_begin.assign(static_cast<std::size_t>(pl.bands), 0);
+  pl.band_span_len.assign(static_cast<std::size_t>(pl.bands), 0);
+  for (i64 band = 0; band < pl.bands; ++band) {
+    const i64 q0 = band * pl.units_per_band * pl.rows_per_unit;
+    const i64 q1 = std::min(out_rows, q0 + pl.units_per_band * pl.rows_per_unit);
+    i64 lo_off = std::numeric_limits<i64>::max(), hi_off = -1;
+    for (i64 q = q0; q < q1; ++q) {
+      const auto b0 = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q)]);
+      const auto b1 = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q) + 1]);
+      for (std::size_t j = b0; j < b1; ++j) {
+        lo_off = std::min(lo_off, pl.row_off[j]);
+        hi_off = std::max(hi_off, pl.row_off[j]);
+      }
+    }
+    if (hi_off >= 0) {
+      pl.band_span_begin[static_cast<std::size_t>(band)] = lo_off;
+      pl.band_span_len[static_cast<std::size_t>(band)] = hi_off - lo_off + IW;
+    }
+  }
+  return true;
+}
+
+bool flat_eligible(const Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  return pl.fixed_w && pl.stride_w == 1 && g.out[2] == g.in[2] && g.in[2] <= kFlatMaxWidth &&
+         pl.k_w <= kFlatMaxKernel && pl.pad_left < pl.k_w && g.out_plane_size() <= kFlatMaxPlane;
+}
+
+void make_flat(Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], rows = g.out[0] * g.out[1];
+  pl.flat = true;
+  const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
+  pl.run_end.assign(at(rows), 0);
+  for (i64 q = rows - 1; q >= 0; --q) {
+    const i64 b = pl.row_begin[at(q)], r = pl.row_begin[at(q + 1)] - b;
+    bool joins = q + 1 < rows && pl.row_begin[at(q + 2)] - pl.row_begin[at(q + 1)] == r;
+    for (i64 j = 0; joins && j < r; ++j)
+      joins = pl.row_off[at(b + r + j)] == pl.row_off[at(b + j)] + IW;
+    pl.run_end[at(q)] = joins ? pl.run_end[at(q + 1)] : q + 1;
+  }
+  pl.flat_r.resize(at(rows * IW));
+  for (i64 q = 0; q < rows; ++q)
+    for (i64 ow = 0; ow < IW; ++ow)
+      pl.flat_r[at(q * IW + ow)] = pl.row_rinv[at(q)] * pl.inv_w[at(ow)];
+  pl.mask_period = std::lcm(i64{8}, IW) / 8;
+  pl.flat_lanes.assign(at(pl.mask_period * pl.k_w * 8), 0);
+  for (i64 b = 0; b < pl.mask_period; ++b)
+    for (i64 j = 0; j < pl.k_w; ++j)
+      for (i64 l = 0; l < 8; ++l) {
+        const i64 c = (8 * b + l) % IW + j - pl.pad_left;
+        if (c >= 0 && c < IW) pl.flat_lanes[at((b * pl.k_w + j) * 8 + l)] = ~std::uint64_t{0};
+      }
+}
+
+float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {
+  const PoolGeometry& g = *pl.g;
+  const auto D = static_cast<std::size_t>(od), H = static_cast<std::size_t>(oh),
+             W = static_cast<std::size_t>(ow);
+  const i64 td = pl.ax[0].taps[D], th = pl.ax[1].taps[H], tw = pl.ax[2].taps[W];
+  const i64 taps = td * th * tw;
+  if (taps == 0) return 0.0f;
+  detail::CompensatedSum sum;
+  for (i64 a = 0; a < td; ++a) {
+    const i64 id = pl.ax[0].first[D] + a * pl.ax[0].step;
+    for (i64 b = 0; b < th; ++b) {
+      const i64 ih = pl.ax[1].first[H] + b * pl.ax[1].step;
+      const float* row = plane + (id * g.in[1] + ih) * g.in[2];
+      for (i64 c = 0; c < tw; ++c) sum.add(row[pl.ax[2].first[W] + c * pl.ax[2].step]);
+    }
+  }
+  return static_cast<float>(sum.mean(pl.uniform ? pl.kvol : static_cast<double>(taps)));
+}
+
+double threshold(const Plan& pl, float lo, float hi) {
+  if (!(lo <= hi)) return 0.0;         // no finite value in the band: nothing to bound
+  if (lo >= 0 || hi <= 0) return 0.0;  // one sign: sum|x| = |s|, relative bound
+  const double m = std::max(static_cast<double>(hi), -static_cast<double>(lo));
+  return m * pl.t_factor;
+}
+
+}  // namespace irrun::kernels::avg_fast

@@ -1,0 +1,81 @@
+// The tables of the fast f32 AvgPool (avg_pool_fast.cpp), built once per call from the geometry
+// alone, before any thread starts: per axis the in-bounds taps of every window, per flattened
+// output row the input rows it sums (in summation order), per band the input span scanned for
+// min/max, the factor of the accuracy threshold, and the tables of flat groups.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "irrun/pool_geometry.hpp"
+
+namespace irrun::kernels::avg_fast {
+
+using i64 = std::int64_t;
+
+constexpr i64 kMaxTaps = i64{1} << 22;   // N above this: the reference kernel
+constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-sized)
+constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
+constexpr i64 kPrefetchFloats = 1024;    // floats of the next band's span prefetched (4 KB)
+constexpr i64 kStreamMinFloats = 16384;  // longer spans: the rest prefetched row by row
+constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
+constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
+constexpr i64 kFlatMaxKernel = 16;       // this wide, planes up to this many outputs
+constexpr i64 kFlatMaxPlane = i64{1} << 16;
+constexpr i64 kVGuard = 32;  // doubles before and after the V buffer (flat taps and tails)
+
+struct Axis {
+  std::vector<i64> first, taps;
+  i64 step = 1;
+  i64 max_taps = 0;
+};
+
+struct Plan {
+  const PoolGeometry* g = nullptr;
+  Axis ax[3];
+  bool uniform = false;  // every window divides by the kernel volume
+  double kvol = 1;
+  bool whole_plane = false;
+  bool fixed_w = false;  // horizontal windows of fixed K taps over a zero-padded row
+  i64 stride_w = 1, k_w = 1, pad_left = 0, vlen = 0;
+  std::vector<double> inv_w;  // per output column (padded to a multiple of 4)
+  double t_factor = 0;        // T = M * t_factor for a mixed-sign band
+  i64 units_per_plane = 1;    // bands per plane (window kernel)
+  i64 rows_per_unit = 1;      // output rows (flattened od*OH + oh) per band unit
+  i64 units_per_band = 1;
+  i64 bands = 1;
+  i64 max_rows = 1;  // max input rows summed by the vertical pass
+  // Per-geometry row tables (flattened output row q = od*OH + oh), built once per call: the
+  // float offsets in a plane of the input rows summed into V for row q are
+  // row_off[row_begin[q] .. row_begin[q+1]), in summation order; row_rinv[q] is the row factor.
+  std::vector<i64> row_begin, row_off;
+  std::vector<double> row_rinv;
+  // Per band: float offset and length of the contiguous input span scanned for min/max.
+  std::vector<i64> band_span_begin, band_span_len;
+  // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
+  bool flat = false;
+  std::vector<i64> run_end;    // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
+  std::vector<double> flat_r;  // per output of a plane: fl(row_rinv[q] * inv_w[ow])
+  // [block of eight % mask_period][tap][lane]: all ones where the lane's tap is in its own row.
+  std::vector<std::uint64_t> flat_lanes;
+  i64 mask_period = 1;
+};
+
+// Fills pl for g; false when the fast kernel does not cover g (windows of more than kMaxTaps
+// taps, or a summation depth past the bound's range).
+bool make_plan(const PoolGeometry& g, Plan& pl);
+
+// Flat groups (band_flat_*) for narrow stride-1 rows with OW == IW: whether they apply, and
+// their run and mask tables in pl.
+bool flat_eligible(const Plan& pl);
+void make_flat(Plan& pl);
+
+// T for a band whose finite inputs lie in [lo, hi]: an output whose sum s has |s| >= T is
+// proven within one ulp (avg_pool_fast.cpp, accuracy proof).
+double threshold(const Plan& pl, float lo, float hi);
+
+// Reference-order compensated average of one output (the fallback for outputs that fail the
+// check): the reference kernel's bits.
+float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow);
+
+}  // namespace irrun::kernels::avg_fast

@@ -1,0 +1,119 @@
+// The portable path of the fast f32 AvgPool: the summation order every vector path reproduces.
+#include "ops.hpp"  // first: intrinsics and their warning pragmas
+
+#include <vector>
+
+namespace irrun::kernels::avg_fast {
+
+void stats_portable(const float* x, i64 n, float& lo, float& hi) {
+  for (i64 i = 0; i < n; ++i) {
+    if (x[i] > hi) hi = x[i];  // NaN compares false: ignored
+    if (x[i] < lo) lo = x[i];
+  }
+}
+
+namespace {
+
+// v[i] = rows[0][i] + rows[1][i] + ... (left to right), i < n.
+void vsum_portable(const float* const* rows, i64 r_count, i64 n, double* v) {
+  for (i64 i = 0; i < n; ++i) {
+    double s = rows[0][i];
+    for (i64 r = 1; r < r_count; ++r) s += static_cast<double>(rows[r][i]);
+    v[i] = s;
+  }
+}
+
+// Sum of one contiguous plane in the kernel's fixed order: eight lane accumulators, starting at
+// +0, add x[8b + l] for every block b of eight floats (the last block zero-filled); then
+// s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)). The vector paths keep lane l of a plane
+// in lane l of a register and combine several planes at once with a transposing tree that does
+// exactly these additions, so every path gives the same bits.
+double plane_sum_portable(const float* x, i64 n) {
+  double a[8] = {};
+  i64 i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) a[l] += static_cast<double>(x[i + l]);
+  if (i < n)
+    for (int l = 0; l < 8; ++l) a[l] += i + l < n ? static_cast<double>(x[i + l]) : 0.0;
+  return combine_lanes(a);
+}
+
+// s[p] = plane_sum(plane p) for `count` consecutive planes of n floats.
+void plane_sums_portable(const float* x, i64 n, i64 count, double* s) {
+  for (i64 p = 0; p < count; ++p) s[p] = plane_sum_portable(x + p * n, n);
+}
+
+void plane_sums_stats_portable(const float* x, i64 n, i64 count, double* s, float& lo, float& hi) {
+  stats_portable(x, n * count, lo, hi);
+  plane_sums_portable(x, n, count, s);
+}
+
+bool hrow_s1_portable(const double* vp, i64 k, i64 n, const double* inv_w, double rinv, double t,
+                      float* out) {
+  return hrow_fixed_portable(vp, 1, k, n, inv_w, rinv, t, out);
+}
+
+bool hrow_s2_portable(const double* vp, i64 k, i64 n, const double* inv_w, double rinv, double t,
+                      float* out) {
+  return hrow_fixed_portable(vp, 2, k, n, inv_w, rinv, t, out);
+}
+
+}  // namespace
+
+void vsum_row(const Plan& pl, decltype(Ops::vsum) vsum, const float* plane, i64 q, double* v) {
+  const auto uq = static_cast<std::size_t>(q);
+  const i64 r = pl.row_begin[uq + 1] - pl.row_begin[uq];
+  const i64* off = pl.row_off.data() + pl.row_begin[uq];
+  const float* rows[64];
+  std::vector<const float*> many;
+  const float** rp = rows;
+  if (r > 64) {
+    many.resize(static_cast<std::size_t>(r));
+    rp = many.data();
+  }
+  for (i64 j = 0; j < r; ++j) rp[j] = plane + off[j];
+  if (r == 0) {
+    std::fill(v, v + pl.g->in[2], 0.0);
+  } else {
+    vsum(rp, r, pl.g->in[2], v);
+  }
+}
+
+bool band_generic(const BandArgs& a, const Ops& ops) {
+  const Plan& pl = *a.pl;
+  const i64 OW = pl.g->out[2];
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1; ++q)
+    vsum_row(pl, ops.vsum, a.plane, q, a.v + (q - a.q0) * pl.vlen + pl.pad_left);
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    const double* vrow = a.v + (q - a.q0) * pl.vlen;
+    const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
+    float* out = a.out_plane + q * OW;
+    bool row_failed = false;
+    if (pl.fixed_w) {
+      row_failed = ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, a.t, out);
+    } else {
+      for (i64 ow = 0; ow < OW; ++ow) {
+        const auto w = static_cast<std::size_t>(ow);
+        const double s = hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
+        row_failed |= finish(s, rinv, pl.inv_w[w], a.t, out + ow);
+      }
+    }
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
+  return failed;
+}
+
+Ops select_portable(const Plan& pl) {
+  Ops ops{stats_portable, vsum_portable, plane_sums_stats_portable};
+  ops.finish_row = hrow_s1_portable;
+  if (pl.fixed_w)
+    ops.hrow = pl.stride_w == 1   ? hrow_s1_portable
+               : pl.stride_w == 2 ? hrow_s2_portable
+                                  : hrow_bins_portable;
+  ops.band = band_generic;
+  return ops;
+}
+
+}  // namespace irrun::kernels::avg_fast
