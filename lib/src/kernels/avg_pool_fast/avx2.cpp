@@ -317,33 +317,10 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
     prefetch_step(*a.next);
     const i64 r = begin[q + 1] - begin[q];
     const i64* off = pl.row_off.data() + begin[q];
-    switch (r) {  // the row counts of band_avx512, unrolled at compile time
-      case 0:
-        std::fill(v, v + IW, 0.0);
-        break;
-      case 1:
-        vrow_avx2<1>(a.plane, off, r, IW, v);
-        break;
-      case 2:
-        vrow_avx2<2>(a.plane, off, r, IW, v);
-        break;
-      case 3:
-        vrow_avx2<3>(a.plane, off, r, IW, v);
-        break;
-      case 4:
-        vrow_avx2<4>(a.plane, off, r, IW, v);
-        break;
-      case 5:
-        vrow_avx2<5>(a.plane, off, r, IW, v);
-        break;
-      case 6:
-        vrow_avx2<6>(a.plane, off, r, IW, v);
-        break;
-      case 9:
-        vrow_avx2<9>(a.plane, off, r, IW, v);
-        break;
-      default:
-        vrow_avx2<0>(a.plane, off, r, IW, v);
+    if (r == 0) {
+      std::fill(v, v + IW, 0.0);
+    } else {
+      with_row_count(r, [&]<int R>() IRRUN_AVX2 { vrow_avx2<R>(a.plane, off, r, IW, v); });
     }
   }
   bool failed = false;

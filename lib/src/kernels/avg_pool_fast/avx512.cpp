@@ -329,33 +329,11 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
     prefetch_step(*a.next);
     const i64 r = begin[q + 1] - begin[q];
     const i64* off = offs + begin[q];
-    switch (r) {
-      case 0:
-        std::fill(v, v + IW, 0.0);
-        break;
-      case 1:
-        vrow_avx512<1>(a.plane, off, r, IW, v);
-        break;
-      case 2:
-        vrow_avx512<2>(a.plane, off, r, IW, v);
-        break;
-      case 3:
-        vrow_avx512<3>(a.plane, off, r, IW, v);
-        break;
-      case 4:
-        vrow_avx512<4>(a.plane, off, r, IW, v);
-        break;
-      case 5:
-        vrow_avx512<5>(a.plane, off, r, IW, v);
-        break;
-      case 6:  // 3x3x3 windows (S5): 3x3 rows inside, 2x3 at the edges
-        vrow_avx512<6>(a.plane, off, r, IW, v);
-        break;
-      case 9:
-        vrow_avx512<9>(a.plane, off, r, IW, v);
-        break;
-      default:
-        vrow_avx512<0>(a.plane, off, r, IW, v);
+    if (r == 0) {
+      std::fill(v, v + IW, 0.0);
+    } else {
+      with_row_count(r,
+                     [&]<int R>() IRRUN_AVX512_LAMBDA { vrow_avx512<R>(a.plane, off, r, IW, v); });
     }
   }
   bool failed = false;

@@ -125,6 +125,31 @@ struct MinMax8 {
   __m256 lo, hi;
 };
 
+// f.template operator()<R>() with R = r for the row counts the group functions unroll at compile
+// time (1-6 and 9: 3x3 windows, and 3x3x3 ones with 6 rows at the edges and 9 inside), R = 0
+// (any count, read at run time) otherwise.
+template <class F>
+IRRUN_INLINE void with_row_count(i64 r, F&& f) {
+  switch (r) {
+    case 1:
+      return f.template operator()<1>();
+    case 2:
+      return f.template operator()<2>();
+    case 3:
+      return f.template operator()<3>();
+    case 4:
+      return f.template operator()<4>();
+    case 5:
+      return f.template operator()<5>();
+    case 6:
+      return f.template operator()<6>();
+    case 9:
+      return f.template operator()<9>();
+    default:
+      return f.template operator()<0>();
+  }
+}
+
 // The part of the next band's span still to prefetch, `step` floats per output row.
 struct Prefetch {
   const float* p = nullptr;
