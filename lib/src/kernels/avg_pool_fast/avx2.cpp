@@ -47,38 +47,6 @@ IRRUN_AVX2 inline __m256d add_fma(__m256d a, __m256d x) {
   return _mm256_fmadd_pd(x, _mm256_set1_pd(1.0), a);
 }
 
-IRRUN_AVX2 void vsum_avx2(const float* const* rows, i64 r_count, i64 n, double* v) {
-  i64 i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const float* r0 = rows[0] + i;
-    __m256d a0 = _mm256_cvtps_pd(_mm_loadu_ps(r0));
-    __m256d a1 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 4));
-    __m256d a2 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 8));
-    __m256d a3 = _mm256_cvtps_pd(_mm_loadu_ps(r0 + 12));
-    for (i64 r = 1; r < r_count; ++r) {
-      const float* p = rows[r] + i;
-      a0 = add_fma(a0, _mm256_cvtps_pd(_mm_loadu_ps(p)));
-      a1 = add_fma(a1, _mm256_cvtps_pd(_mm_loadu_ps(p + 4)));
-      a2 = add_fma(a2, _mm256_cvtps_pd(_mm_loadu_ps(p + 8)));
-      a3 = add_fma(a3, _mm256_cvtps_pd(_mm_loadu_ps(p + 12)));
-    }
-    _mm256_storeu_pd(v + i, a0);
-    _mm256_storeu_pd(v + i + 4, a1);
-    _mm256_storeu_pd(v + i + 8, a2);
-    _mm256_storeu_pd(v + i + 12, a3);
-  }
-  for (; i + 4 <= n; i += 4) {
-    __m256d a = _mm256_cvtps_pd(_mm_loadu_ps(rows[0] + i));
-    for (i64 r = 1; r < r_count; ++r) a = add_fma(a, _mm256_cvtps_pd(_mm_loadu_ps(rows[r] + i)));
-    _mm256_storeu_pd(v + i, a);
-  }
-  for (; i < n; ++i) {
-    double s = rows[0][i];
-    for (i64 r = 1; r < r_count; ++r) s += static_cast<double>(rows[r][i]);
-    v[i] = s;
-  }
-}
-
 // Scale, check and store four outputs; returns the updated fail mask.
 IRRUN_AVX2 inline __m256d finish4(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
                                   __m256d fail, float* out) {
@@ -277,24 +245,25 @@ IRRUN_AVX2 inline __m128i first_lanes4(i64 count) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(kFirstLanes4 + 4 - count));
 }
 
-// v[i] = sum of the rows plane + off[j] at column i, j in table order (as vsum_avx2); the last
+// Ops::vsum (as vsum_portable), also the vertical pass of the group functions; the last
 // 1-3 columns are masked loads and a whole store of +0 past n (Plan::vlen leaves room).
 template <int R>
 IRRUN_AVX2 IRRUN_INLINE void vrow_avx2(const float* plane, const i64* off, i64 r_rt, i64 n,
                                        double* v) {
   const i64 r = R > 0 ? R : r_rt;
+  // Many rows (R = 0: adaptive bins, vsum) keep four chains of additions in flight, few two.
+  constexpr int B = R > 0 ? 2 : 4;
   const float* p0 = plane + off[0];
   i64 i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256d a0 = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i));
-    __m256d a1 = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i + 4));
+  for (; i + 4 * B <= n; i += 4 * B) {
+    __m256d acc[B];
+    for (int b = 0; b < B; ++b) acc[b] = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i + 4 * b));
     for (i64 j = 1; j < r; ++j) {
       const float* pj = plane + off[j] + i;
-      a0 = add_fma(a0, _mm256_cvtps_pd(_mm_loadu_ps(pj)));
-      a1 = add_fma(a1, _mm256_cvtps_pd(_mm_loadu_ps(pj + 4)));
+      for (int b = 0; b < B; ++b)
+        acc[b] = add_fma(acc[b], _mm256_cvtps_pd(_mm_loadu_ps(pj + 4 * b)));
     }
-    _mm256_storeu_pd(v + i, a0);
-    _mm256_storeu_pd(v + i + 4, a1);
+    for (int b = 0; b < B; ++b) _mm256_storeu_pd(v + i + 4 * b, acc[b]);
   }
   for (; i < n; i += 4) {
     const __m128i m = first_lanes4(std::min<i64>(4, n - i));
@@ -430,7 +399,7 @@ BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
 }  // namespace
 
 Ops select_avx2(Plan& pl) {
-  Ops ops{stats_avx2, vsum_avx2, plane_sums_avx2};
+  Ops ops{stats_avx2, vrow_avx2<0>, plane_sums_avx2};
   ops.finish_row = hrow_s1_avx2<1>;
   ops.band = band_generic;
   if (pl.fixed_w) {

@@ -42,30 +42,6 @@ IRRUN_AVX512 void stats_avx512(const float* x, i64 n, float& lo, float& hi) {
   lo = _mm512_reduce_min_ps(l);
 }
 
-IRRUN_AVX512 void vsum_avx512(const float* const* rows, i64 r_count, i64 n, double* v) {
-  i64 i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m512d a0 = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + i));
-    __m512d a1 = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + i + 8));
-    for (i64 r = 1; r < r_count; ++r) {
-      a0 = add_fma512(a0, _mm512_cvtps_pd(_mm256_loadu_ps(rows[r] + i)));
-      a1 = add_fma512(a1, _mm512_cvtps_pd(_mm256_loadu_ps(rows[r] + i + 8)));
-    }
-    _mm512_storeu_pd(v + i, a0);
-    _mm512_storeu_pd(v + i + 8, a1);
-  }
-  // The last 1-15 columns: masked loads (masked-off floats are not read) and stores.
-  for (; i < n; i += 8) {
-    const auto m = static_cast<__mmask16>(n - i >= 8 ? 0xFF : (1u << (n - i)) - 1);
-    auto column = [m, i](const float* row) IRRUN_AVX512_LAMBDA {
-      return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, row + i)));
-    };
-    __m512d a = column(rows[0]);
-    for (i64 r = 1; r < r_count; ++r) a = add_fma512(a, column(rows[r]));
-    _mm512_mask_storeu_pd(v + i, static_cast<__mmask8>(m), a);
-  }
-}
-
 // Scale, check and store the outputs of `lanes` (a mask of the first 1-8 lanes); returns the
 // updated fail mask.
 IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_w, __m512d t,
@@ -285,7 +261,9 @@ constexpr HrowSet kHrowAvx512{hrow_s1_avx512<2>, hrow_s1_avx512<3>, hrow_s1_avx5
                               hrow_s1_avx512<7>, hrow_s1_avx512<0>, hrow_s2_avx512<2>,
                               hrow_s2_avx512<3>, hrow_s2_avx512<0>, hrow_bins4_avx512};
 
-// v[i] = sum of the rows plane + off[j] at column i, j in table order (as vsum_avx512).
+// Ops::vsum (as vsum_portable), also the vertical pass of the group functions; the last
+// 1-15 columns are masked loads, eight at a time, and whole stores (+0 past n: Plan::vlen leaves
+// room).
 template <int R>
 IRRUN_AVX512 IRRUN_INLINE void vrow_avx512(const float* plane, const i64* off, i64 r_rt, i64 n,
                                            double* v) {
@@ -565,7 +543,7 @@ BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
 }  // namespace
 
 Ops select_avx512(Plan& pl) {
-  Ops ops{stats_avx512, vsum_avx512, plane_sums_avx512};
+  Ops ops{stats_avx512, vrow_avx512<0>, plane_sums_avx512};
   ops.finish_row = hrow_s1_avx512<1>;
   ops.band = band_generic;
   if (pl.fixed_w) {

@@ -84,7 +84,8 @@ struct BandArgs;
 
 struct Ops {
   void (*stats)(const float*, i64, float&, float&);
-  void (*vsum)(const float* const*, i64, i64, double*);
+  // v[i] = plane[off[0] + i] + ... + plane[off[r - 1] + i] (left to right), i < n; r > 0.
+  void (*vsum)(const float* plane, const i64* off, i64 r, i64 n, double* v);
   // Sums of `count` planes of n floats, and the planes' min and max folded into lo, hi.
   void (*plane_sums)(const float*, i64, i64, double*, float&, float&);
   HrowFn hrow = nullptr;        // fixed-tap horizontal pass for this op's stride and kernel

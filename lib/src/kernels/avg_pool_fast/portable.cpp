@@ -1,8 +1,6 @@
 // The portable path of the fast f32 AvgPool: the summation order every vector path reproduces.
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
-#include <vector>
-
 namespace irrun::kernels::avg_fast {
 
 void stats_portable(const float* x, i64 n, float& lo, float& hi) {
@@ -14,11 +12,10 @@ void stats_portable(const float* x, i64 n, float& lo, float& hi) {
 
 namespace {
 
-// v[i] = rows[0][i] + rows[1][i] + ... (left to right), i < n.
-void vsum_portable(const float* const* rows, i64 r_count, i64 n, double* v) {
+void vsum_portable(const float* plane, const i64* off, i64 r, i64 n, double* v) {
   for (i64 i = 0; i < n; ++i) {
-    double s = rows[0][i];
-    for (i64 r = 1; r < r_count; ++r) s += static_cast<double>(rows[r][i]);
+    double s = plane[off[0] + i];
+    for (i64 j = 1; j < r; ++j) s += static_cast<double>(plane[off[j] + i]);
     v[i] = s;
   }
 }
@@ -61,21 +58,12 @@ bool hrow_s2_portable(const double* vp, i64 k, i64 n, const double* inv_w, doubl
 }  // namespace
 
 void vsum_row(const Plan& pl, decltype(Ops::vsum) vsum, const float* plane, i64 q, double* v) {
-  const auto uq = static_cast<std::size_t>(q);
-  const i64 r = pl.row_begin[uq + 1] - pl.row_begin[uq];
-  const i64* off = pl.row_off.data() + pl.row_begin[uq];
-  const float* rows[64];
-  std::vector<const float*> many;
-  const float** rp = rows;
-  if (r > 64) {
-    many.resize(static_cast<std::size_t>(r));
-    rp = many.data();
-  }
-  for (i64 j = 0; j < r; ++j) rp[j] = plane + off[j];
+  const i64 b = pl.row_begin[static_cast<std::size_t>(q)];
+  const i64 r = pl.row_begin[static_cast<std::size_t>(q) + 1] - b;
   if (r == 0) {
     std::fill(v, v + pl.g->in[2], 0.0);
   } else {
-    vsum(rp, r, pl.g->in[2], v);
+    vsum(plane, pl.row_off.data() + b, r, pl.g->in[2], v);
   }
 }
 
