@@ -4,7 +4,6 @@
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
 #include <cstdint>
-#include <limits>
 
 namespace irrun::kernels::avg_fast {
 namespace {
@@ -57,38 +56,41 @@ IRRUN_AVX2 inline __m256d finish4(__m256d s, __m256d rinv, const double* inv_w, 
   return _mm256_or_pd(fail, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ));
 }
 
-// Stride 1, K taps (K > 0 compile-time, or runtime k when K == 0).
-template <int K>
-IRRUN_AVX2 IRRUN_INLINE bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count,
-                                          const double* inv_w, double rinv_s, double t_s,
-                                          float* out) {
-  const i64 taps = K > 0 ? K : k;
+// The frame of the fixed-tap row passes: blocks of four outputs whose sums sum(p) come from the
+// V values at p = vp + S * ow, then the last 1-3 outputs one by one in the same order.
+template <int S, class Sum>
+IRRUN_AVX2 IRRUN_INLINE bool hrow_avx2(const double* vp, i64 taps, i64 ow_count,
+                                       const double* inv_w, double rinv_s, double t_s, float* out,
+                                       Sum sum) {
   const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
   __m256d fail = _mm256_setzero_pd();
   i64 ow = 0;
-  for (; ow + 4 <= ow_count; ow += 4) {
-    const double* p = vp + ow;
-    __m256d s = _mm256_loadu_pd(p);
-    for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, _mm256_loadu_pd(p + j));
-    fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
-  }
+  for (; ow + 4 <= ow_count; ow += 4)
+    fail = finish4(sum(vp + S * ow), rinv, inv_w + ow, t, fail, out + ow);
   bool failed = _mm256_movemask_pd(fail) != 0;
   for (; ow < ow_count; ++ow)
-    failed |= finish(hsum_fixed(vp, ow, 1, taps), rinv_s, inv_w[ow], t_s, out + ow);
+    failed |= finish(hsum_fixed(vp, ow, S, taps), rinv_s, inv_w[ow], t_s, out + ow);
   return failed;
+}
+
+// Stride 1, K taps (K > 0 compile-time, or runtime k when K == 0).
+template <int K>
+IRRUN_AVX2 IRRUN_INLINE bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count,
+                                          const double* inv_w, double rinv, double t, float* out) {
+  const i64 taps = K > 0 ? K : k;
+  return hrow_avx2<1>(vp, taps, ow_count, inv_w, rinv, t, out, [taps](const double* p) IRRUN_AVX2 {
+    __m256d s = _mm256_loadu_pd(p);
+    for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, _mm256_loadu_pd(p + j));
+    return s;
+  });
 }
 
 // Stride 2: taps 2m and 2m+1 of four outputs come from the unpacked pair of loads at 2m.
 template <int K>
 IRRUN_AVX2 IRRUN_INLINE bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count,
-                                          const double* inv_w, double rinv_s, double t_s,
-                                          float* out) {
+                                          const double* inv_w, double rinv, double t, float* out) {
   const i64 taps = K > 0 ? K : k;
-  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
-  __m256d fail = _mm256_setzero_pd();
-  i64 ow = 0;
-  for (; ow + 4 <= ow_count; ow += 4) {
-    const double* p = vp + 2 * ow;
+  return hrow_avx2<2>(vp, taps, ow_count, inv_w, rinv, t, out, [taps](const double* p) IRRUN_AVX2 {
     // Lanes hold outputs in the order 0, 2, 1, 3 until the final permute.
     __m256d a = _mm256_loadu_pd(p), b = _mm256_loadu_pd(p + 4);
     __m256d s = _mm256_unpacklo_pd(a, b);
@@ -99,13 +101,8 @@ IRRUN_AVX2 IRRUN_INLINE bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count,
       s = _mm256_add_pd(s, _mm256_unpacklo_pd(a, b));
       if (2 * m + 1 < taps) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
     }
-    s = _mm256_permute4x64_pd(s, 0xD8);
-    fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
-  }
-  bool failed = _mm256_movemask_pd(fail) != 0;
-  for (; ow < ow_count; ++ow)
-    failed |= finish(hsum_fixed(vp, ow, 2, taps), rinv_s, inv_w[ow], t_s, out + ow);
-  return failed;
+    return _mm256_permute4x64_pd(s, 0xD8);
+  });
 }
 
 // Stores the first `count` (1-3) floats of v: masked stores (vmaskmovps) are slow on AMD cores.

@@ -1,7 +1,6 @@
 #include "plan.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <numeric>
 
