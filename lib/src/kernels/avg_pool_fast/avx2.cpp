@@ -78,7 +78,7 @@ template <int K>
 IRRUN_AVX2 IRRUN_INLINE bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count,
                                           const double* inv_w, double rinv, double t, float* out) {
   const i64 taps = K > 0 ? K : k;
-  return hrow_avx2<1>(vp, taps, ow_count, inv_w, rinv, t, out, [taps](const double* p) IRRUN_AVX2 {
+  return hrow_avx2<1>(vp, taps, ow_count, inv_w, rinv, t, out, [&](const double* p) IRRUN_AVX2 {
     __m256d s = _mm256_loadu_pd(p);
     for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, _mm256_loadu_pd(p + j));
     return s;
@@ -90,7 +90,7 @@ template <int K>
 IRRUN_AVX2 IRRUN_INLINE bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count,
                                           const double* inv_w, double rinv, double t, float* out) {
   const i64 taps = K > 0 ? K : k;
-  return hrow_avx2<2>(vp, taps, ow_count, inv_w, rinv, t, out, [taps](const double* p) IRRUN_AVX2 {
+  return hrow_avx2<2>(vp, taps, ow_count, inv_w, rinv, t, out, [&](const double* p) IRRUN_AVX2 {
     // Lanes hold outputs in the order 0, 2, 1, 3 until the final permute.
     __m256d a = _mm256_loadu_pd(p), b = _mm256_loadu_pd(p + 4);
     __m256d s = _mm256_unpacklo_pd(a, b);
