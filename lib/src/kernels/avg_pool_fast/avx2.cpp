@@ -105,6 +105,13 @@ IRRUN_AVX2 IRRUN_INLINE bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count,
   });
 }
 
+// Lane masks of the first 0-4 lanes (maskload reads nothing where the mask is 0).
+alignas(16) constexpr std::int32_t kFirstLanes4[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
+
+IRRUN_AVX2 inline __m128i first_lanes4(i64 count) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(kFirstLanes4 + 4 - count));
+}
+
 // Stores the first `count` (1-3) floats of v: masked stores (vmaskmovps) are slow on AMD cores.
 IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
   if (count == 1) {
@@ -113,6 +120,17 @@ IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
   }
   _mm_storel_pi(reinterpret_cast<__m64*>(out), v);
   if (count == 3) _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
+}
+
+// finish4 for the first n (1-3) outputs of a block: stores and check limited to n lanes.
+IRRUN_AVX2 inline __m256d finish_first(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
+                                       __m256d fail, float* out, i64 n) {
+  const __m256d y = _mm256_mul_pd(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w)));
+  store_first(out, _mm256_cvtpd_ps(y), n);
+  const __m256d valid =
+      _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_set_epi64x(3, 2, 1, 0)));
+  const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
+  return _mm256_or_pd(fail, _mm256_and_pd(valid, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ)));
 }
 
 // Equal bins of four (stride 4, four taps): the windows of four outputs are 16 consecutive V
@@ -134,18 +152,8 @@ IRRUN_AVX2 IRRUN_INLINE bool hrow_bins4_avx2(const double* vp, i64, i64 ow_count
     __m256d s = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
     s = _mm256_add_pd(s, _mm256_unpacklo_pd(c, d));
     s = _mm256_add_pd(s, _mm256_unpackhi_pd(c, d));
-    if (ow + 4 <= ow_count) {
-      fail = finish4(s, rinv, inv_w + ow, t, fail, out + ow);
-      continue;
-    }
-    // Partial last block: finish4's operations, the stores and the check limited to n lanes.
-    const i64 n = ow_count - ow;
-    const __m256d y = _mm256_mul_pd(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
-    store_first(out + ow, _mm256_cvtpd_ps(y), n);
-    const __m256d valid = _mm256_castsi256_pd(
-        _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_set_epi64x(3, 2, 1, 0)));
-    const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
-    fail = _mm256_or_pd(fail, _mm256_and_pd(valid, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ)));
+    fail = ow + 4 <= ow_count ? finish4(s, rinv, inv_w + ow, t, fail, out + ow)
+                              : finish_first(s, rinv, inv_w + ow, t, fail, out + ow, ow_count - ow);
   }
   return _mm256_movemask_pd(fail) != 0;
 }
@@ -233,15 +241,6 @@ constexpr HrowSet kHrowAvx2{hrow_s1_avx2<2>, hrow_s1_avx2<3>, hrow_s1_avx2<5>,
                             hrow_s1_avx2<7>, hrow_s1_avx2<0>, hrow_s2_avx2<2>,
                             hrow_s2_avx2<3>, hrow_s2_avx2<0>, hrow_bins4_avx2};
 
-// In-bounds taps of every window on one axis: output o reads first[o] + t*step, t < taps[o].
-
-// Lane masks of the first 0-4 lanes (maskload reads nothing where the mask is 0).
-alignas(16) constexpr std::int32_t kFirstLanes4[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
-
-IRRUN_AVX2 inline __m128i first_lanes4(i64 count) {
-  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(kFirstLanes4 + 4 - count));
-}
-
 // Ops::vsum (as vsum_portable), also the vertical pass of the group functions; the last
 // 1-3 columns are masked loads and a whole store of +0 past n (Plan::vlen leaves room).
 template <int R>
@@ -294,6 +293,96 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
   for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen) {
     const bool row_failed =
         H(vrow, pl.k_w, OW, pl.inv_w.data(), pl.row_rinv.data()[q], a.t, a.out_plane + q * OW);
+    a.row_failed[q - a.q0] = row_failed;
+    failed |= row_failed;
+  }
+  return failed;
+}
+
+// Fused stride-2 rows: K = 3 taps with one pad column on the left (3x3 s2 p1 pools, S1, S5) or
+// K = 2 taps without (2x2 s2, S2). As band_k3s2_avx512, the vertical sums of eight columns stay
+// in two registers and the taps of four outputs come from their even and odd columns (and, for
+// K = 3, the previous block's last odd column); no V row is stored and reloaded. Lanes hold the
+// outputs in the order 0, 2, 1, 3 until the final permute, as in hrow_s2_avx2. When the next
+// output row starts with the input row summed last (3x3 s2: row 2i + 1), that row is also kept
+// converted (carry_out) and the next row loads it (carry_in) instead of converting it again: a
+// third of S1's conversions, the bottleneck on Zen 3 (one per cycle). The same additions in the
+// same order as vrow_avx2 then hrow_s2_avx2<K>, so the same bits.
+template <int K, int R>
+IRRUN_AVX2 IRRUN_INLINE bool row_s2_avx2(const float* plane, const i64* off, i64 r_rt, i64 IW,
+                                         i64 OW, const double* inv_w, double rinv_s, double t_s,
+                                         const double* carry_in, double* carry_out, float* out) {
+  const i64 r = R > 0 ? R : r_rt;
+  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
+  __m256d fail = _mm256_setzero_pd(), left = fail;  // left: lane 0 is the odd column before
+  // Outputs ow .. ow + 3 from columns c .. c + 7; Whole: all inside the row and OW, else masked
+  // loads past the row (a ceil window can start past it; +0 there) and a partial store.
+  const auto block = [&]<bool Whole>(i64 ow, i64 c) IRRUN_AVX2 {
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    if (r > 0) {
+      const i64 n = Whole ? 8 : std::clamp<i64>(IW - c, 0, 8);
+      const __m128i m0 = first_lanes4(std::min<i64>(n, 4));
+      const __m128i m1 = first_lanes4(std::max<i64>(n - 4, 0));
+      const auto cvt = [&](const float* p, __m256d& x0, __m256d& x1) IRRUN_AVX2 {
+        x0 = _mm256_cvtps_pd(Whole ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m0));
+        x1 = _mm256_cvtps_pd(Whole ? _mm_loadu_ps(p + 4) : _mm_maskload_ps(p + 4, m1));
+      };
+      if (carry_in) {
+        a0 = _mm256_loadu_pd(carry_in + c), a1 = _mm256_loadu_pd(carry_in + c + 4);
+      } else {
+        cvt(plane + off[0] + c, a0, a1);
+      }
+      __m256d x0 = a0, x1 = a1;
+      for (i64 j = 1; j < r; ++j) {
+        cvt(plane + off[j] + c, x0, x1);
+        a0 = add_fma(a0, x0), a1 = add_fma(a1, x1);
+      }
+      if (carry_out) _mm256_storeu_pd(carry_out + c, x0), _mm256_storeu_pd(carry_out + c + 4, x1);
+    }
+    const __m256d e = _mm256_unpacklo_pd(a0, a1);  // columns c, c + 4, c + 2, c + 6
+    const __m256d o = _mm256_unpackhi_pd(a0, a1);  // columns c + 1, c + 5, c + 3, c + 7
+    __m256d s = _mm256_add_pd(e, o);
+    if constexpr (K == 3) {
+      const __m256d o_rot = _mm256_permute4x64_pd(o, 0x4B);  // c + 7, c + 3, c + 1, c + 5
+      const __m256d l = _mm256_blend_pd(o_rot, left, 1);     // c - 1, c + 3, c + 1, c + 5
+      left = o_rot;
+      s = _mm256_add_pd(_mm256_add_pd(l, e), o);
+    }
+    s = _mm256_permute4x64_pd(s, 0xD8);
+    fail = Whole || ow + 4 <= OW ? finish4(s, rinv, inv_w + ow, t, fail, out + ow)
+                                 : finish_first(s, rinv, inv_w + ow, t, fail, out + ow, OW - ow);
+  };
+  i64 ow = 0, c = 0;
+  for (; ow + 4 <= OW && c + 8 <= IW; ow += 4, c += 8) block.template operator()<true>(ow, c);
+  for (; ow < OW; ow += 4, c += 8) block.template operator()<false>(ow, c);
+  return _mm256_movemask_pd(fail) != 0;
+}
+
+template <int K>
+IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2];
+  const i64* begin = pl.row_begin.data();
+  const i64* row_off = pl.row_off.data();
+  // The converted row sits in the group's V buffer (free here: rescans rebuild their V rows);
+  // each block loads its columns before it stores the next row's.
+  bool carried = false, failed = false;
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    prefetch_step(*a.next);
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = row_off + begin[q];
+    // Keep the last row when the next output row starts with it.
+    const bool keep =
+        r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] && row_off[begin[q + 1]] == off[r - 1];
+    const double* in = carried ? a.v : nullptr;
+    double* keep_to = keep ? a.v : nullptr;
+    bool row_failed;
+    with_row_count(r, [&]<int R>() IRRUN_AVX2 {
+      row_failed = row_s2_avx2<K, R>(a.plane, off, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q], a.t,
+                                     in, keep_to, a.out_plane + q * OW);
+    });
+    carried = keep;
     a.row_failed[q - a.q0] = row_failed;
     failed |= row_failed;
   }
@@ -402,6 +491,13 @@ Ops select_avx2(Plan& pl) {
   if (pl.fixed_w) {
     ops.hrow = pick_hrow(kHrowAvx2, pl.stride_w, pl.k_w);
     ops.band = pick_band<BandAvx2, kHrowAvx2>(ops.hrow);
+  }
+  // Fused stride-2 rows for 2-D windows of up to four rows (S1, S2: -10%). With the nine rows of
+  // 3x3x3 windows (S5) the separate passes are 5% faster: a block's two chains of eight
+  // additions leave the out-of-order window too little to overlap.
+  if (pl.fixed_w && pl.stride_w == 2 && pl.max_rows <= 4) {
+    if (pl.k_w == 3 && pl.pad_left == 1) ops.band = band_s2_avx2<3>, ops.keeps_v = false;
+    if (pl.k_w == 2 && pl.pad_left == 0) ops.band = band_s2_avx2<2>, ops.keeps_v = false;
   }
   if (flat_eligible(pl)) {
     make_flat(pl);
