@@ -372,9 +372,10 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
     prefetch_step(*a.next);
     const i64 r = begin[q + 1] - begin[q];
     const i64* off = row_off + begin[q];
-    // Keep the last row when the next output row starts with it.
-    const bool keep =
-        r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] && row_off[begin[q + 1]] == off[r - 1];
+    // Keep the last row when the next output row starts with it (3x3 s2; the 2x2 s2 rows never
+    // share one, and their loop then has no carry branches).
+    const bool keep = K == 3 && r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] &&
+                      row_off[begin[q + 1]] == off[r - 1];
     const double* in = carried ? a.v : nullptr;
     double* keep_to = keep ? a.v : nullptr;
     bool row_failed;
