@@ -299,13 +299,13 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
   return failed;
 }
 
-// Fused stride-2 rows: K = 3 taps with one pad column on the left (3x3 s2 p1 pools, S1, S5) or
-// K = 2 taps without (2x2 s2, S2). As band_k3s2_avx512, the vertical sums of eight columns stay
-// in two registers and the taps of four outputs come from their even and odd columns (and, for
-// K = 3, the previous block's last odd column); no V row is stored and reloaded. Lanes hold the
-// outputs in the order 0, 2, 1, 3 until the final permute, as in hrow_s2_avx2. When the next
-// output row starts with the input row summed last (3x3 s2: row 2i + 1), that row is also kept
-// converted (carry_out) and the next row loads it (carry_in) instead of converting it again: a
+// Fused stride-2 rows of windows up to four rows high: K = 3 taps with one pad column on the left
+// (3x3 s2 p1 pools, S1) or K = 2 taps without (2x2 s2, S2). As band_k3s2_avx512, the vertical sums
+// of eight columns stay in two registers and the taps of four outputs come from their even and odd
+// columns (and, for K = 3, the previous block's last odd column); no V row is stored and reloaded.
+// Lanes hold the outputs in the order 0, 2, 1, 3 until the final permute, as in hrow_s2_avx2. When
+// the next output row starts with the input row summed last (3x3 s2: row 2i + 1), that row is also
+// kept converted (carry_out) and the next row loads it (carry_in) instead of converting it again: a
 // third of S1's conversions, the bottleneck on Zen 3 (one per cycle). The same additions in the
 // same order as vrow_avx2 then hrow_s2_avx2<K>, so the same bits.
 template <int K, int R>
@@ -341,12 +341,14 @@ IRRUN_AVX2 IRRUN_INLINE bool row_s2_avx2(const float* plane, const i64* off, i64
     }
     const __m256d e = _mm256_unpacklo_pd(a0, a1);  // columns c, c + 4, c + 2, c + 6
     const __m256d o = _mm256_unpackhi_pd(a0, a1);  // columns c + 1, c + 5, c + 3, c + 7
-    __m256d s = _mm256_add_pd(e, o);
+    __m256d s;
     if constexpr (K == 3) {
       const __m256d o_rot = _mm256_permute4x64_pd(o, 0x4B);  // c + 7, c + 3, c + 1, c + 5
       const __m256d l = _mm256_blend_pd(o_rot, left, 1);     // c - 1, c + 3, c + 1, c + 5
       left = o_rot;
       s = _mm256_add_pd(_mm256_add_pd(l, e), o);
+    } else {
+      s = _mm256_add_pd(e, o);
     }
     s = _mm256_permute4x64_pd(s, 0xD8);
     fail = Whole || ow + 4 <= OW ? finish4(s, rinv, inv_w + ow, t, fail, out + ow)
