@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
@@ -48,8 +49,10 @@ TEST_CASE("Parallel::for_range covers [0, n) once in fixed contiguous chunks", "
       CHECK(chunks.empty());
       continue;
     }
-    // k = min(n, threads) chunks, sizes differing by at most one, larger ones first.
-    const std::int64_t k = std::min<std::int64_t>(n, threads);
+    // k = min(n, 4 * threads) chunks (one serial call with one thread), sizes differing by at
+    // most one, larger ones first.
+    const std::int64_t k =
+        threads == 1 ? 1 : std::min<std::int64_t>(n, Parallel::kChunksPerThread * threads);
     REQUIRE(static_cast<std::int64_t>(chunks.size()) == k);
     std::int64_t next = 0;
     for (std::int64_t i = 0; i < k; ++i) {
@@ -89,7 +92,7 @@ TEST_CASE("Parallel::for_range propagates worker exceptions", "[parallel]") {
     done += e - b;
     if (b > 0 || threads == 1) throw std::runtime_error("chunk " + std::to_string(b));
   };
-  CHECK_THROWS_WITH(par.for_range(9, body), threads == 1 ? "chunk 0" : "chunk 3");
+  CHECK_THROWS_WITH(par.for_range(9, body), threads == 1 ? "chunk 0" : "chunk 1");
   CHECK(done == 9);  // all chunks ran to completion before the rethrow
   // The pool stays usable afterwards.
   std::atomic<std::int64_t> sum{0};
@@ -108,4 +111,34 @@ TEST_CASE("Parallel::for_range nested inside a chunk runs serially", "[parallel]
     }
   });
   CHECK(total == 600);
+}
+
+TEST_CASE("Parallel::for_range runs a busy worker's chunk on the caller", "[parallel]") {
+  // The pool's only worker is held inside a chunk of another call (its caller holds the other
+  // chunk, so the worker must have taken one); a second call still finishes, its caller claiming
+  // both of its chunks.
+  const Parallel par(2);
+  std::atomic<int> entered{0};
+  std::atomic<bool> release{false};
+  std::thread first([&] {
+    par.for_range(2, [&](std::int64_t, std::int64_t) {
+      ++entered;
+      while (!release.load()) std::this_thread::yield();
+    });
+  });
+  while (entered.load() < 2) std::this_thread::yield();
+  std::atomic<std::int64_t> covered{0};
+  std::atomic<bool> second_done{false};
+  std::thread second([&] {
+    par.for_range(10, [&](std::int64_t b, std::int64_t e) { covered += e - b; });
+    second_done = true;
+  });
+  for (int ms = 0; ms < 10000 && !second_done.load(); ++ms)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const bool done_while_worker_busy = second_done.load();
+  release = true;
+  first.join();
+  second.join();
+  CHECK(done_while_worker_busy);
+  CHECK(covered == 10);
 }

@@ -1,7 +1,10 @@
 #include "irrun/parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <exception>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -15,6 +18,27 @@
 #pragma GCC diagnostic pop
 
 namespace irrun {
+namespace {
+
+constexpr std::chrono::microseconds kSpin{200};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// One for_range call: the next chunk to claim and the chunks not yet finished.
+struct ClaimState {
+  explicit ClaimState(std::int64_t k) : chunks(k), left(k) {}
+  const std::int64_t chunks;
+  std::atomic<std::int64_t> next{0};
+  std::atomic<std::int64_t> left;
+};
+
+}  // namespace
 
 struct Parallel::Pool {
   explicit Pool(int workers) : pool(workers) {}
@@ -24,7 +48,7 @@ struct Parallel::Pool {
 Parallel::Parallel(int threads) : threads_(threads) {
   if (threads < 0) throw std::invalid_argument("Parallel: thread count must be >= 0");
   if (threads_ == 0) threads_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // The caller works on chunk 0, so the pool needs one thread fewer than the total.
+  // The caller works on chunks too, so the pool needs one thread fewer than the total.
   if (threads_ > 1) pool_ = std::make_unique<Pool>(threads_ - 1);
 }
 
@@ -33,7 +57,7 @@ Parallel::~Parallel() = default;
 void Parallel::for_range(std::int64_t n,
                          const std::function<void(std::int64_t, std::int64_t)>& fn) const {
   if (n <= 0) return;
-  const std::int64_t chunks = std::min<std::int64_t>(n, threads_);
+  const std::int64_t chunks = std::min<std::int64_t>(n, std::int64_t{kChunksPerThread} * threads_);
   // Nested calls from a worker would block that worker waiting for tasks queued behind it.
   if (chunks == 1 || !pool_ || pool_->pool.CurrentThreadId() != -1) {
     fn(0, n);
@@ -53,15 +77,35 @@ void Parallel::for_range(std::int64_t n,
     }
   };
 
-  Eigen::Barrier done(static_cast<unsigned>(chunks - 1));
-  for (std::int64_t i = 1; i < chunks; ++i) {
-    pool_->pool.Schedule([&run, &done, i] {
+  // Chunks are claimed, not assigned: a worker that is late (asleep, or busy with another
+  // caller's chunk) leaves its chunk to the caller. The state is shared with the tasks, which may
+  // start after this call has returned; they then find nothing to claim and touch nothing else.
+  auto st = std::make_shared<ClaimState>(chunks);
+  auto work = [&run](ClaimState& c) {
+    while (true) {
+      const std::int64_t i = c.next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= c.chunks) return;
       run(i);
-      done.Notify();
-    });
+      if (c.left.fetch_sub(1, std::memory_order_acq_rel) == 1) c.left.notify_all();
+    }
+  };
+  const std::int64_t helpers = std::min<std::int64_t>(chunks, threads_) - 1;
+  for (std::int64_t i = 0; i < helpers; ++i) pool_->pool.Schedule([work, st] { work(*st); });
+  work(*st);
+
+  // The caller spins while the last chunks finish: a thread that blocks takes tens of
+  // microseconds to wake in a VM (an interrupt to an idle vCPU), a tenth of a 0.2 ms kernel.
+  // After kSpin it blocks.
+  const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+  for (int k = 1;; ++k) {
+    const std::int64_t left = st->left.load(std::memory_order_acquire);
+    if (left == 0) break;
+    if (k % 64 != 0 || std::chrono::steady_clock::now() < spin_until) {
+      cpu_relax();
+    } else {
+      st->left.wait(left, std::memory_order_acquire);
+    }
   }
-  run(0);
-  done.Wait();
 
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);

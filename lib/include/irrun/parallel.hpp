@@ -1,4 +1,5 @@
-// A small fork-join helper over an owned Eigen::ThreadPool with a deterministic static partition.
+// A small fork-join helper over an owned Eigen::ThreadPool: a fixed partition into chunks, claimed
+// dynamically by the threads.
 #pragma once
 
 #include <cstdint>
@@ -19,11 +20,17 @@ class Parallel {
 
   int threads() const { return threads_; }
 
+  // Chunks per thread: a thread that starts late or is preempted (a vCPU taken by the host) leaves
+  // the rest of its share to the others.
+  static constexpr int kChunksPerThread = 4;
+
   // Calls fn(begin, end) on contiguous, disjoint chunks covering [0, n) and returns when all are
-  // done. Chunk i of k = min(n, threads()) is [i*n/k, (i+1)*n/k) (remainder spread over the first
-  // chunks), so callers that compute each index independently get results that do not depend on
-  // the thread count. The caller runs chunk 0 itself. If chunks throw, the exception of the
-  // lowest-numbered throwing chunk is rethrown after all chunks have finished. A call made from
+  // done. With more than one thread, chunk i of k = min(n, kChunksPerThread * threads()) is
+  // [i*n/k, (i+1)*n/k) (remainder spread over the first chunks); callers that compute each index
+  // independently get results that do not depend on the thread count. The caller and the pool's
+  // threads claim chunks in order, so a chunk runs on whichever thread is free first; the caller
+  // spins briefly before it blocks while the last chunks finish. If chunks throw, the exception of
+  // the lowest-numbered throwing chunk is rethrown after all chunks have finished. A call made from
   // inside a chunk (nesting) runs serially to avoid waiting on the pool's own threads.
   void for_range(std::int64_t n,
                  const std::function<void(std::int64_t begin, std::int64_t end)>& fn) const;
