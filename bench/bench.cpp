@@ -9,6 +9,9 @@
 //   dnnl_blocked/<S>/threads:<t>   oneDNN on nChw8c/nCdhw8c, including the reorders in and out
 //   mem_read/<MiB>, mem_copy/<MiB> bandwidth probes: L3-resident and DRAM-sized buffers
 //   check_1MB_ir                   `irrun check` (check_file) on a generated ~1 MB network IR
+//   dispatch/<us>                  one Parallel::for_range call on 2 threads whose bodies spin
+//                                  <us> microseconds per thread: the time above <us> is the
+//                                  pool's dispatch and wait
 //
 // Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
 // same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v too) IRs
@@ -17,6 +20,7 @@
 #include <benchmark/benchmark.h>
 
 #include <immintrin.h>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -527,6 +531,21 @@ void bm_check_1mb_ir(benchmark::State& state) {
   state.counters["checked"] = static_cast<double>(checked);
 }
 
+// ---- The thread pool's cost per call: 64 indices, each spinning 1/32 of `us` (2 threads).
+
+void bm_dispatch(benchmark::State& state) {
+  const irrun::Parallel par(2);
+  const std::chrono::nanoseconds per_index(state.range(0) * 1000 / 32);
+  for (auto _ : state) {
+    par.for_range(64, [&](std::int64_t b, std::int64_t e) {
+      const auto until = std::chrono::steady_clock::now() + (e - b) * per_index;
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    });
+  }
+  state.SetLabel(std::to_string(state.range(0)) + " us of work per thread");
+}
+
 // ---- IR files of S1-S9 and M1-M3 for `irrun bench`
 
 void write_models(const std::string& dir) {
@@ -639,6 +658,12 @@ void register_all() {
       ->Arg(512)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("check_1MB_ir", bm_check_1mb_ir)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("dispatch", bm_dispatch)
+      ->Arg(0)
+      ->Arg(20)
+      ->Arg(80)
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
 }
 
 }  // namespace
