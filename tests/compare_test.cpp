@@ -223,3 +223,36 @@ TEST_CASE("compare: integers take the tolerance bound as floats do", "[compare][
             {0.29, 0.1})
             .passed());
 }
+
+TEST_CASE("compare: tensors past one window of values keep global counts and coordinates",
+          "[compare]") {
+  // compare_tensors converts 65536 values at a time; mismatches in the first, a middle and the
+  // last window, one right at a window boundary.
+  const std::size_t n = 3 * 65536 + 5;
+  std::vector<float> golden(n);
+  for (std::size_t i = 0; i < n; ++i) golden[i] = static_cast<float>(i % 1000);
+  std::vector<float> got = golden;
+  for (std::size_t i : {std::size_t{7}, std::size_t{65536}, std::size_t{140000}, n - 1})
+    got[i] += 0.5f;
+  got[140000] += 2.0f;  // the largest error: 2.5
+  const auto e = f32({static_cast<std::int64_t>(n)}, golden);
+  const auto c = cmp(e, f32({static_cast<std::int64_t>(n)}, got));
+  CHECK(c.count == n);
+  CHECK(c.out_of_tolerance == 4);
+  CHECK(c.max_abs_error == 2.5);
+  REQUIRE(c.first.size() == 4);
+  CHECK(c.first[1].index == std::vector<std::int64_t>{65536});
+  CHECK(c.first[2].index == std::vector<std::int64_t>{140000});
+  CHECK(c.first[2].actual - c.first[2].expected == 2.5);
+  CHECK(c.first[3].index == std::vector<std::int64_t>{static_cast<std::int64_t>(n - 1)});
+
+  // 64-bit integers (the long double path) in 2-D: the third window's element 9 is [2, 9].
+  Tensor ei = Tensor::zeros(ElementType::i64, {4, 65536});
+  Tensor ai = Tensor::zeros(ElementType::i64, {4, 65536});
+  ai.mutable_data<std::int64_t>()[2 * 65536 + 9] = std::int64_t{1} << 62;
+  const auto ci = compare_tensors("out", ei, ei.type, ai, {});
+  CHECK(ci.out_of_tolerance == 1);
+  REQUIRE(ci.first.size() == 1);
+  CHECK(ci.first[0].index == std::vector<std::int64_t>{2, 9});
+  CHECK(ci.first[0].actual == 0x1p62L);
+}

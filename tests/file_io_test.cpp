@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -136,4 +137,38 @@ TEST_CASE("read_file maps a file and reports clear errors", "[file_io]") {
     CHECK(error_of([&] { irrun::read_file(dir.file("a.bin")); }, irrun::ExitCode::bad_input) ==
           dir.file("a.bin") + ": cannot open: Permission denied");
   }
+}
+
+TEST_CASE("read_file_chunks reads a file in order, in chunks of at most 1 MiB", "[file_io]") {
+  TempDir dir("file-io");
+  std::string data(2 * (1 << 20) + 12345, '\0');
+  std::mt19937 rng(3);
+  for (auto& c : data) c = static_cast<char>(rng());
+  std::ofstream(dir.file("big.bin"), std::ios::binary) << data;
+  std::string got;
+  std::size_t chunks = 0, largest = 0;
+  irrun::read_file_chunks(dir.file("big.bin"), [&](std::span<const std::byte> c) {
+    got.append(reinterpret_cast<const char*>(c.data()), c.size());
+    ++chunks;
+    largest = std::max(largest, c.size());
+  });
+  CHECK(got == data);
+  CHECK(chunks >= 3);
+  CHECK(largest <= std::size_t{1} << 20);
+
+  std::ofstream(dir.file("empty.bin"), std::ios::binary);
+  chunks = 0;
+  irrun::read_file_chunks(dir.file("empty.bin"), [&](std::span<const std::byte>) { ++chunks; });
+  CHECK(chunks == 0);
+
+  // read_file's messages; a FIFO is refused at once, not waited on for a writer.
+  const auto none = [](std::span<const std::byte>) {};
+  const auto missing = dir.file("missing.bin");
+  CHECK(error_of([&] { irrun::read_file_chunks(missing, none); }, irrun::ExitCode::bad_input) ==
+        missing + ": cannot open: No such file or directory");
+  CHECK(error_of([&] { irrun::read_file_chunks(dir.path().string(), none); },
+                 irrun::ExitCode::bad_input) == dir.path().string() + ": is a directory");
+  REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  CHECK(error_of([&] { irrun::read_file_chunks(dir.file("fifo"), none); },
+                 irrun::ExitCode::bad_input) == dir.file("fifo") + ": not a regular file");
 }

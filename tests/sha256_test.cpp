@@ -25,6 +25,9 @@ TEST_CASE("sha256_file hashes a file's bytes, including an empty file") {
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(irrun::sha256_file(dir.write("empty", "")) ==
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  // Read in 1 MiB chunks: the digest of a file of several chunks is the digest of its bytes.
+  CHECK(irrun::sha256_file(dir.write("a3M", std::string(3000000, 'a'))) ==
+        sha256_hex(std::string(3000000, 'a')));
   try {
     irrun::sha256_file(dir.file("missing"));
     FAIL("no exception");

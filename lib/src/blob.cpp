@@ -66,14 +66,14 @@ float round_to_f32(double v) {
   return static_cast<float>(v);
 }
 
-// Calls f(index, value-as-R) for the first n elements, switching on the type once. R = long
-// double holds every value exactly, 64-bit integers included (64-bit significand).
+// Calls f(i - begin, value-as-R) for the elements i in [begin, begin + n), switching on the type
+// once. R = long double holds every value exactly, 64-bit integers included (64-bit significand).
 template <class R = double, class F>
-void for_each_value(const Tensor& t, std::size_t n, F&& f) {
+void for_each_value(const Tensor& t, std::size_t begin, std::size_t n, F&& f) {
   require_complete(t);
   const std::byte* p = t.buffer.data();
   auto loop = [&](auto conv) {
-    for (std::size_t i = 0; i < n; ++i) f(i, conv(i));
+    for (std::size_t i = begin; i < begin + n; ++i) f(i - begin, conv(i));
   };
   switch (t.type) {
     case ElementType::f16:
@@ -192,7 +192,7 @@ Tensor convert_float(const Tensor& t, ElementType to) {
   Tensor out = Tensor::zeros(to, t.shape);
   std::byte* dst = out.buffer.mutable_data();
   // f16, bf16 and f32 are all exact in double, so going through double rounds only once.
-  for_each_value(t, t.element_count(),
+  for_each_value(t, 0, t.element_count(),
                  [&](std::size_t i, double v) { store_float(to, dst, i, v); });
   return out;
 }
@@ -271,7 +271,7 @@ TensorStats stats(const Tensor& t) {
   TensorStats s{nan, nan, nan, 0, nan, nan};
   double sum = 0;
   std::size_t counted = 0;
-  for_each_value<long double>(t, t.element_count(), [&](std::size_t, long double v) {
+  for_each_value<long double>(t, 0, t.element_count(), [&](std::size_t, long double v) {
     if (std::isnan(v)) {
       ++s.nan_count;
       return;
@@ -287,18 +287,28 @@ TensorStats stats(const Tensor& t) {
   return s;
 }
 
-std::vector<double> first_values(const Tensor& t, std::size_t n) {
-  n = std::min(n, t.element_count());
+std::vector<double> values_at(const Tensor& t, std::size_t begin, std::size_t n) {
+  begin = std::min(begin, t.element_count());
+  n = std::min(n, t.element_count() - begin);
   std::vector<double> out(n);
-  for_each_value(t, n, [&](std::size_t i, double v) { out[i] = v; });
+  for_each_value(t, begin, n, [&](std::size_t i, double v) { out[i] = v; });
   return out;
 }
 
-std::vector<long double> exact_values(const Tensor& t, std::size_t n) {
-  n = std::min(n, t.element_count());
+std::vector<long double> exact_values_at(const Tensor& t, std::size_t begin, std::size_t n) {
+  begin = std::min(begin, t.element_count());
+  n = std::min(n, t.element_count() - begin);
   std::vector<long double> out(n);
-  for_each_value<long double>(t, n, [&](std::size_t i, long double v) { out[i] = v; });
+  for_each_value<long double>(t, begin, n, [&](std::size_t i, long double v) { out[i] = v; });
   return out;
+}
+
+std::vector<double> first_values(const Tensor& t, std::size_t n) {
+  return values_at(t, 0, n);
+}
+
+std::vector<long double> exact_values(const Tensor& t, std::size_t n) {
+  return exact_values_at(t, 0, n);
 }
 
 }  // namespace irrun

@@ -30,11 +30,12 @@ std::string index_text(const std::vector<std::int64_t>& index) {
   return s + "]";
 }
 
-// Fills c's error statistics and mismatches from the values, V = double or long double.
+// Adds to c's error statistics and mismatches the values of elements offset .. offset + a.size()
+// - 1, V = double or long double.
 template <class V>
 void compare_values(TensorComparison& c, const std::vector<V>& e, const std::vector<V>& a,
-                    const std::vector<std::int64_t>& shape, const Tolerance& tolerance,
-                    std::size_t max_reported) {
+                    std::size_t offset, const std::vector<std::int64_t>& shape,
+                    const Tolerance& tolerance, std::size_t max_reported) {
   const V inf = std::numeric_limits<V>::infinity();
   for (std::size_t i = 0; i < a.size(); ++i) {
     const V x = a[i], y = e[i];
@@ -51,8 +52,8 @@ void compare_values(TensorComparison& c, const std::vector<V>& e, const std::vec
     if (ok) continue;
     ++c.out_of_tolerance;
     if (c.first.size() < max_reported)
-      c.first.push_back(
-          {unravel_index(i, shape), static_cast<long double>(y), static_cast<long double>(x)});
+      c.first.push_back({unravel_index(offset + i, shape), static_cast<long double>(y),
+                         static_cast<long double>(x)});
   }
 }
 
@@ -111,13 +112,17 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& expected
   c.count = n;
   c.type = actual.type;
   // Floats compare in double (exact for every float type); integers in long double, exact for
-  // 64-bit values too, so a difference of 1 between two large i64 values is never lost.
-  if (is_floating(actual.type))
-    compare_values(c, first_values(expected, n), first_values(actual, n), actual.shape, tolerance,
-                   max_reported);
-  else
-    compare_values(c, exact_values(expected, n), exact_values(actual, n), actual.shape, tolerance,
-                   max_reported);
+  // 64-bit values too, so a difference of 1 between two large i64 values is never lost. A window
+  // of values at a time: a whole converted copy would be 2-16x the tensor's size.
+  constexpr std::size_t kWindow = std::size_t{1} << 16;
+  for (std::size_t k = 0; k < n; k += kWindow) {
+    if (is_floating(actual.type))
+      compare_values(c, values_at(expected, k, kWindow), values_at(actual, k, kWindow), k,
+                     actual.shape, tolerance, max_reported);
+    else
+      compare_values(c, exact_values_at(expected, k, kWindow), exact_values_at(actual, k, kWindow),
+                     k, actual.shape, tolerance, max_reported);
+  }
   if (c.out_of_tolerance) c.status = CompareStatus::mismatch;
   return c;
 }

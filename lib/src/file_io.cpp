@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include "irrun/error.hpp"
 
@@ -61,19 +62,45 @@ int create_temp(const std::filesystem::path& dir, const std::string& name, std::
   return -1;
 }
 
+// read_file's checks: a regular file (FIFOs and devices cannot be mapped and may never end).
+void check_regular(const std::string& path, const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) throw input_error(path + ": is a directory");
+  if (!S_ISREG(st.st_mode)) throw input_error(path + ": not a regular file");
+}
+
 }  // namespace
 
 Buffer read_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw input_error(path + ": cannot open: " + reason(errno));
-  if (S_ISDIR(st.st_mode)) throw input_error(path + ": is a directory");
-  // FIFOs and devices cannot be mapped and may never end.
-  if (!S_ISREG(st.st_mode)) throw input_error(path + ": not a regular file");
+  check_regular(path, st);
   try {
     return Buffer::map_file(path, 0, static_cast<std::size_t>(st.st_size));
   } catch (const std::system_error& e) {
     // Lost a race with a writer (file replaced or truncated) or unreadable (EACCES).
     throw input_error(path + ": cannot open: " + reason(e.code().value()));
+  }
+}
+
+void read_file_chunks(const std::string& path,
+                      const std::function<void(std::span<const std::byte>)>& chunk) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (fstat then rejects it).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw input_error(path + ": cannot open: " + reason(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw input_error(path + ": cannot open: " + reason(errno));
+  check_regular(path, st);
+  std::vector<std::byte> buffer(std::size_t{1} << 20);
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw input_error(path + ": cannot read: " + reason(errno));
+    if (n == 0) return;
+    chunk(std::span<const std::byte>(buffer.data(), static_cast<std::size_t>(n)));
   }
 }
 

@@ -1,9 +1,11 @@
 // Test-only helpers for the end-to-end CLI tests: run the built irrun binary (IRRUN_BINARY) with
 // an argument vector (no shell, so no quoting), capture stdout, stderr and the exit code, and
-// give paths into the samples directory (IRRUN_SAMPLES_DIR) and a scratch directory.
+// give paths into the samples directory (IRRUN_SAMPLES_DIR) and a scratch directory. The run's
+// peak RSS comes from wait4.
 #pragma once
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,9 +40,10 @@ inline std::string sample(const std::string& name) {
 
 // What one run of the binary produced.
 struct RunResult {
-  int exit_code = -1;  // the process exit status, or 128 + signal if it was killed
-  std::string out;     // stdout
-  std::string err;     // stderr
+  int exit_code = -1;     // the process exit status, or 128 + signal if it was killed
+  std::string out;        // stdout
+  std::string err;        // stderr
+  long peak_rss_kib = 0;  // the process's peak resident set (ru_maxrss), KiB
 
   // stdout split into lines (without the '\n').
   std::vector<std::string> out_lines() const { return split_lines(out); }
@@ -86,10 +89,12 @@ inline RunResult run_irrun(const std::vector<std::string>& args, unsigned timeou
     ::_exit(127);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error("waitpid failed");
+  struct rusage usage {};
+  while (::wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) throw std::runtime_error("wait4 failed");
   }
   RunResult r;
+  r.peak_rss_kib = usage.ru_maxrss;
   if (WIFEXITED(status))
     r.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))

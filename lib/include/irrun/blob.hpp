@@ -52,4 +52,9 @@ std::vector<double> first_values(const Tensor& t, std::size_t n);
 // The same as long double, which holds every value exactly (64-bit integers included).
 std::vector<long double> exact_values(const Tensor& t, std::size_t n);
 
+// Elements [begin, begin + n), clamped to the tensor: a window at a time, for whole-tensor passes
+// that must not hold a converted copy of the whole tensor (compare_tensors).
+std::vector<double> values_at(const Tensor& t, std::size_t begin, std::size_t n);
+std::vector<long double> exact_values_at(const Tensor& t, std::size_t begin, std::size_t n);
+
 }  // namespace irrun

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -12,6 +13,12 @@ namespace irrun {
 // Maps a whole regular file read-only. Throws irrun::input_error: "<path>: cannot open: <reason>",
 // "<path>: is a directory", "<path>: not a regular file".
 Buffer read_file(const std::string& path);
+
+// Reads a regular file front to back in chunks of at most 1 MiB, passing each to `chunk`. For
+// whole-file digests: unlike a mapping, the file's pages never count towards the process's RSS.
+// Throws as read_file, and "<path>: cannot read: <reason>".
+void read_file_chunks(const std::string& path,
+                      const std::function<void(std::span<const std::byte>)>& chunk);
 
 // Writes header then body to a temporary file next to `path`, fsyncs it and renames it over
 // `path`, so readers see either the old file or the complete new one. On failure the temporary

@@ -12,7 +12,7 @@ namespace irrun {
 std::string sha256_hex(std::span<const std::byte> data);
 std::string sha256_hex(std::string_view text);
 
-// Digest of a whole file (memory-mapped). Throws irrun::input_error as read_file does.
+// Digest of a whole file (read in chunks). Throws irrun::input_error as read_file_chunks does.
 std::string sha256_file(const std::string& path);
 
 }  // namespace irrun
