@@ -244,32 +244,36 @@ std::string describe(const std::optional<Pads>& p) {
   return irrun::to_string(*p);
 }
 
+// One row of a shape inference table (AvgPool's or MaxPool's): the output and the pads against
+// the row's, geometry exactly when the input (and so the output) is static, then `more` on the
+// result, all under the row's name.
+template <class Case, class Infer, class More>
+void check_shape_row(const Case& c, Infer infer, More more) {
+  INFO("case: " << c.name << " (v" << c.version << ", input " << c.input << ")");
+  PoolInference r;
+  try {
+    r = infer(c.attrs, c.version, irrun::parse_partial_shape(c.input));
+  } catch (const std::exception& e) {
+    FAIL_CHECK("unexpected exception: " << e.what());
+    return;
+  }
+  CHECK(irrun::to_string(r.output) == c.expected_output);
+  if (c.pads_begin) {
+    INFO("pads_begin " << irrun::to_string(r.pads_begin) << " expected " << describe(c.pads_begin));
+    CHECK(r.pads_begin == *c.pads_begin);
+  }
+  if (c.pads_end) {
+    INFO("pads_end " << irrun::to_string(r.pads_end) << " expected " << describe(c.pads_end));
+    CHECK(r.pads_end == *c.pads_end);
+  }
+  CHECK(r.geometry.has_value() == irrun::parse_partial_shape(c.input).is_static());
+  more(r);
+}
+
 }  // namespace
 
 TEST_CASE("AvgPool shape inference table", "[pool_geometry][avg_pool]") {
-  for (const auto& c : kAvgPoolCases) {
-    INFO("case: " << c.name << " (v" << c.version << ", input " << c.input << ")");
-    PoolInference r;
-    try {
-      r = irrun::infer_avg_pool(c.attrs, c.version, irrun::parse_partial_shape(c.input));
-    } catch (const std::exception& e) {
-      FAIL_CHECK("unexpected exception: " << e.what());
-      continue;
-    }
-    CHECK(irrun::to_string(r.output) == c.expected_output);
-    if (c.pads_begin) {
-      INFO("pads_begin " << irrun::to_string(r.pads_begin) << " expected "
-                         << describe(c.pads_begin));
-      CHECK(r.pads_begin == *c.pads_begin);
-    }
-    if (c.pads_end) {
-      INFO("pads_end " << irrun::to_string(r.pads_end) << " expected " << describe(c.pads_end));
-      CHECK(r.pads_end == *c.pads_end);
-    }
-    // Geometry exists exactly when the input (and so the output) is static.
-    auto in = irrun::parse_partial_shape(c.input);
-    CHECK(r.geometry.has_value() == in.is_static());
-  }
+  for (const auto& c : kAvgPoolCases) check_shape_row(c, irrun::infer_avg_pool, [](auto&) {});
 }
 
 namespace {
@@ -899,20 +903,9 @@ const std::vector<IndexAxisCase> kIndexAxisCases = {
 
 TEST_CASE("MaxPool shape inference table", "[pool_geometry][max_pool]") {
   for (const auto& c : kMaxPoolCases) {
-    INFO("case: " << c.name << " (v" << c.version << ", input " << c.input << ")");
-    PoolInference r;
-    try {
-      r = irrun::infer_max_pool(c.attrs, c.version, irrun::parse_partial_shape(c.input));
-    } catch (const std::exception& e) {
-      FAIL_CHECK("unexpected exception: " << e.what());
-      continue;
-    }
-    CHECK(irrun::to_string(r.output) == c.expected_output);
-    if (c.pads_begin) CHECK(r.pads_begin == *c.pads_begin);
-    if (c.pads_end) CHECK(r.pads_end == *c.pads_end);
-    CHECK(r.geometry.has_value() == irrun::parse_partial_shape(c.input).is_static());
-    // Padding never counts in a max.
-    if (r.geometry) CHECK_FALSE(r.geometry->pads_in_avg);
+    check_shape_row(c, irrun::infer_max_pool, [](const PoolInference& r) {
+      if (r.geometry) CHECK_FALSE(r.geometry->pads_in_avg);  // padding never counts in a max
+    });
   }
 }
 
