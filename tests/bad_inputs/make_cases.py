@@ -31,6 +31,12 @@ def case(name, code, substring, args):
     cases.append((name, code, substring, args))
 
 
+def xml_case(file, text, name, code, substring, cmd="check"):
+    """A model file and the case that runs `irrun CMD` on it, with no other arguments."""
+    xml_file(file, text)
+    case(name, code, substring, "%s {dir}/%s" % (cmd, file))
+
+
 def dims(shape):
     return "".join("<dim>%s</dim>" % d for d in shape)
 
@@ -129,16 +135,11 @@ case("empty model (check)", 1, "empty file, expected an IR .xml file [unreadable
 case("empty model (run)", 3, "empty file, expected an IR .xml file", "run {dir}/empty.xml --random-input -o {out}")
 files["binary.xml"] = bytes(range(256)) * 4
 case("binary model", 3, "binary data, not an IR .xml file", "info {dir}/binary.xml")
-xml_file("not_xml.xml", "this is not XML at all\n")
-case("not XML", 1, "not well-formed XML: No document element found", "check {dir}/not_xml.xml")
-xml_file("truncated.xml", good[: len(good) // 2])
-case("truncated model", 1, "not well-formed XML", "check {dir}/truncated.xml")
-xml_file("wrong_root.xml", '<?xml version="1.0"?>\n<model version="11"/>\n')
-case("root is not <net>", 3, "the root element is <model>, expected <net>", "info {dir}/wrong_root.xml")
-xml_file("ir_v7.xml", good.replace('version="11"', 'version="7"', 1))
-case("IR v7", 1, "IR version '7' is not supported", "check {dir}/ir_v7.xml")
-xml_file("no_ir_version.xml", good.replace(' version="11"', "", 1))
-case("no IR version", 1, "IR version '' is not supported", "check {dir}/no_ir_version.xml")
+xml_case("not_xml.xml", "this is not XML at all\n", "not XML", 1, "not well-formed XML: No document element found")
+xml_case("truncated.xml", good[: len(good) // 2], "truncated model", 1, "not well-formed XML")
+xml_case("wrong_root.xml", '<?xml version="1.0"?>\n<model version="11"/>\n', "root is not <net>", 3, "the root element is <model>, expected <net>", cmd="info")
+xml_case("ir_v7.xml", good.replace('version="11"', 'version="7"', 1), "IR v7", 1, "IR version '7' is not supported")
+xml_case("no_ir_version.xml", good.replace(' version="11"', "", 1), "no IR version", 1, "IR version '' is not supported")
 xml_file("billion_laughs.xml", '<?xml version="1.0"?>\n<!DOCTYPE net [\n<!ENTITY lol "lol">\n' + "".join(
     '<!ENTITY lol%d "%s">\n' % (i, ("&lol%s;" % (i - 1 if i > 1 else "")) * 10) for i in range(1, 10)) +
     ']>\n' + good.split("\n", 1)[1].replace('name="bad"', 'name="&lol9;"'))
@@ -149,45 +150,27 @@ case("external entity is not read", 4, "its inputs are: &xxe;", "run {dir}/exter
 case("1,000,000-deep nesting", 0, "ok: 3 layer(s) checked", "check {deep}")
 
 # --- structure --------------------------------------------------------------------------------
-xml_file("layer_no_id.xml", good.replace('<layer id="1" ', "<layer "))
-case("layer without id", 1, "<layer> is missing mandatory attribute 'id'", "check {dir}/layer_no_id.xml")
-xml_file("layer_bad_id.xml", good.replace('<layer id="1" ', '<layer id="one" '))
-case("non-numeric layer id", 1, "attribute 'id' of <layer> is 'one', expected a non-negative integer", "check {dir}/layer_bad_id.xml")
-xml_file("layer_no_type.xml", good.replace(' type="AvgPool"', ""))
-case("layer without type", 1, "is missing mandatory attribute 'type'", "check {dir}/layer_no_type.xml")
-xml_file("layer_no_version.xml", good.replace(' type="AvgPool" version="opset1"', ' type="AvgPool"'))
-case("layer without version", 1, "is missing mandatory attribute 'version'", "check {dir}/layer_no_version.xml")
-xml_file("duplicate_layer_id.xml", good.replace('<layer id="2" ', '<layer id="1" ').replace('to-layer="2"', 'to-layer="1"'))
-case("duplicate layer id", 1, "duplicate layer id 1", "check {dir}/duplicate_layer_id.xml")
-xml_file("duplicate_port_id.xml", good.replace('<port id="1" precision="FP32" names="pool">', '<port id="0" precision="FP32" names="pool">'))
-case("duplicate port id", 1, "duplicate port id 0", "check {dir}/duplicate_port_id.xml")
-xml_file("output_no_precision.xml", good.replace('<port id="1" precision="FP32"', '<port id="1"'))
-case("output port without precision", 1, "output port 1: missing mandatory attribute 'precision'", "check {dir}/output_no_precision.xml")
-xml_file("output_bad_precision.xml", good.replace('<port id="1" precision="FP32"', '<port id="1" precision="F32"'))
-case("output precision F32", 1, "precision 'F32' is not an element type", "check {dir}/output_bad_precision.xml")
-xml_file("dim_negative.xml", good.replace("<dim>8</dim>", "<dim>-2</dim>", 1))
-case("dim -2", 1, "<dim>-2</dim> is not a dimension", "check {dir}/dim_negative.xml")
-xml_file("dim_text.xml", good.replace("<dim>8</dim>", "<dim>eight</dim>", 1))
-case("dim 'eight'", 1, "<dim>eight</dim> is not a dimension", "check {dir}/dim_text.xml")
-xml_file("dim_overflow.xml", good.replace("<dim>8</dim>", "<dim>99999999999999999999</dim>", 1))
-case("dim beyond int64", 1, "<dim>99999999999999999999</dim> is not a dimension", "check {dir}/dim_overflow.xml")
-xml_file("edge_no_to_port.xml", good.replace(' to-layer="2" to-port="0"', ' to-layer="2"'))
-case("edge without to-port", 1, "<edge> is missing mandatory attribute 'to-port'", "check {dir}/edge_no_to_port.xml")
-xml_file("edge_dangling_from.xml", good.replace('from-layer="0"', 'from-layer="9"'))
-case("edge from a missing layer", 1, "from-layer 9 does not exist", "check {dir}/edge_dangling_from.xml")
-xml_file("edge_dangling_to.xml", good.replace('to-layer="2"', 'to-layer="7"'))
-case("edge to a missing layer", 1, "to-layer 7 does not exist", "check {dir}/edge_dangling_to.xml")
-xml_file("edge_bad_from_port.xml", good.replace('from-layer="1" from-port="1"', 'from-layer="1" from-port="5"'))
-case("edge from an unknown port", 1, "Can not find output port with id 5", "check {dir}/edge_bad_from_port.xml")
-xml_file("edge_bad_to_port.xml", good.replace('to-layer="1" to-port="0"', 'to-layer="1" to-port="3"'))
-case("edge to an unknown port", 1, "Can not find input port with id 3", "check {dir}/edge_bad_to_port.xml")
-xml_file("edge_twice.xml", good.replace("</edges>", '<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>\n</edges>'))
-case("two edges into one port", 1, "has more than one incoming edge", "check {dir}/edge_twice.xml")
+xml_case("layer_no_id.xml", good.replace('<layer id="1" ', "<layer "), "layer without id", 1, "<layer> is missing mandatory attribute 'id'")
+xml_case("layer_bad_id.xml", good.replace('<layer id="1" ', '<layer id="one" '), "non-numeric layer id", 1, "attribute 'id' of <layer> is 'one', expected a non-negative integer")
+xml_case("layer_no_type.xml", good.replace(' type="AvgPool"', ""), "layer without type", 1, "is missing mandatory attribute 'type'")
+xml_case("layer_no_version.xml", good.replace(' type="AvgPool" version="opset1"', ' type="AvgPool"'), "layer without version", 1, "is missing mandatory attribute 'version'")
+xml_case("duplicate_layer_id.xml", good.replace('<layer id="2" ', '<layer id="1" ').replace('to-layer="2"', 'to-layer="1"'), "duplicate layer id", 1, "duplicate layer id 1")
+xml_case("duplicate_port_id.xml", good.replace('<port id="1" precision="FP32" names="pool">', '<port id="0" precision="FP32" names="pool">'), "duplicate port id", 1, "duplicate port id 0")
+xml_case("output_no_precision.xml", good.replace('<port id="1" precision="FP32"', '<port id="1"'), "output port without precision", 1, "output port 1: missing mandatory attribute 'precision'")
+xml_case("output_bad_precision.xml", good.replace('<port id="1" precision="FP32"', '<port id="1" precision="F32"'), "output precision F32", 1, "precision 'F32' is not an element type")
+xml_case("dim_negative.xml", good.replace("<dim>8</dim>", "<dim>-2</dim>", 1), "dim -2", 1, "<dim>-2</dim> is not a dimension")
+xml_case("dim_text.xml", good.replace("<dim>8</dim>", "<dim>eight</dim>", 1), "dim 'eight'", 1, "<dim>eight</dim> is not a dimension")
+xml_case("dim_overflow.xml", good.replace("<dim>8</dim>", "<dim>99999999999999999999</dim>", 1), "dim beyond int64", 1, "<dim>99999999999999999999</dim> is not a dimension")
+xml_case("edge_no_to_port.xml", good.replace(' to-layer="2" to-port="0"', ' to-layer="2"'), "edge without to-port", 1, "<edge> is missing mandatory attribute 'to-port'")
+xml_case("edge_dangling_from.xml", good.replace('from-layer="0"', 'from-layer="9"'), "edge from a missing layer", 1, "from-layer 9 does not exist")
+xml_case("edge_dangling_to.xml", good.replace('to-layer="2"', 'to-layer="7"'), "edge to a missing layer", 1, "to-layer 7 does not exist")
+xml_case("edge_bad_from_port.xml", good.replace('from-layer="1" from-port="1"', 'from-layer="1" from-port="5"'), "edge from an unknown port", 1, "Can not find output port with id 5")
+xml_case("edge_bad_to_port.xml", good.replace('to-layer="1" to-port="0"', 'to-layer="1" to-port="3"'), "edge to an unknown port", 1, "Can not find input port with id 3")
+xml_case("edge_twice.xml", good.replace("</edges>", '<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>\n</edges>'), "two edges into one port", 1, "has more than one incoming edge")
 xml_file("cycle.xml", good.replace('<edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>',
                                    '<edge from-layer="1" from-port="1" to-layer="1" to-port="0"/>'))
 case("cycle", 1, "is on a cycle", "check {dir}/cycle.xml")
-xml_file("rt_info_twice.xml", good.replace('<data kernel', '<rt_info><attribute name="a"/><attribute name="a"/></rt_info><data kernel'))
-case("duplicate rt_info attribute", 1, "multiple rt_info attributes are detected: a", "check {dir}/rt_info_twice.xml")
+xml_case("rt_info_twice.xml", good.replace('<data kernel', '<rt_info><attribute name="a"/><attribute name="a"/></rt_info><data kernel'), "duplicate rt_info attribute", 1, "multiple rt_info attributes are detected: a")
 
 # --- shape inference and attributes --------------------------------------------------------
 def bad_pool(name, data, code, substring, cmd="check", **kw):
@@ -225,8 +208,7 @@ case("run i4 pool", 6, "element type i4 is not executed", "run {dir}/run_i4_pool
 bad_pool("run_output_over_limit", {"kernel": "1,1", "strides": "1,1", "pads_begin": "0,0", "pads_end": "100000,100000", "exclude-pad": "false"}, 7, "over the memory limit", cmd="run --max-memory 64M", out_shape=(1, 3, 100008, 100008))
 bad_pool("run_output_overflows", {"kernel": "1,1,1", "strides": "1,1,1", "pads_begin": "0,0,0", "pads_end": "1099511627776,1099511627776,1099511627776", "exclude-pad": "false"}, 7, "needs more than 2^64 bytes", cmd="run", in_shape=(1, 3, 2, 2, 2), out_shape=(1, 3, -1, -1, -1))
 
-xml_file("edge_dims_disagree.xml", good.replace("<dim>8</dim><dim>8</dim></port></input>", "<dim>8</dim><dim>9</dim></port></input>"))
-case("edge ends disagree", 1, "[edge-mismatch]", "check {dir}/edge_dims_disagree.xml")
+xml_case("edge_dims_disagree.xml", good.replace("<dim>8</dim><dim>8</dim></port></input>", "<dim>8</dim><dim>9</dim></port></input>"), "edge ends disagree", 1, "[edge-mismatch]")
 xml_file("pool_two_inputs.xml", good.replace('<port id="0" precision="FP32"><dim>1</dim><dim>3</dim><dim>8</dim><dim>8</dim></port></input>',
                                              '<port id="0" precision="FP32"><dim>1</dim><dim>3</dim><dim>8</dim><dim>8</dim></port><port id="2" precision="FP32"><dim>1</dim><dim>3</dim><dim>8</dim><dim>8</dim></port></input>')
          .replace("</edges>", '<edge from-layer="0" from-port="0" to-layer="1" to-port="2"/>\n</edges>'))
