@@ -287,20 +287,25 @@ TensorStats stats(const Tensor& t) {
   return s;
 }
 
-std::vector<double> values_at(const Tensor& t, std::size_t begin, std::size_t n) {
+namespace {
+
+template <class R>
+std::vector<R> values_in(const Tensor& t, std::size_t begin, std::size_t n) {
   begin = std::min(begin, t.element_count());
   n = std::min(n, t.element_count() - begin);
-  std::vector<double> out(n);
-  for_each_value(t, begin, n, [&](std::size_t i, double v) { out[i] = v; });
+  std::vector<R> out(n);
+  for_each_value<R>(t, begin, n, [&](std::size_t i, R v) { out[i] = v; });
   return out;
 }
 
+}  // namespace
+
+std::vector<double> values_at(const Tensor& t, std::size_t begin, std::size_t n) {
+  return values_in<double>(t, begin, n);
+}
+
 std::vector<long double> exact_values_at(const Tensor& t, std::size_t begin, std::size_t n) {
-  begin = std::min(begin, t.element_count());
-  n = std::min(n, t.element_count() - begin);
-  std::vector<long double> out(n);
-  for_each_value<long double>(t, begin, n, [&](std::size_t i, long double v) { out[i] = v; });
-  return out;
+  return values_in<long double>(t, begin, n);
 }
 
 std::vector<double> first_values(const Tensor& t, std::size_t n) {

@@ -115,14 +115,15 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& expected
   // 64-bit values too, so a difference of 1 between two large i64 values is never lost. A window
   // of values at a time: a whole converted copy would be 2-16x the tensor's size.
   constexpr std::size_t kWindow = std::size_t{1} << 16;
-  for (std::size_t k = 0; k < n; k += kWindow) {
-    if (is_floating(actual.type))
-      compare_values(c, values_at(expected, k, kWindow), values_at(actual, k, kWindow), k,
-                     actual.shape, tolerance, max_reported);
-    else
-      compare_values(c, exact_values_at(expected, k, kWindow), exact_values_at(actual, k, kWindow),
-                     k, actual.shape, tolerance, max_reported);
-  }
+  const auto windows = [&](auto values) {
+    for (std::size_t k = 0; k < n; k += kWindow)
+      compare_values(c, values(expected, k, kWindow), values(actual, k, kWindow), k, actual.shape,
+                     tolerance, max_reported);
+  };
+  if (is_floating(actual.type))
+    windows(values_at);
+  else
+    windows(exact_values_at);
   if (c.out_of_tolerance) c.status = CompareStatus::mismatch;
   return c;
 }
