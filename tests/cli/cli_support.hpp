@@ -1,11 +1,9 @@
 // Test-only helpers for the end-to-end CLI tests: run the built irrun binary (IRRUN_BINARY) with
 // an argument vector (no shell, so no quoting), capture stdout, stderr and the exit code, and
-// give paths into the samples directory (IRRUN_SAMPLES_DIR) and a scratch directory. The run's
-// peak RSS comes from wait4.
+// give paths into the samples directory (IRRUN_SAMPLES_DIR) and a scratch directory.
 #pragma once
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,10 +38,9 @@ inline std::string sample(const std::string& name) {
 
 // What one run of the binary produced.
 struct RunResult {
-  int exit_code = -1;     // the process exit status, or 128 + signal if it was killed
-  std::string out;        // stdout
-  std::string err;        // stderr
-  long peak_rss_kib = 0;  // the process's peak resident set (ru_maxrss), KiB
+  int exit_code = -1;  // the process exit status, or 128 + signal if it was killed
+  std::string out;     // stdout
+  std::string err;     // stderr
 
   // stdout split into lines (without the '\n').
   std::vector<std::string> out_lines() const { return split_lines(out); }
@@ -57,17 +54,19 @@ struct RunResult {
   }
 };
 
-// Runs IRRUN_BINARY with `args` (argv[1..]); stdin is /dev/null, stdout and stderr go to files in
-// a scratch directory and are read back once the process has exited. A run that hangs is killed
-// by SIGALRM after `timeout_seconds` (exit code 128 + 14), so it fails its case, not the suite.
-inline RunResult run_irrun(const std::vector<std::string>& args, unsigned timeout_seconds = 120) {
+// Runs the executable at path `program` with `args` (argv[1..]); stdin is /dev/null, stdout and
+// stderr go to files in a scratch directory and are read back once the process has exited. A run
+// that hangs is killed by SIGALRM after `timeout_seconds` (exit code 128 + 14), so it fails its
+// case, not the suite.
+inline RunResult run_program(const std::string& program, const std::vector<std::string>& args,
+                             unsigned timeout_seconds = 120) {
   ScratchDir dir("cli-run");
   const auto out_path = dir.file("stdout");
   const auto err_path = dir.file("stderr");
 
   std::vector<std::string> argv_store;
   argv_store.reserve(args.size() + 1);
-  argv_store.emplace_back(IRRUN_BINARY);
+  argv_store.emplace_back(program);
   argv_store.insert(argv_store.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_store) argv.push_back(a.data());
@@ -89,12 +88,10 @@ inline RunResult run_irrun(const std::vector<std::string>& args, unsigned timeou
     ::_exit(127);
   }
   int status = 0;
-  struct rusage usage {};
-  while (::wait4(pid, &status, 0, &usage) < 0) {
-    if (errno != EINTR) throw std::runtime_error("wait4 failed");
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("waitpid failed");
   }
   RunResult r;
-  r.peak_rss_kib = usage.ru_maxrss;
   if (WIFEXITED(status))
     r.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))
@@ -102,6 +99,11 @@ inline RunResult run_irrun(const std::vector<std::string>& args, unsigned timeou
   r.out = read_text(out_path);
   r.err = read_text(err_path);
   return r;
+}
+
+// run_program on IRRUN_BINARY.
+inline RunResult run_irrun(const std::vector<std::string>& args, unsigned timeout_seconds = 120) {
+  return run_program(IRRUN_BINARY, args, timeout_seconds);
 }
 
 inline RunResult run_irrun(std::initializer_list<std::string> args) {
