@@ -15,8 +15,9 @@
 //
 // Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
 // same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v too) IRs
-// (for `irrun bench`) and exits. `--irrun_isa=avx2` caps both irrun's fast kernels and oneDNN
-// (dnnl::set_max_cpu_isa) at AVX2+FMA: the issue's Zen 3 machine has no AVX-512.
+// (for `irrun bench`) and exits; `--irrun_write_peer_ops=FILE` writes the peers' op of each shape
+// as JSON (for bench/ort/ort_bench.js) and exits. `--irrun_isa=avx2` caps both irrun's fast kernels
+// and oneDNN (dnnl::set_max_cpu_isa) at AVX2+FMA: the issue's Zen 3 machine has no AVX-512.
 #include <benchmark/benchmark.h>
 
 #include <immintrin.h>
@@ -629,6 +630,35 @@ void write_models(const std::string& dir) {
   }
 }
 
+// The peers' op of every shape as JSON, for bench/ort/ort_bench.js: the same kernel, strides,
+// pads and padding mode as the oneDNN rows (so S8's proxy is the same op for both peers), and
+// whether irrun's row writes indices too (then ONNX MaxPool writes its Indices output), and
+// irrun's output shape (the peer's must be the same).
+void write_peer_ops(const std::string& file) {
+  auto list = [](const std::vector<i64>& v) {
+    std::string r = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
+    return r + "]";
+  };
+  std::ostringstream j;
+  j << "[\n";
+  for (std::size_t k = 0; k < shapes().size(); ++k) {
+    const Shape& s = shapes()[k];
+    std::vector<i64> pads = s.dpl;
+    pads.insert(pads.end(), s.dpr.begin(), s.dpr.end());
+    j << "  {\"id\": \"" << s.id << "\", \"in\": " << list(s.in)
+      << ", \"out\": " << list(out_dims(s)) << ", \"op\": \"" << (s.max ? "MaxPool" : "AveragePool")
+      << "\", \"kernel\": " << list(s.dk) << ", \"strides\": " << list(s.ds)
+      << ", \"pads\": " << list(pads)
+      << ", \"count_include_pad\": " << (s.max || s.dnnl_exclude ? 0 : 1)
+      << ", \"indices\": " << (has_indices(s) ? "true" : "false")
+      << ", \"exact\": " << (s.dnnl_exact ? "true" : "false") << "}"
+      << (k + 1 < shapes().size() ? "," : "") << "\n";
+  }
+  j << "]\n";
+  std::ofstream(file) << j.str();
+}
+
 void register_all() {
   for (const auto& s : shapes()) {
     for (int t : {1, 2}) {
@@ -674,6 +704,11 @@ int main(int argc, char** argv) {
     const std::string flag = "--irrun_write_models=";
     if (a.rfind(flag, 0) == 0) {
       write_models(a.substr(flag.size()));
+      return 0;
+    }
+    const std::string ops_flag = "--irrun_write_peer_ops=";
+    if (a.rfind(ops_flag, 0) == 0) {
+      write_peer_ops(a.substr(ops_flag.size()));
       return 0;
     }
     if (a == "--irrun_isa=avx2" || a == "--irrun_isa=portable") {
