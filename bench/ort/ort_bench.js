@@ -117,8 +117,11 @@ async function timeVariant(op, model, level, threads, input, opts, dir) {
   await session.release();
   const file = fs.readdirSync(dir).map((f) => path.join(dir, f)).find((f) => f.startsWith(prefix));
   const profile = readProfile(file);
-  const perRun = profile.perRun.slice(warmup);
   fs.unlinkSync(file);
+  const total = counts.reduce((s, n) => s + n, warmup);
+  if (profile.perRun.length !== total)
+    throw new Error(`${op.id}: the profile holds ${profile.perRun.length} runs, ${total} were made`);
+  const perRun = profile.perRun.slice(warmup);
   const means = [];
   let at = 0;
   for (const n of counts) {
