@@ -549,6 +549,13 @@ void bm_dispatch(benchmark::State& state) {
 
 // ---- IR files of S1-S9 and M1-M3 for `irrun bench`
 
+// "1, 2, 3": an IR attribute's list, and a JSON array's items.
+std::string join(const std::vector<i64>& v) {
+  std::string r;
+  for (std::size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
+  return r;
+}
+
 void write_models(const std::string& dir) {
   std::filesystem::create_directories(dir);
   for (const auto& s : shapes()) {
@@ -562,11 +569,6 @@ void write_models(const std::string& dir) {
     x << "\" element_type=\"f32\" />\n\t\t\t<output>\n";
     port(x, 0, "FP32", s.in);
     x << "\t\t\t</output>\n\t\t</layer>\n";
-    auto list = [](const std::vector<i64>& v) {
-      std::string r;
-      for (std::size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
-      return r;
-    };
     int pool_id = 1;
     if (s.adaptive) {
       const auto n = s.out_size.size();
@@ -585,11 +587,11 @@ void write_models(const std::string& dir) {
       data += std::string(" ") + name + "=\"" + value + "\"";
     };
     if (!s.adaptive) {
-      attr("kernel", list(s.kernel));
-      attr("strides", list(s.stride));
-      if (indices) attr("dilations", list(std::vector<i64>(s.kernel.size(), 1)));
-      attr("pads_begin", list(s.pads_begin));
-      attr("pads_end", list(s.pads_end));
+      attr("kernel", join(s.kernel));
+      attr("strides", join(s.stride));
+      if (indices) attr("dilations", join(std::vector<i64>(s.kernel.size(), 1)));
+      attr("pads_begin", join(s.pads_begin));
+      attr("pads_end", join(s.pads_end));
       if (!s.max) attr("exclude-pad", s.exclude_pad ? "true" : "false");
       attr("auto_pad", "explicit");
       attr("rounding_type", s.ceil ? "ceil" : "floor");
@@ -636,9 +638,8 @@ void write_models(const std::string& dir) {
 // irrun's output shape (the peer's must be the same).
 void write_peer_ops(const std::string& file) {
   auto list = [](const std::vector<i64>& v) {
-    std::string r = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + std::to_string(v[i]);
-    return r + "]";
+    std::string r = "[";  // appended, not "[" + join(v): GCC 12 warns -Wrestrict on that
+    return r.append(join(v)).append("]");
   };
   std::ostringstream j;
   j << "[\n";
