@@ -506,11 +506,13 @@ TEST_CASE("fast avg_pool flat groups fall back in straddling blocks", "[kernels]
   }
 }
 
-// Whole-plane sums take the planes' min and max from the loads of the sums (the zero-filled last
-// block counts as NaN there): a NaN anywhere in a unit of planes, last blocks included, must leave
-// the min and max to the other values, so that a cancelling plane of the same unit still fails
-// the check and falls back. Plane counts cover whole groups of planes and the remainder.
-TEST_CASE("fast avg_pool whole-plane stats ignore NaN in every position",
+// Whole-plane sums take a bound of |x| from the loads of the sums, and a NaN may throw it off
+// (vrangeps drops a quiet NaN but turns a signalling one into a quiet NaN that the next load
+// replaces). A NaN, quiet or signalling, anywhere in a unit of planes, last blocks included, must
+// still leave a cancelling plane of the same unit failing its check and falling back: its double
+// sum, 2^-10 (2^40 + 3 * 2^-15 lost 3 * 2^-15), is wrong by 9% and would pass a check against
+// the other planes' |x| <= 3. Plane counts cover whole groups of planes and the remainder.
+TEST_CASE("fast avg_pool whole-plane checks hold with a NaN in every position",
           "[kernels][avg_pool_fast]") {
   const Parallel par(1);
   for (const auto& [h, w] : {std::pair<std::int64_t, std::int64_t>{3, 3}, {3, 5}, {7, 7}, {4, 4}})
@@ -520,20 +522,27 @@ TEST_CASE("fast avg_pool whole-plane stats ignore NaN in every position",
       for (const std::int64_t cancel : {std::int64_t{0}, channels - 1})
         for (std::int64_t nan_plane = 0; nan_plane < channels; ++nan_plane) {
           if (nan_plane == cancel) continue;
-          for (std::int64_t nan_at = 0; nan_at < n; ++nan_at) {
+          for (std::int64_t at = 0; at < 2 * n; ++at) {
+            const std::int64_t nan_at = at % n;
+            const float nan = at < n ? std::numeric_limits<float>::quiet_NaN()
+                                     : std::numeric_limits<float>::signaling_NaN();
             Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
             float* x = in.mutable_data<float>();
             for (std::int64_t i = 0; i < channels * n; ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
             float* c = x + cancel * n;
             std::fill(c, c + n, 0.0f);
-            c[0] = 0x1p30f, c[1] = 0x1p-30f, c[2] = -0x1p30f;
-            x[nan_plane * n + nan_at] = std::numeric_limits<float>::quiet_NaN();
-            INFO(describe(g) << " cancel " << cancel << " NaN at " << nan_plane << "/" << nan_at);
+            // With 17 floats or more, 2^40, 3 * 2^-15 and -2^40 share lane 0 of the sums, where
+            // one NaN can drop 2^40 from the bound.
+            const std::int64_t lane = n >= 17 ? 8 : 1;
+            c[0] = 0x1p40f, c[lane] = 0x3p-15f, c[2 * lane] = -0x1p40f, c[3] = 0x1p-10f;
+            x[nan_plane * n + nan_at] = nan;
+            INFO(describe(g) << " cancel " << cancel << " NaN at " << nan_plane << "/" << nan_at
+                             << (at < n ? " quiet" : " signalling"));
             for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
               INFO("isa " << static_cast<int>(isa));
               const Tensor out = run_fast(g, in, par, isa);
               CHECK(out.data<float>()[cancel] ==
-                    static_cast<float>(0x1p-30 / static_cast<double>(n)));
+                    static_cast<float>((0x1p-10 + 0x3p-15) / static_cast<double>(n)));
               CHECK(std::isnan(out.data<float>()[nan_plane]));
             }
           }
@@ -599,6 +608,63 @@ TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
     CHECK(check_against_oracle(g, portable, oracle_of(g, in), "portable") == 0);
     CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
     CHECK(same_bits(run_fast(g, in, par, Isa::best), portable));
+  }
+}
+
+// Whole-plane sums are checked first against the greatest |x| of their unit of 64 planes as if
+// its signs were mixed; what fails is checked again against the unit's own T, from its min and
+// max. Each unit here holds order probes (positive; see order_probe) and one plane of +-2^100,
+// so every probe fails the first check. With +2^100 the unit has one sign, T = 0, and the probes
+// keep their double sums; with -2^100 they fall back to the reference kernel's sums. The two
+// differ by one ulp on some probes, so skipping either check changes outputs.
+TEST_CASE("fast avg_pool whole-plane units recheck failed sums against their min and max",
+          "[kernels][avg_pool_fast]") {
+  const std::int64_t n = 16;  // 4x4 planes, divisor 16
+  std::vector<std::vector<float>> probes;
+  for (const std::int64_t b : {0, 7})
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = i + 1; j < n; ++j)
+        if (i != b && j != b && i != (b + 1) % n && j != (b + 1) % n)
+          probes.push_back(order_probe(n, 16.0, b, i, j));
+  for (const float big : {0x1p100f, -0x1p100f}) {
+    // Plane 5 of every unit of 64 is the big one.
+    std::vector<float> data;
+    std::vector<std::int64_t> probe_plane;
+    for (std::size_t k = 0; k < probes.size(); ++k) {
+      if (data.size() / n % 64 == 5) data.insert(data.end(), n, big);
+      probe_plane.push_back(static_cast<std::int64_t>(data.size()) / n);
+      data.insert(data.end(), probes[k].begin(), probes[k].end());
+    }
+    const auto planes = static_cast<std::int64_t>(data.size()) / n;
+    const PoolGeometry g = adaptive({1, planes}, {4, 4}, {1, 1});
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    std::copy(data.begin(), data.end(), in.mutable_data<float>());
+    // The probes alone: one sign, small, every sum passes the first check.
+    const PoolGeometry g_alone =
+        adaptive({1, static_cast<std::int64_t>(probes.size())}, {4, 4}, {1, 1});
+    Tensor alone = Tensor::zeros(ElementType::f32, shape_of(g_alone, g_alone.in));
+    for (std::size_t k = 0; k < probes.size(); ++k)
+      std::copy(probes[k].begin(), probes[k].end(), alone.mutable_data<float>() + k * n);
+    const Tensor sums = run_fast(g_alone, alone, Parallel(1), Isa::portable);
+    Tensor ref = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+    irrun::kernels::avg_pool_reference(in, ref, g, Parallel(1));
+    int differ = 0;
+    for (std::size_t k = 0; k < probes.size(); ++k)
+      differ += sums.data<float>()[k] != ref.data<float>()[probe_plane[k]];
+    REQUIRE(differ > 0);  // the two kinds of result do tell the checks apart
+    INFO("big " << big << ", " << differ << " of " << probes.size() << " probes differ");
+    for (const int threads : {1, 2})
+      for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+        INFO("threads " << threads << " isa " << static_cast<int>(isa));
+        const Tensor out = run_fast(g, in, Parallel(threads), isa);
+        int bad = 0;
+        for (std::size_t k = 0; k < probes.size(); ++k) {
+          const float want = big > 0 ? sums.data<float>()[k] : ref.data<float>()[probe_plane[k]];
+          bad += out.data<float>()[probe_plane[k]] != want;
+        }
+        CHECK(bad == 0);
+        CHECK(check_against_oracle(g, out, oracle_of(g, in), "fast") == 0);
+      }
   }
 }
 

@@ -21,7 +21,8 @@
 //   additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
-// (plane_sum_portable gives the order), with the min/max taken from the same loads.
+// (plane_sum_portable gives the order), with the greatest |x| taken from the same loads; a unit
+// of planes takes its min and max only when an output fails the check against that bound.
 //
 // Accuracy proof (the contract: within one ulp of the exact average a = s/n):
 //   Every sum is a fixed tree of double additions over the window's f32 values (plus exact
@@ -77,11 +78,22 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
   std::vector<double> sums(kWholePlaneBlock), inv_w(kWholePlaneBlock, inv);
   for (i64 u = unit_begin; u < unit_end; ++u) {
     const i64 p0 = u * kWholePlaneBlock, count = std::min(g.planes() - p0, kWholePlaneBlock);
+    const float* xu = x + p0 * n;
+    float m = 0;
+    ops.plane_sums(xu, n, count, sums.data(), m);
+    // The scale/check/store pass of a one-tap stride-1 row: y = s * (1 * inv), as finish(),
+    // checked first against the mixed-sign T of the greatest |x|, which the sums track at the
+    // cost of one operation per load (min and max took two).
+    if (!ops.finish_row(sums.data(), 1, count, inv_w.data(), 1.0, mixed_threshold(pl, m), y + p0))
+      continue;
+    // Some sum failed. The unit's T proper, from its min and max, is 0 when its inputs have one
+    // sign (an all-zero plane after a ReLU fails the first check, but passes here), and no more
+    // than the first T otherwise. A NaN fails every check; then m may have missed values, and
+    // this T, which ignores NaN, is the one that counts for every plane. The outputs that pass
+    // it are stored already.
     float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    ops.plane_sums(x + p0 * n, n, count, sums.data(), lo, hi);
+    ops.stats(xu, count * n, lo, hi);
     const double t = threshold(pl, lo, hi);
-    // The scale/check/store pass of a one-tap stride-1 row: y = s * (1 * inv), as finish().
-    if (!ops.finish_row(sums.data(), 1, count, inv_w.data(), 1.0, t, y + p0)) continue;
     for (i64 p = p0; p < p0 + count; ++p)
       if (!(std::fabs(sums[static_cast<std::size_t>(p - p0)]) >= t))
         y[p] = fallback_output(pl, x + p * n, 0, 0, 0);

@@ -12,17 +12,20 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
-// The vector paths' target attributes (GCC 12's AVX-512 lambdas need their own).
+// The vector paths' target attributes (GCC 12's AVX-512 lambdas need their own). The AVX-512
+// path uses DQ and VL too (vrangeps on 256-bit registers), which every AVX-512 CPU but the Xeon
+// Phi has; those run the AVX2 path.
 #define IRRUN_AVX2 __attribute__((target("avx2,fma")))
-#define IRRUN_AVX512 __attribute__((target("avx512f")))
-#define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f")))
+#define IRRUN_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
+#define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f,avx512dq,avx512vl")))
 
 namespace irrun::kernels::detail {
 
 inline bool cpu_has_avx512() {
   static const bool has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl");
   }();
   return has;
 }

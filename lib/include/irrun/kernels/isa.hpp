@@ -3,8 +3,8 @@
 
 namespace irrun::kernels {
 
-// Instruction set of a fast kernel, chosen at run time: `best` uses AVX-512F or else AVX2
-// when the CPU has them, `avx2` at most AVX2, `portable` plain C++. All give bit-identical
+// Instruction set of a fast kernel, chosen at run time: `best` uses AVX-512 (F, DQ, VL) or AVX2
+// when the CPU has it, `avx2` at most AVX2, `portable` plain C++. All give bit-identical
 // results (same operations in the same order).
 enum class Isa { best, avx2, portable };
 

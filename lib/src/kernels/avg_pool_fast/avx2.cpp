@@ -171,45 +171,32 @@ IRRUN_AVX2 inline __m256d combine4_avx2(const __m256d* lo, const __m256d* hi) {
   return _mm256_add_pd(l, h);
 }
 
-IRRUN_AVX2 inline void track(__m256 v, MinMax8& m) {
-  m.hi = _mm256_max_ps(v, m.hi);  // max/min return the second operand when v is NaN
-  m.lo = _mm256_min_ps(v, m.lo);
+// m raised to the |x| of v's floats (max returns its second operand, m, when v is NaN).
+IRRUN_AVX2 inline void track(__m256 v, __m256& m) {
+  m = _mm256_max_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v), m);
 }
 
-// Folds the lanes of m into lo and hi (the lanes hold no NaN: they started from lo and hi).
-IRRUN_AVX2 inline void fold(const MinMax8& m, float& lo, float& hi) {
-  alignas(32) float h[8], l[8];
-  _mm256_store_ps(h, m.hi);
-  _mm256_store_ps(l, m.lo);
-  for (int j = 0; j < 8; ++j) {
-    if (h[j] > hi) hi = h[j];
-    if (l[j] < lo) lo = l[j];
-  }
-}
-
-// One pass over memory: the min/max come from the same blocks the sums load (a 256-bit load for
-// the stats; the sums convert the two 128-bit halves straight from memory, which then hits L1 and
-// needs no shuffle).
-IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& lo, float& hi) {
+// One pass over memory: the bound comes from the same blocks the sums load (a 256-bit load for
+// the bound; the sums convert the two 128-bit halves straight from memory, which then hits L1
+// and needs no shuffle).
+IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& bound) {
   const i64 full = n / 8 * 8, rest = n - full;
-  // The zero-filled last block: maskload reads nothing where the mask is 0; for the stats those
-  // lanes are set to all ones (a NaN), which track ignores.
+  // The zero-filled last block: maskload reads nothing where the mask is 0.
   alignas(32) std::int32_t m[8];
   for (int l = 0; l < 8; ++l) m[l] = l < rest ? -1 : 0;
   const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
-  const __m256 filler = _mm256_castsi256_ps(_mm256_cmpeq_epi32(mask, _mm256_setzero_si256()));
-  // Two independent min/max chains, planes alternating.
-  MinMax8 mm[2];
-  for (auto& k : mm) k = {_mm256_set1_ps(lo), _mm256_set1_ps(hi)};
+  // Two independent chains, planes alternating.
+  __m256 mm[2];
+  for (auto& k : mm) k = _mm256_set1_ps(bound);
   // Adds the block of eight floats at q to a plane's accumulators al (lanes 0-3), ah (4-7).
-  auto block = [](const float* q, __m256d& al, __m256d& ah, MinMax8& k) IRRUN_AVX2 {
+  auto block = [](const float* q, __m256d& al, __m256d& ah, __m256& k) IRRUN_AVX2 {
     track(_mm256_loadu_ps(q), k);
     al = add_fma(al, _mm256_cvtps_pd(_mm_loadu_ps(q)));
     ah = add_fma(ah, _mm256_cvtps_pd(_mm_loadu_ps(q + 4)));
   };
-  auto last = [&](const float* q, __m256d& al, __m256d& ah, MinMax8& k) IRRUN_AVX2 {
+  auto last = [&](const float* q, __m256d& al, __m256d& ah, __m256& k) IRRUN_AVX2 {
     const __m256 v = _mm256_maskload_ps(q, mask);
-    track(_mm256_or_ps(v, filler), k);
+    track(v, k);
     al = add_fma(al, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
     ah = add_fma(ah, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
   };
@@ -234,7 +221,9 @@ IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, flo
     _mm256_store_pd(l + 4, ah);
     s[p] = combine_lanes(l);
   }
-  fold({_mm256_min_ps(mm[0].lo, mm[1].lo), _mm256_max_ps(mm[0].hi, mm[1].hi)}, lo, hi);
+  alignas(32) float l[8];
+  _mm256_store_ps(l, _mm256_max_ps(mm[0], mm[1]));
+  bound = fold_bound(l, bound);
 }
 
 constexpr HrowSet kHrowAvx2{hrow_s1_avx2<2>, hrow_s1_avx2<3>, hrow_s1_avx2<5>,

@@ -70,6 +70,13 @@ inline double hsum_generic(const double* v, i64 first, i64 taps, i64 step) {
   return s;
 }
 
+// m raised to the greatest of eight lanes of |x| bounds (NaN lanes ignored: see Ops::plane_sums).
+inline float fold_bound(const float* lanes, float m) {
+  for (int j = 0; j < 8; ++j)
+    if (lanes[j] > m) m = lanes[j];
+  return m;
+}
+
 // The fixed tree that combines a plane's eight lane accumulators (every path uses it).
 inline double combine_lanes(const double* a) {
   return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
@@ -86,8 +93,9 @@ struct Ops {
   void (*stats)(const float*, i64, float&, float&);
   // v[i] = plane[off[0] + i] + ... + plane[off[r - 1] + i] (left to right), i < n; r > 0.
   void (*vsum)(const float* plane, const i64* off, i64 r, i64 n, double* v);
-  // Sums of `count` planes of n floats, and the planes' min and max folded into lo, hi.
-  void (*plane_sums)(const float*, i64, i64, double*, float&, float&);
+  // Sums of `count` planes of n floats; m raised to at least the planes' greatest |x| when none
+  // of them is NaN (a NaN makes its plane's sum NaN, which fails every check).
+  void (*plane_sums)(const float*, i64, i64, double*, float& m);
   HrowFn hrow = nullptr;        // fixed-tap horizontal pass for this op's stride and kernel
   HrowFn finish_row = nullptr;  // the one-tap stride-1 pass: scale, check, store a row of sums
   bool (*band)(const BandArgs&, const Ops&) = nullptr;  // one group of rows (window kernel)
@@ -120,11 +128,6 @@ inline HrowFn pick_hrow(const HrowSet& set, i64 stride, i64 k) {
   }
   return k == 2 ? set.s2_k2 : k == 3 ? set.s2_k3 : set.s2_any;
 }
-
-// Min and max (NaN ignored) of the floats passed through track (AVX2) or widen (AVX-512).
-struct MinMax8 {
-  __m256 lo, hi;
-};
 
 // f.template operator()<R>() with R = r for the row counts the group functions unroll at compile
 // time (1-6 and 9: 3x3 windows, and 3x3x3 ones with 6 rows at the edges and 9 inside), R = 0

@@ -181,8 +181,7 @@ float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow
 double threshold(const Plan& pl, float lo, float hi) {
   if (!(lo <= hi)) return 0.0;         // no finite value in the band: nothing to bound
   if (lo >= 0 || hi <= 0) return 0.0;  // one sign: sum|x| = |s|, relative bound
-  const double m = std::max(static_cast<double>(hi), -static_cast<double>(lo));
-  return m * pl.t_factor;
+  return mixed_threshold(pl, std::max(hi, -lo));
 }
 
 }  // namespace irrun::kernels::avg_fast

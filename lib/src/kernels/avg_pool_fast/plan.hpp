@@ -74,6 +74,12 @@ void make_flat(Plan& pl);
 // proven within one ulp (avg_pool_fast.cpp, accuracy proof).
 double threshold(const Plan& pl, float lo, float hi);
 
+// T for inputs of mixed sign with |x| <= m: threshold's value, or more, for any band whose
+// greatest |x| is at most m.
+inline double mixed_threshold(const Plan& pl, float m) {
+  return static_cast<double>(m) * pl.t_factor;
+}
+
 // Reference-order compensated average of one output (the fallback for outputs that fail the
 // check): the reference kernel's bits.
 float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow);

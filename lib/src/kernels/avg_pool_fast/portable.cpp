@@ -40,8 +40,9 @@ void plane_sums_portable(const float* x, i64 n, i64 count, double* s) {
   for (i64 p = 0; p < count; ++p) s[p] = plane_sum_portable(x + p * n, n);
 }
 
-void plane_sums_stats_portable(const float* x, i64 n, i64 count, double* s, float& lo, float& hi) {
-  stats_portable(x, n * count, lo, hi);
+void plane_sums_bound_portable(const float* x, i64 n, i64 count, double* s, float& m) {
+  for (i64 i = 0; i < n * count; ++i)
+    if (std::fabs(x[i]) > m) m = std::fabs(x[i]);  // NaN compares false: ignored
   plane_sums_portable(x, n, count, s);
 }
 
@@ -94,7 +95,7 @@ bool band_generic(const BandArgs& a, const Ops& ops) {
 }
 
 Ops select_portable(const Plan& pl) {
-  Ops ops{stats_portable, vsum_portable, plane_sums_stats_portable};
+  Ops ops{stats_portable, vsum_portable, plane_sums_bound_portable};
   ops.finish_row = hrow_s1_portable;
   if (pl.fixed_w)
     ops.hrow = pl.stride_w == 1   ? hrow_s1_portable
