@@ -199,7 +199,7 @@ IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a) {
 
 // The floats of v widened to doubles, their greatest |x| tracked in m: one vrangeps (max of
 // magnitudes, sign cleared) where a min and a max took two, on the pipes the conversions and
-// additions need (S7 0.29 -> 0.22 ms). A NaN may drop out of m or reset it; see Ops::plane_sums.
+// additions need (S7 0.27 -> 0.22 ms). A NaN may drop out of m or reset it; see Ops::plane_sums.
 IRRUN_AVX512 inline __m512d widen(__m256 v, __m256& m) {
   m = _mm256_range_ps(v, m, 0x0B);
   return _mm512_cvtps_pd(v);
