@@ -446,14 +446,16 @@ TEST_CASE("fast avg_pool flat groups on narrow rows", "[kernels][avg_pool_fast]"
   }
 }
 
-// Stride-2 rows run fused: 3 taps with one left pad column (3x3 s2 p1, S1 and S5) on AVX-512
-// and AVX2, 2 taps without pads (2x2 s2, S2) on AVX2: vertical sums kept in registers, the left
-// tap carried from the previous block, masked loads at the row's end, no V row stored (a failing
-// row rebuilds it for the rescan); on AVX2 the last input row stays converted for the next output
-// row when that row starts with it (vertical stride 2 under 3 rows). Widths 1-80 around the
-// blocks of 8 and 16 columns, right pads up to the kernel and ceil (windows that start past the
-// row), heights with rows of 0-3 input rows (pads up to the kernel) and 3-D windows of 4, 6 and 9
-// rows; every data mode against the oracle, bit for bit against the portable and AVX2 paths.
+// Stride-2 rows run fused: 3 taps with one left pad column (3x3 s2 p1, S1 and S5) and 2 taps
+// without pads (2x2 s2, S2), on AVX-512 and AVX2: row pointers advanced along runs of rows
+// (broken by pads, by the depth of 3-D windows and by the groups), vertical sums kept in
+// registers, the left tap carried from the previous block, masked loads at the row's end, no V
+// row stored (a failing row rebuilds it for the rescan); on AVX2 the last input row stays
+// converted for the next output row when that row starts with it (vertical stride 2 under 3
+// rows). Widths 1-80 around the blocks of 8 and 16 columns, right pads up to the kernel and ceil
+// (windows that start past the row), heights with rows of 0-3 input rows (pads up to the kernel)
+// and 3-D windows of 4, 6 and 9 rows; every data mode against the oracle, bit for bit against
+// the portable and AVX2 paths.
 TEST_CASE("fast avg_pool fused stride-2 rows", "[kernels][avg_pool_fast]") {
   Rng rng(0x3A52ull);
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};

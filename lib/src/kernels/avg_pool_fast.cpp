@@ -15,10 +15,11 @@
 //      s * (1/kernel volume), rounded once to f32.
 //   On AVX-512 and AVX2, steps 2 and 3 for a group of rows run in one function (band_avx512,
 //   band_avx2) with the horizontal pass inlined, and narrow stride-1 rows run as flat groups
-//   (band_flat_*); 3x3 s2 p1 rows (AVX-512; AVX2: of windows up to four rows high, and 2x2 s2
-//   rows too) keep their vertical sums in registers (band_k3s2_avx512, band_s2_avx2; on AVX2 an
-//   input row shared by two output rows is converted once). The portable path runs the same
-//   additions through band_generic.
+//   (band_flat_*); 3x3 s2 p1 and 2x2 s2 rows (on AVX2 of windows up to four rows high) keep
+//   their vertical sums in registers (band_s2_avx512, band_s2_avx2; on AVX2 an input row shared
+//   by two output rows is converted once) and advance their row pointers along runs of rows
+//   (Plan::step_end) instead of reading them from the row table. The portable path runs the
+//   same additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
 // (plane_sum_portable gives the order), with the greatest |x| taken from the same loads; a unit

@@ -289,7 +289,7 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
 }
 
 // Fused stride-2 rows of windows up to four rows high: K = 3 taps with one pad column on the left
-// (3x3 s2 p1 pools, S1) or K = 2 taps without (2x2 s2, S2). As band_k3s2_avx512, the vertical sums
+// (3x3 s2 p1 pools, S1) or K = 2 taps without (2x2 s2, S2). As band_s2_avx512, the vertical sums
 // of eight columns stay in two registers and the taps of four outputs come from their even and odd
 // columns (and, for K = 3, the previous block's last odd column); no V row is stored and reloaded.
 // Lanes hold the outputs in the order 0, 2, 1, 3 until the final permute, as in hrow_s2_avx2. When
@@ -298,8 +298,8 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
 // third of S1's conversions, the bottleneck on Zen 3 (one per cycle). The same additions in the
 // same order as vrow_avx2 then hrow_s2_avx2<K>, so the same bits.
 template <int K, int R>
-IRRUN_AVX2 IRRUN_INLINE bool row_s2_avx2(const float* plane, const i64* off, i64 r_rt, i64 IW,
-                                         i64 OW, const double* inv_w, double rinv_s, double t_s,
+IRRUN_AVX2 IRRUN_INLINE bool row_s2_avx2(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
+                                         const double* inv_w, double rinv_s, double t_s,
                                          const double* carry_in, double* carry_out, float* out) {
   const i64 r = R > 0 ? R : r_rt;
   const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
@@ -319,11 +319,11 @@ IRRUN_AVX2 IRRUN_INLINE bool row_s2_avx2(const float* plane, const i64* off, i64
       if (carry_in) {
         a0 = _mm256_loadu_pd(carry_in + c), a1 = _mm256_loadu_pd(carry_in + c + 4);
       } else {
-        cvt(plane + off[0] + c, a0, a1);
+        cvt(rows[0] + c, a0, a1);
       }
       __m256d x0 = a0, x1 = a1;
       for (i64 j = 1; j < r; ++j) {
-        cvt(plane + off[j] + c, x0, x1);
+        cvt(rows[j] + c, x0, x1);
         a0 = add_fma(a0, x0), a1 = add_fma(a1, x1);
       }
       if (carry_out) _mm256_storeu_pd(carry_out + c, x0), _mm256_storeu_pd(carry_out + c + 4, x1);
@@ -359,24 +359,28 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
   // The converted row sits in the group's V buffer (free here: rescans rebuild their V rows);
   // each block loads its columns before it stores the next row's.
   bool carried = false, failed = false;
-  for (i64 q = a.q0; q < a.q1; ++q) {
-    prefetch_step(*a.next);
+  for (i64 q = a.q0; q < a.q1;) {  // runs of rows (Plan::step_end): pointers advance by row_step
+    const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
     const i64 r = begin[q + 1] - begin[q];
-    const i64* off = row_off + begin[q];
-    // Keep the last row when the next output row starts with it (3x3 s2; the 2x2 s2 rows never
-    // share one, and their loop then has no carry branches).
-    const bool keep = K == 3 && r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] &&
-                      row_off[begin[q + 1]] == off[r - 1];
-    const double* in = carried ? a.v : nullptr;
-    double* keep_to = keep ? a.v : nullptr;
-    bool row_failed;
     with_row_count(r, [&]<int R>() IRRUN_AVX2 {
-      row_failed = row_s2_avx2<K, R>(a.plane, off, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q], a.t,
-                                     in, keep_to, a.out_plane + q * OW);
+      const i64 n = R > 0 ? R : r;       // a constant count keeps the pointers in registers
+      const float* rows[R > 4 ? R : 4];  // select_avx2: windows of up to four rows
+      for (i64 j = 0; j < n; ++j) rows[j] = a.plane + row_off[begin[q] + j];
+      for (; q < q_end; ++q) {
+        prefetch_step(*a.next);
+        // Keep the last row when the next output row starts with it (3x3 s2; the 2x2 s2 rows
+        // never share one, and their loop then has no carry branches).
+        const bool keep = K == 3 && r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] &&
+                          row_off[begin[q + 1]] == row_off[begin[q] + r - 1];
+        const bool f =
+            row_s2_avx2<K, R>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q], a.t,
+                              carried ? a.v : nullptr, keep ? a.v : nullptr, a.out_plane + q * OW);
+        carried = keep;
+        a.row_failed[q - a.q0] = f;
+        failed |= f;
+        for (i64 j = 0; j < n; ++j) rows[j] += pl.row_step;
+      }
     });
-    carried = keep;
-    a.row_failed[q - a.q0] = row_failed;
-    failed |= row_failed;
   }
   return failed;
 }

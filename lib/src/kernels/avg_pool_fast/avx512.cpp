@@ -45,14 +45,14 @@ IRRUN_AVX512 void stats_avx512(const float* x, i64 n, float& lo, float& hi) {
 // updated fail mask.
 IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_w, __m512d t,
                                      __mmask8 fail, float* out, __mmask8 lanes = 0xFF) {
-  const __m512d r = _mm512_mul_pd(rinv, _mm512_maskz_loadu_pd(lanes, inv_w));
-  const __m512d y = _mm512_mul_pd(s, r);
-  // Masked stores are slow on some CPUs (AMD Zen 4): only a partial block uses one.
-  if (lanes == 0xFF) {
+  if (lanes == 0xFF) {  // whole blocks take no masks (folded away where lanes is a constant)
+    const __m512d y = _mm512_mul_pd(s, _mm512_mul_pd(rinv, _mm512_loadu_pd(inv_w)));
     _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
-  } else {
-    _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(_mm512_cvtpd_ps(y)));
+    return fail | _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
   }
+  // Masked stores are slow on some CPUs (AMD Zen 4): only a partial block uses one.
+  const __m512d y = _mm512_mul_pd(s, _mm512_mul_pd(rinv, _mm512_maskz_loadu_pd(lanes, inv_w)));
+  _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(_mm512_cvtpd_ps(y)));
   return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
 }
 
@@ -428,89 +428,117 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   return failed;
 }
 
-// Rows of 3-tap stride-2 windows with one pad column on the left (3x3 s2 p1 pools, S1, S5):
-// the vertical sums of 16 columns stay in two registers and the horizontal taps come from them:
-// the even and odd columns, and the previous block's last odd column (+0 at the row's start,
-// like the padded V row). No V row is stored or reloaded; the same additions in the same order
-// as vrow_avx512 then hrow_s2_avx512<3>, so the same bits.
-template <int R>
-IRRUN_AVX512 IRRUN_INLINE bool row_k3s2_avx512(const float* plane, const i64* off, i64 r_rt, i64 IW,
-                                               i64 OW, const double* inv_w, double rinv_s,
-                                               double t_s, float* out) {
+// Rows of stride-2 windows of K = 3 taps with one pad column on the left (3x3 s2 p1 pools, S1,
+// S5) or K = 2 taps without (2x2 s2, S2). The vertical sums of 16 columns stay in two registers
+// and the horizontal taps come from them: the even and odd columns, and for K = 3 the previous
+// block's last odd column (+0 at the row's start, like the padded V row). No V row is stored or
+// reloaded; the same additions in the same order as vrow_avx512 then hrow_s2_avx512<K>, so the
+// same bits. rows[j] points at the j-th input row of the window (r of them).
+template <int K, int R>
+IRRUN_AVX512 IRRUN_INLINE bool row_s2_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
+                                             const double* inv_w, double rinv_s, double t_s,
+                                             float* out) {
+  static_assert(K == 2 || K == 3);
   const i64 r = R >= 0 ? R : r_rt;
   const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
   const __m512d rinv = _mm512_set1_pd(rinv_s), t = _mm512_set1_pd(t_s);
+  __m512i left = _mm512_setzero_si512();
+  __mmask8 fail = 0;
+  const auto finish = [&](__m512d a0, __m512d a1, i64 ow, __mmask8 lanes) IRRUN_AVX512_LAMBDA {
+    const __m512i e = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, even, a1));
+    const __m512i o = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, odd, a1));
+    __m512d s = _mm512_castsi512_pd(e);
+    if constexpr (K == 3)  // the odd column before each even one, the even, then the odd
+      s = _mm512_add_pd(_mm512_castsi512_pd(_mm512_alignr_epi64(o, left, 7)), s);
+    s = _mm512_add_pd(s, _mm512_castsi512_pd(o));
+    left = o;
+    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, lanes);
+  };
+  i64 ow = 0, c = 0;
+  if (r > 0)
+    for (; ow + 8 <= OW && c + 16 <= IW; ow += 8, c += 16) {  // whole blocks: no masks
+      __m512d a0 = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + c));
+      __m512d a1 = _mm512_cvtps_pd(_mm256_loadu_ps(rows[0] + c + 8));
+      for (i64 j = 1; j < r; ++j) {
+        a0 = add_fma512(a0, _mm512_cvtps_pd(_mm256_loadu_ps(rows[j] + c)));
+        a1 = add_fma512(a1, _mm512_cvtps_pd(_mm256_loadu_ps(rows[j] + c + 8)));
+      }
+      finish(a0, a1, ow, 0xFF);
+    }
+  // The row's last blocks: masked-off floats are not read and add as +0 (a ceil window can
+  // start past the row).
   const auto load = [&](const float* p, __mmask16 m) IRRUN_AVX512_LAMBDA {
     return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, p)));
   };
-  __m512i left = _mm512_setzero_si512();
-  __mmask8 fail = 0;
-  for (i64 ow = 0, c = 0; ow < OW; ow += 8, c += 16) {
+  for (; ow < OW; ow += 8, c += 16) {
     __m512d a0 = _mm512_setzero_pd(), a1 = a0;
-    if (r > 0 && c + 16 <= IW) {
-      const float* p0 = plane + off[0] + c;
-      a0 = _mm512_cvtps_pd(_mm256_loadu_ps(p0));
-      a1 = _mm512_cvtps_pd(_mm256_loadu_ps(p0 + 8));
-      for (i64 j = 1; j < r; ++j) {
-        const float* pj = plane + off[j] + c;
-        a0 = add_fma512(a0, _mm512_cvtps_pd(_mm256_loadu_ps(pj)));
-        a1 = add_fma512(a1, _mm512_cvtps_pd(_mm256_loadu_ps(pj + 8)));
-      }
-    } else if (r > 0) {  // the row's last columns: masked-off floats are not read, add as +0
-      const i64 n = std::max<i64>(0, IW - c);  // a ceil window can start past the row
+    if (r > 0) {
+      const i64 n = std::max<i64>(0, IW - c);
       const auto m0 = static_cast<__mmask16>(n >= 8 ? 0xFF : (1u << n) - 1);
       const auto m1 = static_cast<__mmask16>(n >= 16 ? 0xFF : n <= 8 ? 0 : (1u << (n - 8)) - 1);
-      a0 = load(plane + off[0] + c, m0);
-      a1 = load(plane + off[0] + c + 8, m1);
+      a0 = load(rows[0] + c, m0);
+      a1 = load(rows[0] + c + 8, m1);
       for (i64 j = 1; j < r; ++j) {
-        a0 = add_fma512(a0, load(plane + off[j] + c, m0));
-        a1 = add_fma512(a1, load(plane + off[j] + c + 8, m1));
+        a0 = add_fma512(a0, load(rows[j] + c, m0));
+        a1 = add_fma512(a1, load(rows[j] + c + 8, m1));
       }
     }
-    const __m512i e = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, even, a1));
-    const __m512i o = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, odd, a1));
-    const __m512d l = _mm512_castsi512_pd(_mm512_alignr_epi64(o, left, 7));  // odd column - 1
-    const __m512d s =
-        _mm512_add_pd(_mm512_add_pd(l, _mm512_castsi512_pd(e)), _mm512_castsi512_pd(o));
-    left = o;
-    fail = finish8(s, rinv, inv_w + ow, t, fail, out + ow, first_lanes(OW - ow));
+    finish(a0, a1, ow, first_lanes(OW - ow));
   }
   return fail != 0;
 }
 
-IRRUN_AVX512 bool band_k3s2_avx512(const BandArgs& a, const Ops&) {
+constexpr i64 kS2MaxRows = 64;
+
+// Rows q0 .. q1 - 1 of one run (Plan::step_end), each summing R input rows (R < 0: r): the row
+// pointers advance by Plan::row_step.
+template <int K, int R>
+IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r) {
   const Plan& pl = *a.pl;
-  const PoolGeometry& g = *pl.g;
-  const i64 IW = g.in[2], OW = g.out[2];
-  const i64* begin = pl.row_begin.data();
+  const i64 IW = pl.g->in[2], OW = pl.g->out[2], step = pl.row_step;
+  const i64 n = R > 0 ? R : r;  // a constant count keeps the pointers in registers
+  const float* rows[R > 0 ? R : kS2MaxRows];
+  const i64* off = pl.row_off.data() + pl.row_begin[static_cast<std::size_t>(q0)];
+  for (i64 j = 0; j < n; ++j) rows[j] = a.plane + off[j];
   const double* rinv = pl.row_rinv.data();
-  const double* inv_w = pl.inv_w.data();
   bool failed = false;
-  for (i64 q = a.q0; q < a.q1; ++q) {
+  for (i64 q = q0; q < q1; ++q) {
     prefetch_step(*a.next);
-    const i64 r = begin[q + 1] - begin[q];
-    const i64* off = pl.row_off.data() + begin[q];
-    float* out = a.out_plane + q * OW;
-    bool row_failed;
+    const bool f =
+        row_s2_avx512<K, R>(rows, r, IW, OW, pl.inv_w.data(), rinv[q], a.t, a.out_plane + q * OW);
+    a.row_failed[q - a.q0] = f;
+    failed |= f;
+    for (i64 j = 0; j < n; ++j) rows[j] += step;
+  }
+  return failed;
+}
+
+template <int K>
+IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1;) {
+    const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
+    const i64 r =
+        pl.row_begin[static_cast<std::size_t>(q) + 1] - pl.row_begin[static_cast<std::size_t>(q)];
     switch (r) {  // the common row counts unrolled at compile time
       case 2:
-        row_failed = row_k3s2_avx512<2>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        failed |= run_s2_avx512<K, 2>(a, q, q_end, r);
         break;
       case 3:
-        row_failed = row_k3s2_avx512<3>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        failed |= run_s2_avx512<K, 3>(a, q, q_end, r);
         break;
       case 6:  // 3x3x3 windows (S5): 3x3 rows inside, 2x3 at the edges
-        row_failed = row_k3s2_avx512<6>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        failed |= run_s2_avx512<K, 6>(a, q, q_end, r);
         break;
       case 9:
-        row_failed = row_k3s2_avx512<9>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+        failed |= run_s2_avx512<K, 9>(a, q, q_end, r);
         break;
-      default:
-        row_failed = row_k3s2_avx512<-1>(a.plane, off, r, IW, OW, inv_w, rinv[q], a.t, out);
+      default:  // select_avx512 takes this path for windows of up to kS2MaxRows rows
+        failed |= run_s2_avx512<K, -1>(a, q, q_end, r);
     }
-    a.row_failed[q - a.q0] = row_failed;
-    failed |= row_failed;
+    q = q_end;
   }
   return failed;
 }
@@ -541,8 +569,12 @@ Ops select_avx512(Plan& pl) {
     ops.hrow = pick_hrow(kHrowAvx512, pl.stride_w, pl.k_w);
     ops.band = pick_band<BandAvx512, kHrowAvx512>(ops.hrow);
   }
-  if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 3 && pl.pad_left == 1)
-    ops.band = band_k3s2_avx512, ops.keeps_v = false;
+  if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 3 && pl.pad_left == 1 &&
+      pl.max_rows <= kS2MaxRows)
+    ops.band = band_s2_avx512<3>, ops.keeps_v = false;
+  if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
+      pl.max_rows <= kS2MaxRows)
+    ops.band = band_s2_avx512<2>, ops.keeps_v = false;
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);

@@ -34,6 +34,21 @@ Axis make_axis(const PoolGeometry& g, std::size_t a) {
   return ax;
 }
 
+// Runs of output rows: end[q] is one past the last row of the run from q, whose rows sum as
+// many input rows as q, each at q's offsets plus `shift` per row.
+std::vector<i64> make_runs(const Plan& pl, i64 rows, i64 shift) {
+  const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
+  std::vector<i64> end(at(rows), 0);
+  for (i64 q = rows - 1; q >= 0; --q) {
+    const i64 b = pl.row_begin[at(q)], r = pl.row_begin[at(q + 1)] - b;
+    bool joins = q + 1 < rows && pl.row_begin[at(q + 2)] - pl.row_begin[at(q + 1)] == r;
+    for (i64 j = 0; joins && j < r; ++j)
+      joins = pl.row_off[at(b + r + j)] == pl.row_off[at(b + j)] + shift;
+    end[at(q)] = joins ? end[at(q + 1)] : q + 1;
+  }
+  return end;
+}
+
 }  // namespace
 
 bool make_plan(const PoolGeometry& g, Plan& pl) {
@@ -104,6 +119,9 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
       pl.row_begin.push_back(static_cast<i64>(pl.row_off.size()));
       pl.row_rinv.push_back(pl.uniform ? 1.0 : (r == 0 ? 0.0 : 1.0 / static_cast<double>(r)));
     }
+  const i64 rows_per_bin = g.adaptive && OH > 0 && IH % OH == 0 ? IH / OH : 0;
+  pl.row_step = (g.adaptive ? rows_per_bin : g.stride[1]) * IW;
+  pl.step_end = make_runs(pl, out_rows, pl.row_step);
   pl.band_span_begin.assign(static_cast<std::size_t>(pl.bands), 0);
   pl.band_span_len.assign(static_cast<std::size_t>(pl.bands), 0);
   for (i64 band = 0; band < pl.bands; ++band) {
@@ -137,14 +155,7 @@ void make_flat(Plan& pl) {
   const i64 IW = g.in[2], rows = g.out[0] * g.out[1];
   pl.flat = true;
   const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
-  pl.run_end.assign(at(rows), 0);
-  for (i64 q = rows - 1; q >= 0; --q) {
-    const i64 b = pl.row_begin[at(q)], r = pl.row_begin[at(q + 1)] - b;
-    bool joins = q + 1 < rows && pl.row_begin[at(q + 2)] - pl.row_begin[at(q + 1)] == r;
-    for (i64 j = 0; joins && j < r; ++j)
-      joins = pl.row_off[at(b + r + j)] == pl.row_off[at(b + j)] + IW;
-    pl.run_end[at(q)] = joins ? pl.run_end[at(q + 1)] : q + 1;
-  }
+  pl.run_end = make_runs(pl, rows, IW);
   pl.flat_r.resize(at(rows * IW));
   for (i64 q = 0; q < rows; ++q)
     for (i64 ow = 0; ow < IW; ++ow)

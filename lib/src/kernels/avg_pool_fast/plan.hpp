@@ -50,6 +50,12 @@ struct Plan {
   // row_off[row_begin[q] .. row_begin[q+1]), in summation order; row_rinv[q] is the row factor.
   std::vector<i64> row_begin, row_off;
   std::vector<double> row_rinv;
+  // Runs of rows: rows q .. step_end[q]-1 sum as many input rows as q, at q's offsets plus
+  // row_step per row (the vertical stride, or an even bin's height, times IW), so a group
+  // function advances its row pointers instead of reading them from the table for each row:
+  // those dependent loads after the row's stores cost S2 ~15%.
+  i64 row_step = 0;
+  std::vector<i64> step_end;
   // Per band: float offset and length of the contiguous input span scanned for min/max.
   std::vector<i64> band_span_begin, band_span_len;
   // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
