@@ -60,15 +60,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: ab_main [--avx2] [--reps N] [--warmup N] SHAPE...\n");
     return 2;
   }
+  for (const std::string& id : ids) {  // every name first: no half table for a typo
+    void* c = new_make(id.c_str(), avx2, nullptr, nullptr, nullptr);
+    if (!c) {
+      std::fprintf(stderr, "ab: no shape %s (S1-S9, M1, M1v, M2, M3)\n", id.c_str());
+      return 2;
+    }
+    new_free(c);
+  }
   std::printf("%-5s %10s %10s %9s %9s  %s\n", "shape", "base ms", "new ms", "new/base", "spread",
               "outputs");
   bool all_same = true;
   for (const std::string& id : ids) {
     void* n = new_make(id.c_str(), avx2, nullptr, nullptr, nullptr);
-    if (!n) {
-      std::fprintf(stderr, "ab: no shape %s\n", id.c_str());
-      return 2;
-    }
     void* b = base_make(id.c_str(), avx2, new_in(n), new_out(n), new_indices(n));
     const auto count = static_cast<std::size_t>(new_out_count(n));
     // Each side's outputs from a zeroed buffer, then compared.
