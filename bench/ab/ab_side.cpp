@@ -30,6 +30,13 @@ struct Case {
 
 }  // namespace
 
+// Whether the benchmark table has a shape named `id`.
+extern "C" int AB_FN(has)(const char* id) {
+  for (const Shape& s : shapes())
+    if (std::string(s.id) == id) return 1;
+  return 0;
+}
+
 // The shape named `id` (nullptr when there is none). Without `in`, a random input (seed 1) and
 // zeroed outputs of its own; with `in`, views of the other side's tensors, so that both sides
 // read and write the same memory and share its cache state.
