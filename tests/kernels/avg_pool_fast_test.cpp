@@ -241,6 +241,10 @@ int check_against_oracle(const PoolGeometry& g, const Tensor& out, const std::ve
   return bad;
 }
 
+bool same_bits(float a, float b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
 bool same_bits(const Tensor& a, const Tensor& b) {
   return a.byte_size() == b.byte_size() &&
          std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) == 0;
@@ -614,12 +618,13 @@ TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
 }
 
 // Whole-plane sums are checked first against the greatest |x| of their unit of 64 planes as if
-// its signs were mixed; what fails is checked again against the unit's own T, from its min and
-// max. Each unit here holds order probes (positive; see order_probe) and one plane of +-2^100,
-// so every probe fails the first check. With +2^100 the unit has one sign, T = 0, and the probes
-// keep their double sums; with -2^100 they fall back to the reference kernel's sums. The two
-// differ by one ulp on some probes, so skipping either check changes outputs.
-TEST_CASE("fast avg_pool whole-plane units recheck failed sums against their min and max",
+// its signs were mixed; when one fails, every plane of the unit is judged by its own T, from
+// its min and max. Each unit here holds order probes (positive; see order_probe) and one plane
+// of +-2^100, so every probe fails the first check; each probe's plane has one sign, T = 0, so
+// the probes keep their double sums, with +2^100 and -2^100 alike. Falling back instead (a
+// recheck against the unit's T, or none) gives the reference kernel's sums, which differ by one
+// ulp on some probes.
+TEST_CASE("fast avg_pool whole-plane sums that fail are judged by their own plane",
           "[kernels][avg_pool_fast]") {
   const std::int64_t n = 16;  // 4x4 planes, divisor 16
   std::vector<std::vector<float>> probes;
@@ -661,8 +666,7 @@ TEST_CASE("fast avg_pool whole-plane units recheck failed sums against their min
         const Tensor out = run_fast(g, in, Parallel(threads), isa);
         int bad = 0;
         for (std::size_t k = 0; k < probes.size(); ++k) {
-          const float want = big > 0 ? sums.data<float>()[k] : ref.data<float>()[probe_plane[k]];
-          bad += out.data<float>()[probe_plane[k]] != want;
+          bad += out.data<float>()[probe_plane[k]] != sums.data<float>()[k];
         }
         CHECK(bad == 0);
         CHECK(check_against_oracle(g, out, oracle_of(g, in), "fast") == 0);
@@ -709,5 +713,65 @@ TEST_CASE("fast avg_pool bins of four add in the same order on every ISA",
     CHECK(check_against_oracle(g, portable, oracle_of(g, in), "portable") == 0);
     CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
     CHECK(same_bits(run_fast(g, in, par, Isa::best), portable));
+  }
+}
+
+// An output that fails the first check (against its band's stats, or on AVX-512 with uneven
+// bins of many rows against the greatest |x| its group's vertical pass loaded) is judged by the
+// T of its own window. Bins of 16 rows by 2 or 3 columns (5 columns into 3 uneven bins): the
+// outer bins hold order probes (positive) in their own columns, and every fifth output row has
+// +-2^100, which cancel, in column 1 (the first and middle bins). The first bins of those rows
+// have mixed signs: their probes fall back to the reference kernel's sums. Every other probe's
+// window has one sign, T = 0: it keeps its double sum, though its row, band and group hold
+// 2^100. The two kinds of result differ by one ulp on some probes. A signalling NaN after
+// +-2^100 in the middle bin of those rows makes that bin NaN and must change nothing else.
+TEST_CASE("fast avg_pool judges each failing output by its own window",
+          "[kernels][avg_pool_fast]") {
+  std::vector<std::vector<float>> probes;
+  for (const std::int64_t b : {0, 7, 15})
+    for (std::int64_t i = 0; i < 16; ++i)
+      for (std::int64_t j = i + 1; j < 16; ++j)
+        if (i != b && j != b && i != (b + 1) % 16 && j != (b + 1) % 16)
+          probes.push_back(order_probe(16, 32.0, b, i, j));  // 16 rows x 2 columns: divisor 32
+  const auto rows = static_cast<std::int64_t>(probes.size() + 1) / 2;
+  const PoolGeometry g = adaptive({1, 1}, {16 * rows, 5}, {rows, 3});
+  INFO(describe(g));
+  // The probes alone (one sign, no failures anywhere): their double sums.
+  Tensor alone = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+  float* a = alone.mutable_data<float>();
+  for (std::size_t k = 0; k < probes.size(); ++k)
+    for (std::int64_t i = 0; i < 16; ++i)
+      a[(16 * (static_cast<std::int64_t>(k) / 2) + i) * 5 + (k % 2 ? 4 : 0)] =
+          probes[k][static_cast<std::size_t>(i)];
+  const Tensor sums = run_fast(g, alone, Parallel(1), Isa::portable);
+  for (const bool nan : {false, true}) {
+    Tensor in = alone;
+    float* x = in.mutable_data<float>();
+    for (std::int64_t q = 0; q < rows; q += 5) {
+      x[(16 * q + 3) * 5 + 1] = 0x1p100f;
+      x[(16 * q + 6) * 5 + 1] = -0x1p100f;
+      if (nan) x[(16 * q + 9) * 5 + 2] = std::numeric_limits<float>::signaling_NaN();
+    }
+    Tensor ref = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+    irrun::kernels::avg_pool_reference(in, ref, g, Parallel(1));
+    int differ = 0;
+    for (std::int64_t q = 0; q < rows; q += 5)
+      differ += sums.data<float>()[q * 3] != ref.data<float>()[q * 3];
+    REQUIRE(differ > 0);  // the two kinds of result do tell the checks apart
+    INFO("NaN " << nan << ", " << differ << " probes differ");
+    for (const int threads : {1, 2})
+      for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+        INFO("threads " << threads << " isa " << static_cast<int>(isa));
+        const Tensor out = run_fast(g, in, Parallel(threads), isa);
+        int bad = 0;
+        for (std::int64_t q = 0; q < rows; ++q) {
+          const std::int64_t o = q * 3;
+          bad += out.data<float>()[o] != (q % 5 == 0 ? ref : sums).data<float>()[o];
+          bad += out.data<float>()[o + 2] != sums.data<float>()[o + 2];
+          bad += !same_bits(out.data<float>()[o + 1], ref.data<float>()[o + 1]);
+          bad += std::isnan(out.data<float>()[o + 1]) != (nan && q % 5 == 0);
+        }
+        CHECK(bad == 0);  // (the oracle's double sums lose the probes next to +-2^100)
+      }
   }
 }

@@ -5,7 +5,9 @@
 //      row offsets it sums (in summation order) and its row factor 1/rows; per band, the
 //      contiguous input span scanned for stats. The loops do no divisions and no per-row setup;
 //   1. stats: min and max of the band's input span (one contiguous pass, NaN ignored; the first
-//      4 KB of the next band's span are prefetched meanwhile);
+//      4 KB of the next band's span are prefetched meanwhile), for the first check (below).
+//      Uneven bins of many rows on AVX-512 (Plan::bound_in_pass) skip it: their vertical pass
+//      takes the greatest |x| from its own loads (Ops::vsum_bound);
 //   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
 //      double (exact conversion from f32), rows added left to right in table order;
 //   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
@@ -33,18 +35,25 @@
 //   where the taps come from, not the chain; the plane sums (plane_sum_portable) add at most
 //   N + 3. make_plan uses D = N + K + 16 (K = 0 for uneven bins). With at most d rounded
 //   additions on any path, |s^ - s| <= gamma_d * sum|x| <= gamma_d * N * M =: B, where N
-//   bounds the taps of any window, M = max |x| over the band and gamma_d = d*u/(1-d*u),
+//   bounds the taps of any window, M = max |x| over the window's inputs (or any superset of
+//   them) and gamma_d = d*u/(1-d*u),
 //   u = 2^-53. The result is
 //   y = fl(s^ * fl(fl(1/r) * fl(1/c))) = (s^/n)(1+e), |e| <= 4.01u. If B <= 2^-28 |s^| then
 //   |y - a| < 2^-26 |a|; any two reals that close round to f32 values at most one ulp apart
 //   (the f32 spacing at and just below a is >= 2^-25 |a|, also for subnormals), so fl32(y) is
 //   within one ulp of fl32(a). The kernel checks |s^| >= T with T = N * D * M * 2^-24 >= 2^28 B
-//   (D >= d, slack covers the gamma factor and the rounding of T itself). When all inputs of
-//   the band have one sign, sum|x| = |s| and the bound holds for every output (T = 0) as long
-//   as D <= 2^23. Outputs that fail the check (strong cancellation, an all-zero window in a
-//   mixed-sign band, NaN) are recomputed with the reference kernel's compensated sum in the
-//   reference order, which gives the reference kernel's bits. The group functions flag the rows
-//   holding a failed output; only those rows are rescanned (their V rows are still buffered).
+//   (D >= d, slack covers the gamma factor and the rounding of T itself). When all those
+//   inputs have one sign, sum|x| = |s| and the bound holds (T = 0) as long as D <= 2^23.
+//   Outputs that fail the check (strong cancellation, an all-zero window with mixed signs
+//   around it, NaN) are recomputed with the reference kernel's compensated sum in the
+//   reference order, which gives the reference kernel's bits.
+//   The decision is each output's own: T from the min and max of its window's inputs. The
+//   kernels first check against a T at least as large: the band's, from the stats of a span
+//   holding all of its rows, the mixed-sign T of the greatest |x| their vertical pass loaded
+//   (Ops::vsum_bound), or for whole planes that of the greatest |x| of a unit of planes. An
+//   output that passes that passes its own T. One that fails is judged by its own T
+//   (recheck_rows, window_threshold; run_whole_plane), so every path makes the same decisions,
+//   and gives the same bits, whatever its first check.
 // Files: avg_pool_fast/plan.* (the tables), ops.hpp (the portable sums that fix the order, the
 // function types), portable.cpp, avx2.cpp and avx512.cpp (the ISA paths); this file runs them.
 // Determinism: bands, summation orders and the check depend only on the geometry and the data,
@@ -87,17 +96,17 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
     // cost of one operation per load (min and max took two).
     if (!ops.finish_row(sums.data(), 1, count, inv_w.data(), 1.0, mixed_threshold(pl, m), y + p0))
       continue;
-    // Some sum failed. The unit's T proper, from its min and max, is 0 when its inputs have one
-    // sign (an all-zero plane after a ReLU fails the first check, but passes here), and no more
-    // than the first T otherwise. A NaN fails every check; then m may have missed values, and
-    // this T, which ignores NaN, is the one that counts for every plane. The outputs that pass
-    // it are stored already.
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    ops.stats(xu, count * n, lo, hi);
-    const double t = threshold(pl, lo, hi);
-    for (i64 p = p0; p < p0 + count; ++p)
-      if (!(std::fabs(sums[static_cast<std::size_t>(p - p0)]) >= t))
+    // Some sum failed: each plane of the unit is judged by its own T, from its min and max: 0
+    // when it has one sign (an all-zero plane after a ReLU fails the first check, but passes
+    // here), no more than the first T otherwise. Every plane, not only those that failed: a NaN
+    // fails every check, and m may then have missed values of other planes. The outputs that
+    // pass are stored already.
+    for (i64 p = p0; p < p0 + count; ++p) {
+      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+      ops.stats(x + p * n, n, lo, hi);
+      if (!(std::fabs(sums[static_cast<std::size_t>(p - p0)]) >= threshold(pl, lo, hi)))
         y[p] = fallback_output(pl, x + p * n, 0, 0, 0);
+    }
   }
 }
 
@@ -108,11 +117,38 @@ struct Scratch {
   std::unique_ptr<bool[]> row_failed;  // per row of the group: some output failed the check
 };
 
+// The flagged rows of group [g0, g1) (rare), with their sums from the V rows still in the buffer
+// (or rebuilt): an output that passed the first check (T `t_first`) passes its own; any other is
+// judged by the T of its own window and recomputed if it fails that. Out of line: the loop of
+// run_windows stays small.
+[[gnu::noinline]] void recheck_rows(const Plan& pl, const Ops& ops, const float* plane,
+                                    float* out_plane, i64 g0, i64 g1, double* vbase, i64 vlen,
+                                    const bool* row_failed, double t_first) {
+  const PoolGeometry& g = *pl.g;
+  const i64 OH = g.out[1], OW = g.out[2];
+  for (i64 q = g0; q < g1; ++q) {
+    if (!row_failed[q - g0]) continue;
+    double* vrow = vbase + (q - g0) * vlen;
+    if (!ops.keeps_v) vsum_row(pl, ops.vsum, plane, q, vrow + pl.pad_left);
+    float* out = out_plane + q * OW;
+    for (i64 ow = 0; ow < OW; ++ow) {
+      const auto w = static_cast<std::size_t>(ow);
+      const double s = pl.flat ? hsum_flat(vrow, vlen, ow, pl.pad_left, pl.k_w)
+                       : pl.fixed_w
+                           ? hsum_fixed(vrow, ow, pl.stride_w, pl.k_w)
+                           : hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
+      if (std::fabs(s) >= t_first) continue;
+      const i64 od = q / OH, oh = q % OH;
+      if (!(std::fabs(s) >= window_threshold(pl, plane, od, oh, ow)))
+        out[ow] = fallback_output(pl, plane, od, oh, ow);
+    }
+  }
+}
+
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
                  i64 unit_end) {
   const PoolGeometry& g = *pl.g;
-  const i64 OH = g.out[1], OW = g.out[2];
-  const i64 out_rows = g.out[0] * OH;
+  const i64 out_rows = g.out[0] * g.out[1];
   const i64 vlen = pl.flat ? g.in[2] : pl.vlen;
   const i64 group = std::max<i64>(1, kVBufferDoubles / vlen);
   Scratch sc;
@@ -131,10 +167,11 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     const i64 q0 = band * pl.units_per_band * pl.rows_per_unit;
     const i64 q1 = std::min(out_rows, q0 + pl.units_per_band * pl.rows_per_unit);
 
-    // 1. Stats of the band's input span (a contiguous superset of the rows it reads).
+    // 1. Stats of the band's input span (a contiguous superset of the rows it reads), unless
+    // the group function takes its bound from its own loads.
     float lo = std::numeric_limits<float>::infinity(), hi = -lo;
     const auto b = static_cast<std::size_t>(band);
-    if (pl.band_span_len[b] > 0)
+    if (pl.band_span_len[b] > 0 && !ops.vsum_bound)
       ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
     const double t = threshold(pl, lo, hi);
 
@@ -159,21 +196,9 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, sc.row_failed.get(), &next},
                     ops))
         continue;
-      // Failed outputs (rare) are recomputed from the V rows still in the buffer.
-      for (i64 q = g0; q < g1; ++q) {
-        if (!sc.row_failed[q - g0]) continue;
-        double* vrow = vbase + (q - g0) * vlen;
-        if (!ops.keeps_v) vsum_row(pl, ops.vsum, plane, q, vrow + pl.pad_left);
-        float* out = out_plane + q * OW;
-        for (i64 ow = 0; ow < OW; ++ow) {
-          const auto w = static_cast<std::size_t>(ow);
-          const double s =
-              pl.flat      ? hsum_flat(vrow, vlen, ow, pl.pad_left, pl.k_w)
-              : pl.fixed_w ? hsum_fixed(vrow, ow, pl.stride_w, pl.k_w)
-                           : hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
-          if (!(std::fabs(s) >= t)) out[ow] = fallback_output(pl, plane, q / OH, q % OH, ow);
-        }
-      }
+      // The group's own first check (vsum_bound) is not known here: no output skips the second.
+      recheck_rows(pl, ops, plane, out_plane, g0, g1, vbase, vlen, sc.row_failed.get(),
+                   ops.vsum_bound ? std::numeric_limits<double>::infinity() : t);
     }
     if (++band == pl.bands) band = 0, ++p;
   }

@@ -100,6 +100,12 @@ struct Ops {
   HrowFn finish_row = nullptr;  // the one-tap stride-1 pass: scale, check, store a row of sums
   bool (*band)(const BandArgs&, const Ops&) = nullptr;  // one group of rows (window kernel)
   bool keeps_v = true;  // band leaves the group's V rows in the buffer (else: rescans rebuild)
+  // vsum that also raises m to at least the greatest |x| it loads, NaN aside: a signalling NaN
+  // may drop the values above it in its column out of m, but every window that holds them
+  // holds the NaN too (Plan::bound_in_pass), and its output fails every check. Set where
+  // band_generic is to check against the bound of its group's loads instead of the band's.
+  void (*vsum_bound)(const float* plane, const i64* off, i64 r, i64 n, double* v,
+                     float& m) = nullptr;
 };
 
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
@@ -173,7 +179,7 @@ struct BandArgs {
   const float* plane;
   float* out_plane;
   i64 q0, q1;
-  double t;
+  double t;  // from the band's stats; unset where the group takes its own bound (vsum_bound)
   double* v;
   bool* row_failed;
   Prefetch* next;  // the vector group functions prefetch a chunk of it per row
@@ -182,7 +188,7 @@ struct BandArgs {
 // One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of
 // pl.vlen doubles, zero padding kept), then the horizontal pass, scaling, check and store.
 // Returns true when some output of the group failed the check; row_failed[q - q0] says which
-// rows hold one (the caller rescans those rows only).
+// rows hold one (the caller judges the outputs that failed by their own windows' T).
 using BandFn = bool (*)(const BandArgs&, const Ops&);
 
 // ------------------------------------------------------------------------------------------

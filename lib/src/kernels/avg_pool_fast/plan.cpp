@@ -49,6 +49,15 @@ std::vector<i64> make_runs(const Plan& pl, i64 rows, i64 shift) {
   return end;
 }
 
+// Whether every column of [0, n) is a tap of some window of the axis.
+bool every_column_read(const Axis& ax, i64 n) {
+  std::vector<bool> read(static_cast<std::size_t>(n), false);
+  for (std::size_t o = 0; o < ax.first.size(); ++o)
+    for (i64 t = 0; t < ax.taps[o]; ++t)
+      read[static_cast<std::size_t>(ax.first[o] + t * ax.step)] = true;
+  return std::all_of(read.begin(), read.end(), [](bool b) { return b; });
+}
+
 }  // namespace
 
 bool make_plan(const PoolGeometry& g, Plan& pl) {
@@ -122,6 +131,9 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   const i64 rows_per_bin = g.adaptive && OH > 0 && IH % OH == 0 ? IH / OH : 0;
   pl.row_step = (g.adaptive ? rows_per_bin : g.stride[1]) * IW;
   pl.step_end = make_runs(pl, out_rows, pl.row_step);
+  pl.bound_in_pass = pl.max_rows >= kBoundMinRows &&
+                     4 * static_cast<i64>(pl.row_off.size()) <= 5 * g.in[0] * IH &&
+                     every_column_read(pl.ax[2], IW);
   pl.band_span_begin.assign(static_cast<std::size_t>(pl.bands), 0);
   pl.band_span_len.assign(static_cast<std::size_t>(pl.bands), 0);
   for (i64 band = 0; band < pl.bands; ++band) {
@@ -170,27 +182,47 @@ void make_flat(Plan& pl) {
       }
 }
 
-float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {
+namespace {
+
+// f(x) for every input of window (od, oh, ow), in the reference kernel's order; returns the tap
+// count.
+template <class F>
+i64 for_each_tap(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow, F&& f) {
   const PoolGeometry& g = *pl.g;
   const auto D = static_cast<std::size_t>(od), H = static_cast<std::size_t>(oh),
              W = static_cast<std::size_t>(ow);
   const i64 td = pl.ax[0].taps[D], th = pl.ax[1].taps[H], tw = pl.ax[2].taps[W];
-  const i64 taps = td * th * tw;
-  if (taps == 0) return 0.0f;
-  detail::CompensatedSum sum;
   for (i64 a = 0; a < td; ++a) {
     const i64 id = pl.ax[0].first[D] + a * pl.ax[0].step;
     for (i64 b = 0; b < th; ++b) {
       const i64 ih = pl.ax[1].first[H] + b * pl.ax[1].step;
       const float* row = plane + (id * g.in[1] + ih) * g.in[2];
-      for (i64 c = 0; c < tw; ++c) sum.add(row[pl.ax[2].first[W] + c * pl.ax[2].step]);
+      for (i64 c = 0; c < tw; ++c) f(row[pl.ax[2].first[W] + c * pl.ax[2].step]);
     }
   }
+  return td * th * tw;
+}
+
+}  // namespace
+
+float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {
+  detail::CompensatedSum sum;
+  const i64 taps = for_each_tap(pl, plane, od, oh, ow, [&](float x) { sum.add(x); });
+  if (taps == 0) return 0.0f;
   return static_cast<float>(sum.mean(pl.uniform ? pl.kvol : static_cast<double>(taps)));
 }
 
+double window_threshold(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for_each_tap(pl, plane, od, oh, ow, [&](float x) {
+    if (x > hi) hi = x;  // NaN compares false: ignored
+    if (x < lo) lo = x;
+  });
+  return threshold(pl, lo, hi);
+}
+
 double threshold(const Plan& pl, float lo, float hi) {
-  if (!(lo <= hi)) return 0.0;         // no finite value in the band: nothing to bound
+  if (!(lo <= hi)) return 0.0;         // no value but NaN: nothing to bound
   if (lo >= 0 || hi <= 0) return 0.0;  // one sign: sum|x| = |s|, relative bound
   return mixed_threshold(pl, std::max(hi, -lo));
 }

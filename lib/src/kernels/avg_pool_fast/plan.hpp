@@ -22,7 +22,8 @@ constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane k
 constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
 constexpr i64 kFlatMaxKernel = 16;       // this wide, planes up to this many outputs
 constexpr i64 kFlatMaxPlane = i64{1} << 16;
-constexpr i64 kVGuard = 32;  // doubles before and after the V buffer (flat taps and tails)
+constexpr i64 kVGuard = 32;       // doubles before and after the V buffer (flat taps and tails)
+constexpr i64 kBoundMinRows = 8;  // Plan::bound_in_pass: windows of at least this many rows
 
 struct Axis {
   std::vector<i64> first, taps;
@@ -45,6 +46,12 @@ struct Plan {
   i64 units_per_band = 1;
   i64 bands = 1;
   i64 max_rows = 1;  // max input rows summed by the vertical pass
+  // The vertical pass may take the group's greatest |x| from its own loads instead of a stats
+  // pass over the band: windows of kBoundMinRows rows or more (long chains of additions leave
+  // the vector pipes room for one more operation per load), input rows read about once (at most
+  // 5/4 times: each read costs that operation again) and every input column inside some window
+  // (so every value loaded reaches some output, and a NaN among them makes that output NaN).
+  bool bound_in_pass = false;
   // Per-geometry row tables (flattened output row q = od*OH + oh), built once per call: the
   // float offsets in a plane of the input rows summed into V for row q are
   // row_off[row_begin[q] .. row_begin[q+1]), in summation order; row_rinv[q] is the row factor.
@@ -89,5 +96,9 @@ inline double mixed_threshold(const Plan& pl, float m) {
 // Reference-order compensated average of one output (the fallback for outputs that fail the
 // check): the reference kernel's bits.
 float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow);
+
+// T of one output's own window, from the min and max of its inputs: the check that decides
+// whether its fast sum stands (avg_pool_fast.cpp, accuracy proof).
+double window_threshold(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow);
 
 }  // namespace irrun::kernels::avg_fast

@@ -72,20 +72,35 @@ bool band_generic(const BandArgs& a, const Ops& ops) {
   const Plan& pl = *a.pl;
   const i64 OW = pl.g->out[2];
   bool failed = false;
-  for (i64 q = a.q0; q < a.q1; ++q)
-    vsum_row(pl, ops.vsum, a.plane, q, a.v + (q - a.q0) * pl.vlen + pl.pad_left);
+  double t = a.t;
+  if (ops.vsum_bound) {  // the bound from the vertical pass's own loads
+    float m = 0;
+    for (i64 q = a.q0; q < a.q1; ++q) {
+      const i64 b = pl.row_begin[static_cast<std::size_t>(q)];
+      const i64 r = pl.row_begin[static_cast<std::size_t>(q) + 1] - b;
+      double* v = a.v + (q - a.q0) * pl.vlen + pl.pad_left;
+      if (r == 0)
+        std::fill(v, v + pl.g->in[2], 0.0);
+      else
+        ops.vsum_bound(a.plane, pl.row_off.data() + b, r, pl.g->in[2], v, m);
+    }
+    t = mixed_threshold(pl, m);
+  } else {
+    for (i64 q = a.q0; q < a.q1; ++q)
+      vsum_row(pl, ops.vsum, a.plane, q, a.v + (q - a.q0) * pl.vlen + pl.pad_left);
+  }
   for (i64 q = a.q0; q < a.q1; ++q) {
     const double* vrow = a.v + (q - a.q0) * pl.vlen;
     const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
     float* out = a.out_plane + q * OW;
     bool row_failed = false;
     if (pl.fixed_w) {
-      row_failed = ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, a.t, out);
+      row_failed = ops.hrow(vrow, pl.k_w, OW, pl.inv_w.data(), rinv, t, out);
     } else {
       for (i64 ow = 0; ow < OW; ++ow) {
         const auto w = static_cast<std::size_t>(ow);
         const double s = hsum_generic(vrow, pl.ax[2].first[w], pl.ax[2].taps[w], pl.ax[2].step);
-        row_failed |= finish(s, rinv, pl.inv_w[w], a.t, out + ow);
+        row_failed |= finish(s, rinv, pl.inv_w[w], t, out + ow);
       }
     }
     a.row_failed[q - a.q0] = row_failed;
