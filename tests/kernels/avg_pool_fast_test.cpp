@@ -169,6 +169,7 @@ float random_value(Rng& rng, Data mode) {
       if (r == 0) return std::numeric_limits<float>::quiet_NaN();
       if (r == 1) return std::numeric_limits<float>::infinity();
       if (r == 2) return -std::numeric_limits<float>::infinity();
+      if (r == 3) return std::numeric_limits<float>::signaling_NaN();
       return static_cast<float>(sign * std::ldexp(m, static_cast<int>(rng.range(-4, 4)) - 23));
     }
   }
@@ -386,12 +387,17 @@ TEST_CASE("avg_pool dispatch uses the fast kernel only where it is covered",
 TEST_CASE("fast avg_pool group kernels on random geometries", "[kernels][avg_pool_fast]") {
   Rng rng(0x6A0F5ull);
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};
-  int bins4 = 0, empty_rows = 0;
+  int bins4 = 0, empty_rows = 0, long_bins = 0;
   for (int iter = 0; iter < 400; ++iter) {
     PoolGeometry g;
     const std::vector<std::int64_t> nc{rng.range(1, 2), rng.range(1, 6)};
-    const auto kind = rng.range(0, 3);
-    if (kind == 0) {  // equal adaptive bins, 2-D or 3-D
+    const auto kind = rng.range(0, 4);
+    if (kind == 4) {  // uneven bins of 8 rows or more (the bound from the vertical pass's loads)
+      const std::int64_t oh = rng.range(1, 6), ow = rng.range(2, 9);
+      g = adaptive(nc, {oh * rng.range(8, 20) + rng.range(0, oh - 1), ow * rng.range(1, 9) + 1},
+                   {oh, ow});
+      ++long_bins;
+    } else if (kind == 0) {  // equal adaptive bins, 2-D or 3-D
       const std::int64_t bw = rng.coin() ? 4 : rng.range(1, 6), bh = rng.range(1, 5);
       const std::int64_t ow = rng.range(1, 12), oh = rng.range(1, 9);
       if (rng.range(0, 3) == 0)
@@ -417,6 +423,7 @@ TEST_CASE("fast avg_pool group kernels on random geometries", "[kernels][avg_poo
   }
   CHECK(bins4 > 40);
   CHECK(empty_rows > 10);
+  CHECK(long_bins > 40);
 }
 
 // Flat groups (AVX-512 and AVX2: narrow stride-1 rows with OW == IW, V rows back to back, masked
