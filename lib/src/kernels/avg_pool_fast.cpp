@@ -129,7 +129,7 @@ struct Scratch {
   for (i64 q = g0; q < g1; ++q) {
     if (!row_failed[q - g0]) continue;
     double* vrow = vbase + (q - g0) * vlen;
-    if (!ops.keeps_v) vsum_row(pl, ops.vsum, plane, q, vrow + pl.pad_left);
+    if (!ops.keeps_v) vsum_row(pl, ops, plane, q, vrow + pl.pad_left);
     float* out = out_plane + q * OW;
     for (i64 ow = 0; ow < OW; ++ow) {
       const auto w = static_cast<std::size_t>(ow);

@@ -196,9 +196,11 @@ using BandFn = bool (*)(const BandArgs&, const Ops&);
 
 void stats_portable(const float* x, i64 n, float& lo, float& hi);
 
-// V row q of a plane (its IW vertical sums, zeros without rows) into v, summed by `vsum` (every
-// path's vsum gives the same bits). The portable group and the rescans of fused rows use it.
-void vsum_row(const Plan& pl, decltype(Ops::vsum) vsum, const float* plane, i64 q, double* v);
+// V row q of a plane (its IW vertical sums, zeros without rows) into v, summed by ops.vsum
+// (every path's vsum gives the same bits), or with m by ops.vsum_bound, which raises m. The
+// portable group and the rescans of fused rows use it.
+void vsum_row(const Plan& pl, const Ops& ops, const float* plane, i64 q, double* v,
+              float* m = nullptr);
 
 // The portable group: vsum_row, then the row pass, in the same order as the vector groups.
 bool band_generic(const BandArgs& a, const Ops& ops);

@@ -58,37 +58,27 @@ bool hrow_s2_portable(const double* vp, i64 k, i64 n, const double* inv_w, doubl
 
 }  // namespace
 
-void vsum_row(const Plan& pl, decltype(Ops::vsum) vsum, const float* plane, i64 q, double* v) {
+void vsum_row(const Plan& pl, const Ops& ops, const float* plane, i64 q, double* v, float* m) {
   const i64 b = pl.row_begin[static_cast<std::size_t>(q)];
   const i64 r = pl.row_begin[static_cast<std::size_t>(q) + 1] - b;
-  if (r == 0) {
+  if (r == 0)
     std::fill(v, v + pl.g->in[2], 0.0);
-  } else {
-    vsum(plane, pl.row_off.data() + b, r, pl.g->in[2], v);
-  }
+  else if (m)
+    ops.vsum_bound(plane, pl.row_off.data() + b, r, pl.g->in[2], v, *m);
+  else
+    ops.vsum(plane, pl.row_off.data() + b, r, pl.g->in[2], v);
 }
 
 bool band_generic(const BandArgs& a, const Ops& ops) {
   const Plan& pl = *a.pl;
   const i64 OW = pl.g->out[2];
   bool failed = false;
-  double t = a.t;
-  if (ops.vsum_bound) {  // the bound from the vertical pass's own loads
-    float m = 0;
-    for (i64 q = a.q0; q < a.q1; ++q) {
-      const i64 b = pl.row_begin[static_cast<std::size_t>(q)];
-      const i64 r = pl.row_begin[static_cast<std::size_t>(q) + 1] - b;
-      double* v = a.v + (q - a.q0) * pl.vlen + pl.pad_left;
-      if (r == 0)
-        std::fill(v, v + pl.g->in[2], 0.0);
-      else
-        ops.vsum_bound(a.plane, pl.row_off.data() + b, r, pl.g->in[2], v, m);
-    }
-    t = mixed_threshold(pl, m);
-  } else {
-    for (i64 q = a.q0; q < a.q1; ++q)
-      vsum_row(pl, ops.vsum, a.plane, q, a.v + (q - a.q0) * pl.vlen + pl.pad_left);
-  }
+  // With vsum_bound, the check is against the bound of the group's own loads.
+  float m = 0;
+  for (i64 q = a.q0; q < a.q1; ++q)
+    vsum_row(pl, ops, a.plane, q, a.v + (q - a.q0) * pl.vlen + pl.pad_left,
+             ops.vsum_bound ? &m : nullptr);
+  const double t = ops.vsum_bound ? mixed_threshold(pl, m) : a.t;
   for (i64 q = a.q0; q < a.q1; ++q) {
     const double* vrow = a.v + (q - a.q0) * pl.vlen;
     const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
