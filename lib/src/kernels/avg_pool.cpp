@@ -159,7 +159,7 @@ void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, co
 void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par) {
   check_arguments("avg_pool", in, out, g);
   if (g.planes() * g.out_plane_size() == 0) return;
-  if (avg_pool_fast(in, out, g, par)) return;
+  if (avg_pool_fast(in, out, g, par) || avg_pool_f16(in, out, g, par)) return;
   avg_pool_reference(in, out, g, par);
 }
 

@@ -24,12 +24,15 @@ class CompensatedSum {
 
   // (sum + err) / n with a single final rounding: the remainder of the first quotient is exact
   // via fma, so rounding sum + err to a double first does not stack a second rounding error.
-  double mean(double n) const {
-    // inf/NaN make err_ NaN; they propagate like an ordinary sum would.
-    if (!std::isfinite(sum_)) return sum_ / n;
-    const double q = sum_ / n;
-    const double rem = std::fma(-q, n, sum_);
-    return q + (rem + err_) / n;
+  double mean(double n) const { return mean_of(sum_, err_, n); }
+
+  // The same for a pair known otherwise (the f16 kernel's exact sums: err 0).
+  static double mean_of(double sum, double err, double n) {
+    // inf/NaN make err NaN; they propagate like an ordinary sum would.
+    if (!std::isfinite(sum)) return sum / n;
+    const double q = sum / n;
+    const double rem = std::fma(-q, n, sum);
+    return q + (rem + err) / n;
   }
 
  private:

@@ -1,7 +1,8 @@
 // AvgPool-1/14/16 and AdaptiveAvgPool-8 kernels, exact to OpenVINO's window and divisor rules
 // (docs/openvino-semantics.md sections 3, 4 and 7): a readable reference kernel, which is the
-// oracle, and a fast f32 kernel (avg_pool_fast.cpp) that keeps the same accuracy and
-// determinism contract. avg_pool() picks the fast one when it covers the case.
+// oracle, a fast f32 kernel (avg_pool_fast.cpp) that keeps the same accuracy and determinism
+// contract, and an f16 kernel that gives the reference's bits (avg_pool_f16.cpp). avg_pool()
+// picks a fast one when it covers the case.
 #pragma once
 
 #include "irrun/kernels/isa.hpp"
@@ -40,6 +41,13 @@ void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, co
 // guarantee is recomputed with the reference kernel's compensated sum.
 bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
                    Isa isa = Isa::best);
+
+// The f16 kernel (avg_pool_f16.cpp): the reference kernel's bits, from exact double sums in a
+// cheaper order. Returns false, touching nothing, when it does not cover the case (other element
+// types, windows of more than 2^13 taps, planes past its buffers, an inf or NaN in the input).
+// Isa::portable leaves out its F16C conversions (every path gives the same bits).
+bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                  Isa isa = Isa::best);
 
 // Whether avg_pool_fast covers this case (used by benchmarks and tests to report the path).
 bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g);

@@ -1,0 +1,191 @@
+// The f16 AvgPool kernel: the reference kernel's bits at a fraction of its cost per tap.
+//
+// Why it can be exact without a check: an f16 value is an integer multiple of 2^-24 below 2^16 in
+// magnitude, so any sum of at most 2^13 of them, and every partial sum in any order, is a multiple
+// of 2^-24 below 2^29: 53 bits, held by a double exactly. There the reference kernel's
+// compensated sum carries no error term (each TwoSum step is exact), and its result depends on the
+// exact sum alone. So this kernel may add in the cheapest order: the W taps of every input row
+// once, then those row sums over each window's D and H taps. It ends each output as the reference
+// does (CompensatedSum::mean with no error term, rounded once to f16).
+// Not covered (the reference kernel runs): windows of more than 2^13 taps, planes too large for
+// the per-thread buffers, and inputs holding an inf or NaN (which NaN a window returns, and its
+// payload, depend on the order of the additions).
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "compensated_sum.hpp"
+#include "irrun/float16.hpp"
+#include "irrun/kernels/avg_pool.hpp"
+#include "simd.hpp"
+#include "window.hpp"
+
+namespace irrun::kernels {
+namespace {
+
+using i64 = std::int64_t;
+
+constexpr i64 kMaxExactTaps = i64{1} << 13;       // see above
+constexpr i64 kMaxScratchDoubles = i64{1} << 19;  // per thread: 4 MiB
+
+bool finite_f16(const std::uint16_t* x, i64 n) {
+  std::uint16_t any = 0;  // branch-free, so the loop vectorises
+  for (i64 i = 0; i < n; ++i) any |= static_cast<std::uint16_t>((x[i] & 0x7C00) == 0x7C00);
+  return any == 0;
+}
+
+// x[i] as doubles (exact). F16C converts eight at a time where the CPU has it.
+__attribute__((target("avx,f16c"))) void widen_f16c(const std::uint16_t* x, i64 n, double* d) {
+  i64 i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+    _mm256_storeu_pd(d + i, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+    _mm256_storeu_pd(d + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+  }
+  for (; i < n; ++i) d[i] = f16_bits_to_double(x[i]);
+}
+
+// The four 64-bit lane masks of `mask` as 32-bit ones.
+__attribute__((target("avx2,fma,f16c"))) inline __m128i lanes32(__m256d mask) {
+  const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(mask), idx));
+}
+
+// y[k] = the reference's f16 of s[k] / n[k] (exact sums, so no error term), k < 4, with the
+// same IEEE operations in vector form; then the double rounded to f16 once: first to float
+// rounded to odd (truncated, the last bit set when inexact), which keeps every bit that decides
+// the f16 rounding since float has 13 more; then to f16, to nearest even.
+__attribute__((target("avx2,fma,f16c"))) void finish4_f16c(const double* s, const double* n,
+                                                           std::uint16_t* y) {
+  const __m256d sum = _mm256_loadu_pd(s), div = _mm256_loadu_pd(n);
+  const __m256d q = _mm256_div_pd(sum, div);
+  const __m256d rem = _mm256_fnmadd_pd(q, div, sum);  // fma(-q, n, sum)
+  const __m256d m = _mm256_add_pd(q, _mm256_div_pd(_mm256_add_pd(rem, _mm256_setzero_pd()), div));
+  const __m128 f = _mm256_cvtpd_ps(m);
+  const __m256d back = _mm256_cvtps_pd(f);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d inexact = _mm256_cmp_pd(back, m, _CMP_NEQ_UQ);
+  const __m256d away =
+      _mm256_cmp_pd(_mm256_andnot_pd(sign, back), _mm256_andnot_pd(sign, m), _CMP_GT_OQ);
+  const __m128i one = _mm_set1_epi32(1);
+  __m128i bits = _mm_castps_si128(f);
+  bits = _mm_sub_epi32(bits, _mm_and_si128(lanes32(away), one));    // toward zero
+  bits = _mm_or_si128(bits, _mm_and_si128(lanes32(inexact), one));  // odd when inexact
+  const __m128i h = _mm_cvtps_ph(_mm_castsi128_ps(bits), _MM_FROUND_TO_NEAREST_INT);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(y), h);
+}
+
+void widen_portable(const std::uint16_t* x, i64 n, double* d) {
+  for (i64 i = 0; i < n; ++i) d[i] = f16_bits_to_double(x[i]);
+}
+
+struct Layout {
+  const PoolGeometry& g;
+  const std::array<detail::AxisWindows, 3>& ax;
+  bool full_kernel_divisor;
+  double kernel_volume;
+  bool f16c;                                                   // the CPU has AVX2, FMA and F16C
+  i64 rows_w() const { return g.in[0] * g.in[1] * g.out[2]; }  // W sums of every input row
+};
+
+// One plane: x (its inputs as doubles) -> rows (their W sums) -> y.
+void plane_f16(const Layout& l, const double* x, double* rows, std::uint16_t* y) {
+  const PoolGeometry& g = l.g;
+  const auto& [ad, ah, aw] = l.ax;
+  const i64 IW = g.in[2], OW = g.out[2];
+  // W sums of R rows at once: R independent chains of additions (one chain per window is bound
+  // by the latency of each add, and a global pool's rows have a single window).
+  const auto w_sums = [&]<int R>(i64 r) {
+    for (i64 ow = 0; ow < OW; ++ow) {
+      const auto w = static_cast<std::size_t>(ow);
+      const double* xr = x + r * IW + aw.first[w];
+      double s[R];
+      for (int k = 0; k < R; ++k) s[k] = 0.0;
+      for (i64 t = 0; t < aw.taps[w]; ++t)
+        for (int k = 0; k < R; ++k) s[k] += xr[k * IW + t * aw.step];
+      for (int k = 0; k < R; ++k) rows[(r + k) * OW + ow] = s[k];
+    }
+  };
+  const i64 in_rows = g.in[0] * g.in[1];
+  i64 r = 0;
+  for (; r + 4 <= in_rows; r += 4) w_sums.template operator()<4>(r);
+  for (; r < in_rows; ++r) w_sums.template operator()<1>(r);
+  // Per output row, the row sums of its windows' D and H taps, R outputs at once (in registers:
+  // an accumulator row in memory would chain every add through a store and a load).
+  for (std::size_t od = 0; od < static_cast<std::size_t>(g.out[0]); ++od) {
+    for (std::size_t oh = 0; oh < static_cast<std::size_t>(g.out[1]); ++oh) {
+      const auto outputs = [&]<int R>(i64 ow) {
+        double s[R], n[R];
+        for (int k = 0; k < R; ++k) s[k] = 0.0;
+        for (i64 td = 0; td < ad.taps[od]; ++td) {
+          for (i64 th = 0; th < ah.taps[oh]; ++th) {
+            const i64 r = (ad.first[od] + td * ad.step) * g.in[1] + ah.first[oh] + th * ah.step;
+            for (int k = 0; k < R; ++k) s[k] += rows[r * OW + ow + k];
+          }
+        }
+        // A zero sum (a window without taps too) gives +0 whatever its sign and n, as in the
+        // reference: q + (rem + 0) / n is -0 + +0 for a -0.
+        for (int k = 0; k < R; ++k) {
+          const i64 taps = ad.taps[od] * ah.taps[oh] * aw.taps[static_cast<std::size_t>(ow + k)];
+          n[k] =
+              l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(std::max<i64>(1, taps));
+        }
+        if (R == 4 && l.f16c) {
+          finish4_f16c(s, n, y);
+          y += R;
+          return;
+        }
+        for (int k = 0; k < R; ++k)
+          *y++ = f16_bits_from_double(detail::CompensatedSum::mean_of(s[k], 0.0, n[k]));
+      };
+      i64 ow = 0;
+      for (; ow + 4 <= OW; ow += 4) outputs.template operator()<4>(ow);
+      for (; ow < OW; ++ow) outputs.template operator()<1>(ow);
+    }
+  }
+}
+
+}  // namespace
+
+bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                  Isa isa) {
+  if (in.type != ElementType::f16 || out.type != ElementType::f16) return false;
+  if (g.planes() * g.out_plane_size() == 0) return true;
+  const auto ax = detail::axis_windows(g);
+  i64 max_taps = 1;
+  for (const auto& a : ax) max_taps *= *std::max_element(a.taps.begin(), a.taps.end());
+  static const bool f16c = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           __builtin_cpu_supports("f16c");
+  }();
+  const Layout l{g, ax, !g.adaptive && g.pads_in_avg,
+                 static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
+                     static_cast<double>(g.kernel[2]),
+                 f16c && isa != Isa::portable};
+  if (max_taps > kMaxExactTaps || g.in_plane_size() + l.rows_w() > kMaxScratchDoubles) return false;
+
+  const auto* x = in.data<std::uint16_t>();
+  const i64 n_in = g.in_plane_size();
+  std::atomic<bool> finite{true};
+  par.for_range(g.planes(), [&](i64 b, i64 e) {
+    if (!finite_f16(x + b * n_in, (e - b) * n_in)) finite = false;
+  });
+  if (!finite) return false;
+
+  const auto widen = l.f16c ? widen_f16c : widen_portable;
+  auto* y = out.mutable_data<std::uint16_t>();
+  par.for_range(g.planes(), [&](i64 b, i64 e) {
+    std::vector<double> xs(static_cast<std::size_t>(n_in)),
+        rows(static_cast<std::size_t>(l.rows_w()));
+    for (i64 p = b; p < e; ++p) {
+      widen(x + p * n_in, n_in, xs.data());
+      plane_f16(l, xs.data(), rows.data(), y + p * g.out_plane_size());
+    }
+  });
+  return true;
+}
+
+}  // namespace irrun::kernels

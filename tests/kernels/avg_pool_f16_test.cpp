@@ -1,0 +1,191 @@
+// The f16 kernel against the reference kernel: the same bits on every geometry it covers, on
+// both of its paths and for any thread count, and nothing touched where it declines.
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "irrun/float16.hpp"
+#include "irrun/kernels/avg_pool.hpp"
+#include "support/pool_geometries.hpp"
+#include "support/pool_shape.hpp"
+#include "support/split_mix.hpp"
+
+namespace {
+
+using irrun::ElementType;
+using irrun::Parallel;
+using irrun::PoolGeometry;
+using irrun::Tensor;
+using irrun::kernels::Isa;
+using irrun::testing::adaptive;
+using irrun::testing::describe;
+using irrun::testing::random_geometry;
+using irrun::testing::shape_of;
+using irrun::testing::SplitMix64;
+using irrun::testing::window;
+
+// Finite f16 patterns. Mode 0: any (subnormals, +-0, up to +-65504); mode 1: a few magnitudes
+// far apart with both signs, so that windows cancel down to their smallest terms (a sum kept
+// in float or in a narrower order would lose them); mode 2: zeros of both signs and a few
+// subnormals (an all -0 window must give +0, as the reference's sum from +0 does).
+std::uint16_t random_half(SplitMix64& rng, int mode) {
+  static const std::uint16_t kFar[] = {0x7BFF, 0x7800, 0x6400, 0x3C00, 0x1400, 0x0001, 0x03FF};
+  std::uint16_t h = 0;
+  switch (mode) {
+    case 0:
+      do h = static_cast<std::uint16_t>(rng.next());
+      while ((h & 0x7C00) == 0x7C00);
+      return h;
+    case 1:
+      h = kFar[rng.range(0, 6)];
+      h = static_cast<std::uint16_t>(h ^ rng.range(0, 3));  // stays finite
+      break;
+    default:
+      h = rng.range(0, 3) == 0 ? static_cast<std::uint16_t>(rng.range(1, 3)) : 0;
+  }
+  return static_cast<std::uint16_t>(h | (rng.coin() ? 0x8000 : 0));
+}
+
+Tensor random_input(SplitMix64& rng, const PoolGeometry& g, int mode) {
+  Tensor t = Tensor::zeros(ElementType::f16, shape_of(g, g.in));
+  auto* x = t.mutable_data<std::uint16_t>();
+  for (std::size_t i = 0; i < t.element_count(); ++i) x[i] = random_half(rng, mode);
+  return t;
+}
+
+// An output filled with a signalling-NaN pattern, so that outputs left unwritten show.
+Tensor poisoned_output(const PoolGeometry& g) {
+  Tensor t = Tensor::zeros(ElementType::f16, shape_of(g, g.out));
+  auto* y = t.mutable_data<std::uint16_t>();
+  for (std::size_t i = 0; i < t.element_count(); ++i) y[i] = 0x7D55;
+  return t;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.byte_size() == b.byte_size() &&
+         std::memcmp(a.data<std::uint16_t>(), b.data<std::uint16_t>(), a.byte_size()) == 0;
+}
+
+// Outputs that differ from the reference's, the first few reported.
+int mismatches(const PoolGeometry& g, const Tensor& got, const Tensor& want) {
+  int bad = 0;
+  for (std::size_t i = 0; i < want.element_count(); ++i) {
+    const std::uint16_t a = got.data<std::uint16_t>()[i], b = want.data<std::uint16_t>()[i];
+    if (a != b && ++bad <= 3)
+      FAIL_CHECK(describe(g) << " output " << i << ": f16 kernel 0x" << std::hex << a
+                             << ", reference 0x" << b);
+  }
+  return bad;
+}
+
+Tensor run_reference(const PoolGeometry& g, const Tensor& in, const Parallel& par) {
+  Tensor out = poisoned_output(g);
+  irrun::kernels::avg_pool_reference(in, out, g, par);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("f16 avg_pool gives the reference's bits on random geometries",
+          "[kernels][avg_pool_f16]") {
+  SplitMix64 rng(0xF16F16ull);
+  const Parallel par(2);
+  std::int64_t outputs = 0;
+  for (int iter = 0; iter < 1200; ++iter) {
+    const PoolGeometry g = random_geometry(rng);
+    const int mode = iter % 3;
+    INFO(describe(g) << " mode " << mode);
+    const Tensor in = random_input(rng, g, mode);
+    const Tensor want = run_reference(g, in, par);
+    for (Isa isa : {Isa::best, Isa::portable}) {
+      Tensor got = poisoned_output(g);
+      REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par, isa));
+      CHECK(mismatches(g, got, want) == 0);
+    }
+    outputs += static_cast<std::int64_t>(want.element_count());
+  }
+  CHECK(outputs > 300000);  // enough outputs that one double rounding in 2^13 shows
+}
+
+TEST_CASE("f16 avg_pool on large windows and the benchmark patterns", "[kernels][avg_pool_f16]") {
+  SplitMix64 rng(0x5EED16ull);
+  const Parallel par(2);
+  const PoolGeometry geometries[] = {
+      window({1, 8}, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false),  // S3, include-pad
+      window({1, 4}, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),   // S1
+      window({1, 3}, {10, 7, 7}, {2, 7, 7}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false, true),
+      adaptive({1, 3}, {90, 91}, {1, 1}),    // 8190 taps: the largest exact window here
+      adaptive({2, 5}, {45, 37}, {17, 13}),  // uneven bins
+      adaptive({1, 70}, {7, 7}, {1, 1}),     // global, one output per plane
+  };
+  for (const PoolGeometry& g : geometries) {
+    for (int mode = 0; mode < 3; ++mode) {
+      INFO(describe(g) << " mode " << mode);
+      const Tensor in = random_input(rng, g, mode);
+      Tensor got = poisoned_output(g);
+      REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par));
+      CHECK(mismatches(g, got, run_reference(g, in, par)) == 0);
+    }
+  }
+}
+
+TEST_CASE("f16 avg_pool is bit-identical for any thread count", "[kernels][avg_pool_f16]") {
+  SplitMix64 rng(0x7D16ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(7)};
+  for (int iter = 0; iter < 40; ++iter) {
+    const PoolGeometry g = random_geometry(rng);
+    INFO(describe(g));
+    const Tensor in = random_input(rng, g, iter % 3);
+    Tensor first = poisoned_output(g);
+    REQUIRE(irrun::kernels::avg_pool_f16(in, first, g, pools[0]));
+    for (std::size_t k = 1; k < std::size(pools); ++k) {
+      Tensor got = poisoned_output(g);
+      REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, pools[k]));
+      CHECK(same_bits(got, first));
+    }
+  }
+}
+
+TEST_CASE("f16 avg_pool declines what it cannot prove and touches nothing",
+          "[kernels][avg_pool_f16]") {
+  SplitMix64 rng(0xDEC1Dull);
+  const Parallel par(2);
+  const PoolGeometry g = window({1, 3}, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true);
+  const Tensor untouched = poisoned_output(g);
+  SECTION("an inf or NaN anywhere in the input") {
+    for (std::uint16_t special : {0x7C00, 0xFC00, 0x7E00, 0x7C01}) {
+      Tensor in = random_input(rng, g, 0);
+      in.mutable_data<std::uint16_t>()[static_cast<std::size_t>(
+          rng.range(0, static_cast<std::int64_t>(in.element_count()) - 1))] = special;
+      Tensor out = poisoned_output(g);
+      CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, g, par));
+      CHECK(same_bits(out, untouched));
+      // avg_pool then runs the reference kernel: its bits, NaN payloads included.
+      irrun::kernels::avg_pool(in, out, g, par);
+      CHECK(same_bits(out, run_reference(g, in, par)));
+    }
+  }
+  SECTION("windows past 2^13 taps") {
+    const PoolGeometry big = adaptive({1, 1}, {91, 91}, {1, 1});  // 8281 taps
+    const Tensor in = random_input(rng, big, 0);
+    Tensor out = poisoned_output(big);
+    CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, big, par));
+    CHECK(same_bits(out, poisoned_output(big)));
+  }
+  SECTION("planes past its buffers") {
+    const PoolGeometry wide =
+        window({1, 1}, {800, 800}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true);
+    const Tensor in = random_input(rng, wide, 0);
+    Tensor out = poisoned_output(wide);
+    CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, wide, par));
+    CHECK(same_bits(out, poisoned_output(wide)));
+  }
+  SECTION("other element types") {
+    const Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+    CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, g, par));
+  }
+}
