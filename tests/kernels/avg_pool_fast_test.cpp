@@ -238,6 +238,20 @@ TEST_CASE("fast avg_pool matches the oracle on random geometries", "[kernels][av
   CHECK(covered == 600);  // the fast kernel covers every f32 geometry generated here
 }
 
+// Found by fuzz_avg_pool: make_plan clamped to the empty range [1, 0] (no output rows) and then
+// divided by the band's unit count, 0. Called directly, as the benchmarks and tests do.
+TEST_CASE("fast avg_pool on geometries without outputs", "[kernels][avg_pool_fast]") {
+  const Parallel par(2);
+  for (const PoolGeometry& g : {adaptive({1, 1}, {1, 1}, {0, 1}), adaptive({1, 2}, {4, 5}, {3, 0}),
+                                adaptive({2, 1}, {3, 4, 5}, {0, 2, 2})}) {
+    INFO(describe(g));
+    CHECK(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+    const Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+    CHECK(irrun::kernels::avg_pool_fast(in, out, g, par));
+  }
+}
+
 TEST_CASE("fast avg_pool is bit-identical for any thread count", "[kernels][avg_pool_fast]") {
   Rng rng(0xD37E2ull);
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};

@@ -106,8 +106,9 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
       by_depth ? std::max<i64>(1, g.stride[0]) * g.in[1]
                : std::max<i64>(1, g.adaptive ? g.in[1] / std::max<i64>(1, g.out[1]) : g.stride[1]);
   const i64 units = by_depth ? g.out[0] : g.out[1];
-  pl.units_per_band =
-      std::clamp<i64>(kBandInputFloats / std::max<i64>(1, in_rows_per_unit * g.in[2]), 1, units);
+  // units may be 0 (no output rows): then one unit per band and no bands.
+  pl.units_per_band = std::clamp<i64>(
+      kBandInputFloats / std::max<i64>(1, in_rows_per_unit * g.in[2]), 1, std::max<i64>(1, units));
   pl.bands = (units + pl.units_per_band - 1) / pl.units_per_band;
 
   // Row tables and band spans (see Plan).
