@@ -10,6 +10,8 @@
 // Not covered (the reference kernel runs): windows of more than 2^13 taps, planes too large for
 // the per-thread buffers, and inputs holding an inf or NaN (which NaN a window returns, and its
 // payload, depend on the order of the additions).
+#include <cpuid.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -93,7 +95,8 @@ struct Layout {
 // One plane: x (its inputs as doubles) -> rows (their W sums) -> y.
 void plane_f16(const Layout& l, const double* x, double* rows, std::uint16_t* y) {
   const PoolGeometry& g = l.g;
-  const auto& [ad, ah, aw] = l.ax;
+  const auto &ad = l.ax[0], &ah = l.ax[1],
+             &aw = l.ax[2];  // not a structured binding: clang 14 lambdas cannot capture one
   const i64 IW = g.in[2], OW = g.out[2];
   // W sums of R rows at once: R independent chains of additions (one chain per window is bound
   // by the latency of each add, and a global pool's rows have a single window).
@@ -158,8 +161,11 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   for (const auto& a : ax) max_taps *= *std::max_element(a.taps.begin(), a.taps.end());
   static const bool f16c = [] {
     __builtin_cpu_init();
+    // F16C from cpuid: clang 14's __builtin_cpu_supports does not know it (AVX2's check
+    // already covers the OS's support of the registers).
+    unsigned a = 0, b = 0, c = 0, d = 0;
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("f16c");
+           __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
   }();
   const Layout l{g, ax, !g.adaptive && g.pads_in_avg,
                  static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
