@@ -160,12 +160,10 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   i64 max_taps = 1;
   for (const auto& a : ax) max_taps *= *std::max_element(a.taps.begin(), a.taps.end());
   static const bool f16c = [] {
-    __builtin_cpu_init();
-    // F16C from cpuid: clang 14's __builtin_cpu_supports does not know it (AVX2's check
+    // F16C from cpuid: clang 14's __builtin_cpu_supports does not know it (the AVX2 check
     // already covers the OS's support of the registers).
     unsigned a = 0, b = 0, c = 0, d = 0;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+    return detail::cpu_has_avx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
   }();
   const Layout l{g, ax, !g.adaptive && g.pads_in_avg,
                  static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
