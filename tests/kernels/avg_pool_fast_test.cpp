@@ -271,7 +271,7 @@ TEST_CASE("fast avg_pool is bit-identical for any thread count", "[kernels][avg_
 
 TEST_CASE("fast avg_pool falls back on cancellation", "[kernels][avg_pool_fast]") {
   // 2^30 + 2^-30 - 2^30: a plain double sum loses 2^-30 and would give 0; the bound cannot
-  // prove the double sum, so the output goes through the compensated sum: 2^-30/3.
+  // prove the double sum, so the output goes through the exact sum: 2^-30/3.
   PoolGeometry g = window({1, 1}, {3}, {3}, {1}, {0}, {0}, false, true);
   Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 3});
   in.mutable_data<float>()[0] = 0x1p30f;

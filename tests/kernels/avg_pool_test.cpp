@@ -307,7 +307,7 @@ TEST_CASE("avg_pool hand-checked cases", "[kernels][avg_pool]") {
   }
 }
 
-TEST_CASE("avg_pool cancellation keeps small terms (compensated sum)", "[kernels][avg_pool]") {
+TEST_CASE("avg_pool cancellation keeps small terms (exact sum)", "[kernels][avg_pool]") {
   // 2^60 + 1 - 2^60: a plain double sum loses the 1 and returns 0; the exact average is 1/3.
   const HandCase c{.name = "cancel", .in = {3}, .out = {1}, .kernel = {3}, .stride = {1}};
   const PoolGeometry g = geometry_of(c);
@@ -322,7 +322,7 @@ TEST_CASE("avg_pool cancellation keeps small terms (compensated sum)", "[kernels
 TEST_CASE("avg_pool f64 keeps sub-ulp terms of the sum", "[kernels][avg_pool]") {
   // Exact average (1 + 3*2^-53)/4 = 0.25 + 1.5*2^-54, halfway between two doubles spaced 2^-54.
   // A plain double sum rounds every 1 + 2^-53 back to 1 and returns 0.25, 1.5 ulp off; the
-  // compensated sum with a single final rounding gives the tie's even neighbour.
+  // exact sum with a single final rounding gives the tie's even neighbour.
   const HandCase c{.name = "f64", .in = {4}, .out = {1}, .kernel = {4}, .stride = {1}};
   const PoolGeometry g = geometry_of(c);
   const double tiny = 0x1p-53;

@@ -11,7 +11,7 @@
 
 #include <Eigen/Core>
 
-#include "compensated_sum.hpp"
+#include "exact_sum.hpp"
 #include "int_average.hpp"
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
@@ -23,17 +23,20 @@ namespace {
 using detail::axis_windows;
 using detail::AxisWindows;
 using detail::check_arguments;
-using detail::CompensatedSum;
 using detail::ExactIntSum;
 using detail::for_each_window;
 using detail::i128;
 using detail::Window;
 
 // Per element type: how elements load into the window sum, the sum and divisor types, and how
-// the average is stored. Floats: exact doubles into a compensated sum, rounded once on store.
+// the average is stored. Floats: exact doubles, summed exactly (exact_sum.hpp), the average
+// rounded once on store.
 struct FloatAverage {
-  using Sum = CompensatedSum;
   using Divisor = double;
+  template <class ForEach>
+  static double mean(const ForEach& for_each_value, double n) {
+    return detail::exact_mean(for_each_value, n);
+  }
   static double kernel_volume(const PoolGeometry& g) {
     return static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
            static_cast<double>(g.kernel[2]);
@@ -80,8 +83,13 @@ struct Storage<Eigen::bfloat16> : FloatAverage {
 template <class T>
 requires std::is_integral_v<T>
 struct Storage<T> {
-  using Sum = ExactIntSum<sizeof(T) == 1>;
   using Divisor = i128;
+  template <class ForEach>
+  static i128 mean(const ForEach& for_each_value, i128 n) {
+    ExactIntSum<sizeof(T) == 1> sum;
+    for_each_value([&](i128 x) { sum.add(x); });
+    return sum.mean(n);
+  }
   static i128 kernel_volume(const PoolGeometry& g) {
     return detail::exact_kernel_volume(g.kernel.data(), 3);
   }
@@ -107,13 +115,14 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
       return;
     }
     const T* plane = x + p * g.in_plane_size();
-    typename S::Sum sum;
-    window.for_each_row([&](std::int64_t first, std::int64_t count, std::int64_t step) {
-      for (std::int64_t t = 0; t < count; ++t) sum.add(S::load(plane[first + t * step]));
-    });
+    const auto for_each_value = [&](const auto& f) {
+      window.for_each_row([&](std::int64_t first, std::int64_t count, std::int64_t step) {
+        for (std::int64_t t = 0; t < count; ++t) f(S::load(plane[first + t * step]));
+      });
+    };
     const typename S::Divisor divisor =
         full_kernel_divisor ? kernel_volume : static_cast<typename S::Divisor>(taps);
-    result = S::store(sum.mean(divisor));
+    result = S::store(S::mean(for_each_value, divisor));
   });
 }
 

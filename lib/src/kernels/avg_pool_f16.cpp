@@ -2,14 +2,13 @@
 //
 // Why it can be exact without a check: an f16 value is an integer multiple of 2^-24 below 2^16 in
 // magnitude, so any sum of at most 2^13 of them, and every partial sum in any order, is a multiple
-// of 2^-24 below 2^29: 53 bits, held by a double exactly. There the reference kernel's
-// compensated sum carries no error term (each TwoSum step is exact), and its result depends on the
-// exact sum alone. So this kernel may add in the cheapest order: the W taps of every input row
-// once, then those row sums over each window's D and H taps. It ends each output as the reference
-// does (CompensatedSum::mean with no error term, rounded once to f16).
+// of 2^-24 below 2^29: 53 bits, held by a double exactly. The reference kernel's result depends on
+// the exact sum alone (exact_sum.hpp), so this kernel may add in the cheapest order: the W taps of
+// every input row once, then those row sums over each window's D and H taps. It ends each output
+// as the reference does (mean_of of the exact sum, rounded once to f16).
 // Not covered (the reference kernel runs): windows of more than 2^13 taps, planes too large for
-// the per-thread buffers, and inputs holding an inf or NaN (which NaN a window returns, and its
-// payload, depend on the order of the additions).
+// the per-thread buffers, and inputs holding an inf or NaN (the reference returns the first NaN in
+// its own order).
 #include <cpuid.h>
 
 #include <algorithm>
@@ -18,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compensated_sum.hpp"
+#include "exact_sum.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 #include "simd.hpp"
@@ -140,8 +139,7 @@ void plane_f16(const Layout& l, const double* x, double* rows, std::uint16_t* y)
           y += R;
           return;
         }
-        for (int k = 0; k < R; ++k)
-          *y++ = f16_bits_from_double(detail::CompensatedSum::mean_of(s[k], 0.0, n[k]));
+        for (int k = 0; k < R; ++k) *y++ = f16_bits_from_double(detail::mean_of(s[k], 0.0, n[k]));
       };
       i64 ow = 0;
       for (; ow + 4 <= OW; ow += 4) outputs.template operator()<4>(ow);

@@ -45,8 +45,8 @@
 //   (D >= d, slack covers the gamma factor and the rounding of T itself). When all those
 //   inputs have one sign, sum|x| = |s| and the bound holds (T = 0) as long as D <= 2^23.
 //   Outputs that fail the check (strong cancellation, an all-zero window with mixed signs
-//   around it, NaN) are recomputed with the reference kernel's compensated sum in the
-//   reference order, which gives the reference kernel's bits.
+//   around it, NaN) are recomputed with the reference kernel's exact sum (exact_sum.hpp),
+//   which gives the reference kernel's bits.
 //   The decision is each output's own: T from the min and max of its window's inputs. The
 //   kernels first check against a T at least as large: the band's, from the stats of a span
 //   holding all of its rows, the mixed-sign T of the greatest |x| their vertical pass loaded

@@ -20,8 +20,10 @@ namespace irrun::kernels {
 // nothing. The divisor is prod(kernel) when g.pads_in_avg, else the number of in-bounds taps; a
 // window without in-bounds taps yields 0. Adaptive pooling: bins adaptive_bin_start..end per
 // axis, divided by the bin size.
-// Accuracy: sums are compensated in double and divided once; f32 and f64 results are within one
-// ulp of the exact average, f16/bf16 are the double average rounded once. Integers are summed
+// Accuracy: float sums are exact (two doubles, or a superaccumulator when those would round) and
+// divided once; f32 and f64 results are within one ulp of the exact average and depend on the
+// exact sum alone, f16/bf16 are the double average rounded once; inf and NaN propagate (a window's
+// first NaN, or NaN for both infinities). Integers are summed
 // and divided exactly (128-bit): i8/u8 round the exact average to nearest, ties to even; wider
 // integers truncate it toward zero (docs/openvino-semantics.md section 7). Results are
 // bit-identical for every thread count (planes are split across `par`, each output is computed
@@ -34,11 +36,11 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
 void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par);
 
 // The fast f32 kernel. Returns false, touching nothing, when it does not cover the case (other
-// element types, dilation > 1, huge windows); the caller then uses the reference kernel.
+// element types, windows of more than 2^22 taps); the caller then uses the reference kernel.
 // Tensors must already match the geometry (avg_pool checks that). Contract: every output is
 // within one ulp of the exact average and bit-identical for any thread count. Each output's
 // double sum carries a rigorous error bound; an output whose bound does not prove the one-ulp
-// guarantee is recomputed with the reference kernel's compensated sum.
+// guarantee is recomputed with the reference kernel's exact sum.
 bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
                    Isa isa = Isa::best);
 

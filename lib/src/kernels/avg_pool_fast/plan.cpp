@@ -4,7 +4,7 @@
 #include <limits>
 #include <numeric>
 
-#include "../compensated_sum.hpp"
+#include "../exact_sum.hpp"
 
 namespace irrun::kernels::avg_fast {
 namespace {
@@ -185,10 +185,9 @@ void make_flat(Plan& pl) {
 
 namespace {
 
-// f(x) for every input of window (od, oh, ow), in the reference kernel's order; returns the tap
-// count.
+// f(x) for every input of window (od, oh, ow), in the reference kernel's order.
 template <class F>
-i64 for_each_tap(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow, F&& f) {
+void for_each_tap(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow, F&& f) {
   const PoolGeometry& g = *pl.g;
   const auto D = static_cast<std::size_t>(od), H = static_cast<std::size_t>(oh),
              W = static_cast<std::size_t>(ow);
@@ -201,16 +200,20 @@ i64 for_each_tap(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow, F&&
       for (i64 c = 0; c < tw; ++c) f(row[pl.ax[2].first[W] + c * pl.ax[2].step]);
     }
   }
-  return td * th * tw;
 }
 
 }  // namespace
 
 float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {
-  detail::CompensatedSum sum;
-  const i64 taps = for_each_tap(pl, plane, od, oh, ow, [&](float x) { sum.add(x); });
+  const auto D = static_cast<std::size_t>(od), H = static_cast<std::size_t>(oh),
+             W = static_cast<std::size_t>(ow);
+  const i64 taps = pl.ax[0].taps[D] * pl.ax[1].taps[H] * pl.ax[2].taps[W];
   if (taps == 0) return 0.0f;
-  return static_cast<float>(sum.mean(pl.uniform ? pl.kvol : static_cast<double>(taps)));
+  const auto for_each_value = [&](const auto& f) {
+    for_each_tap(pl, plane, od, oh, ow, [&](float x) { f(x); });
+  };
+  return static_cast<float>(
+      detail::exact_mean(for_each_value, pl.uniform ? pl.kvol : static_cast<double>(taps)));
 }
 
 double window_threshold(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {

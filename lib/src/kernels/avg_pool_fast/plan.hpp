@@ -93,8 +93,8 @@ inline double mixed_threshold(const Plan& pl, float m) {
   return static_cast<double>(m) * pl.t_factor;
 }
 
-// Reference-order compensated average of one output (the fallback for outputs that fail the
-// check): the reference kernel's bits.
+// The exact average of one output (the fallback for outputs that fail the check): the reference
+// kernel's bits.
 float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow);
 
 // T of one output's own window, from the min and max of its inputs: the check that decides
