@@ -140,8 +140,7 @@ TEMPLATE_TEST_CASE("exact sums: within one ulp, and a function of the exact sum 
     const double v = std::ldexp(mant, std::max(exp - digits + 1, min_exp));
     return static_cast<double>(static_cast<TestType>(rng.coin() ? -v : v));
   };
-  int checked = 0;
-  for (int round = 0; round < 1500; ++round) {
+  for (int round = 0; round < 4000; ++round) {
     const std::size_t taps = static_cast<std::size_t>(rng.range(1, 24));
     const int mode = static_cast<int>(rng.range(0, 3));
     std::vector<double> v;
@@ -182,7 +181,5 @@ TEMPLATE_TEST_CASE("exact sums: within one ulp, and a function of the exact sum 
     REQUIRE(bits(average<TestType>(spilled, true)) == bits(average<TestType>(zeros, true)));
     REQUIRE(within_one_ulp_of_average(zeros, taps + 6, average<TestType>(zeros, true)));
     if (f32) REQUIRE(within_one_ulp_of_average(v, taps, average<TestType>(v, false)));
-    ++checked;
   }
-  CHECK(checked == 1500);
 }
