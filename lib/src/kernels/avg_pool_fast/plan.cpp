@@ -205,9 +205,8 @@ void for_each_tap(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow, F&
 }  // namespace
 
 float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {
-  const auto D = static_cast<std::size_t>(od), H = static_cast<std::size_t>(oh),
-             W = static_cast<std::size_t>(ow);
-  const i64 taps = pl.ax[0].taps[D] * pl.ax[1].taps[H] * pl.ax[2].taps[W];
+  i64 taps = 0;
+  for_each_tap(pl, plane, od, oh, ow, [&](float) { ++taps; });
   if (taps == 0) return 0.0f;
   const auto for_each_value = [&](const auto& f) {
     for_each_tap(pl, plane, od, oh, ow, [&](float x) { f(x); });
