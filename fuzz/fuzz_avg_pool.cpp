@@ -37,6 +37,7 @@
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
 #include "irrun/tensor.hpp"
+#include "support/f32_ulps.hpp"
 
 namespace {
 
@@ -302,20 +303,6 @@ i64 total_taps(const PoolGeometry& g) {
 
 // ---- Checks.
 
-std::int64_t ordinal(float v) {
-  const auto b = std::bit_cast<std::uint32_t>(v);
-  const auto mag = static_cast<std::int64_t>(b & 0x7FFFFFFFu);
-  return (b >> 31) ? -mag : mag;
-}
-
-// As tests/kernels/avg_pool_fast_test.cpp: NaN exactly where the exact result is NaN, infinities
-// equal, else within one ulp of the exact average rounded to f32 (+0 and -0 alike).
-bool within_one_ulp(float got, float want) {
-  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
-  if (std::isinf(want) || std::isinf(got)) return got == want;
-  return std::abs(ordinal(got) - ordinal(want)) <= 1;
-}
-
 std::string text(const std::array<std::int64_t, 3>& a) {
   return "[" + std::to_string(a[0]) + "," + std::to_string(a[1]) + "," + std::to_string(a[2]) + "]";
 }
@@ -355,7 +342,7 @@ void check_oracle(const char* what, const PoolGeometry& g, const Tensor& in, con
   for (i64 p = 0; p < g.planes(); ++p)
     for (i64 o = 0; o < n; ++o) {
       const float got = out.data<float>()[p * n + o];
-      if (!within_one_ulp(got, want[static_cast<std::size_t>(p * n + o)]))
+      if (!irrun::testing::within_one_f32_ulp(got, want[static_cast<std::size_t>(p * n + o)]))
         fail(what, g, in.data<float>() + p * g.in_plane_size(), p, o,
              w[static_cast<std::size_t>(o)], want[static_cast<std::size_t>(p * n + o)], got);
     }

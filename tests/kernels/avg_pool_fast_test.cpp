@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "irrun/kernels/avg_pool.hpp"
+#include "support/f32_ulps.hpp"
 #include "support/naive_pool.hpp"
 #include "support/pool_geometries.hpp"
 #include "support/pool_shape.hpp"
@@ -34,6 +35,7 @@ using irrun::testing::describe;
 using irrun::testing::random_geometry;
 using irrun::testing::shape_of;
 using irrun::testing::window;
+using irrun::testing::within_one_f32_ulp;
 
 // The S1-S9 benchmark patterns at reduced sizes, plus shapes that cross band, vector-tail and
 // whole-plane block boundaries.
@@ -119,22 +121,6 @@ Tensor poisoned_output(const PoolGeometry& g) {
   return t;
 }
 
-std::int64_t ordinal(float v) {
-  const auto b = std::bit_cast<std::uint32_t>(v);
-  const auto mag = static_cast<std::int64_t>(b & 0x7FFFFFFFu);
-  return (b >> 31) ? -mag : mag;
-}
-
-// got within one ulp of the oracle (exact average rounded once); NaN only where the oracle is
-// NaN, infinities equal.
-bool within_one_ulp(float got, double oracle) {
-  if (std::isnan(oracle)) return std::isnan(got);
-  const float want = static_cast<float>(oracle);
-  if (std::isnan(got)) return false;
-  if (std::isinf(want) || std::isinf(got)) return got == want;
-  return std::abs(ordinal(got) - ordinal(want)) <= 1;
-}
-
 // The oracle on specials: NaN if any NaN or both infinities, else the infinity, else the sum.
 std::vector<double> oracle_of(const PoolGeometry& g, const Tensor& in) {
   std::vector<double> x(in.element_count());
@@ -153,7 +139,7 @@ int check_against_oracle(const PoolGeometry& g, const Tensor& out, const std::ve
   int bad = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
     const float got = out.data<float>()[i];
-    if (!within_one_ulp(got, want[i]) && ++bad <= 3) {
+    if (!within_one_f32_ulp(got, static_cast<float>(want[i])) && ++bad <= 3) {
       std::ostringstream os;
       os.precision(17);
       os << what << " " << describe(g) << " output " << i << ": got " << got << ", oracle "

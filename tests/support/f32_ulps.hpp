@@ -1,0 +1,26 @@
+// The f32 one-ulp check shared by the fast kernel's tests and fuzz_avg_pool: a result against the
+// exact average rounded once to f32.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
+namespace irrun::testing {
+
+// Position on the ordered line of f32 values (+0 and -0 coincide): differences count ulps.
+inline std::int64_t f32_ordinal(float v) {
+  const auto b = std::bit_cast<std::uint32_t>(v);
+  const auto mag = static_cast<std::int64_t>(b & 0x7FFFFFFFu);
+  return (b >> 31) ? -mag : mag;
+}
+
+// NaN exactly where want is NaN, infinities equal, else within one ulp (+0 and -0 alike).
+inline bool within_one_f32_ulp(float got, float want) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+  if (std::isinf(want) || std::isinf(got)) return got == want;
+  return std::abs(f32_ordinal(got) - f32_ordinal(want)) <= 1;
+}
+
+}  // namespace irrun::testing
