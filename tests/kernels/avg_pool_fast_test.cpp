@@ -1,6 +1,7 @@
 // The fast f32 kernel against the naive oracle, the reference kernel, itself across ISAs and
 // across thread counts.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -420,6 +421,34 @@ TEST_CASE("fast avg_pool fused stride-2 rows", "[kernels][avg_pool_fast]") {
   CHECK(cases > 500);
   CHECK(empty_rows > 40);
   CHECK(fallbacks > 80);
+}
+
+TEST_CASE("fast avg_pool fused stride-2 row pairs flag each row's failures",
+          "[kernels][avg_pool_fast]") {
+  // 3x3 s2 p1 rows run two at a time (rows 1-2 and 3-4 here; row 0 sums two input rows). One
+  // cancelling window, in the second row of a pair (input row 4 reaches output row 2 alone) or
+  // in the first (input row 6: output row 3 alone). Its other taps are 0, the rest of the input
+  // 2^20: every other output passes the band's check, so only the flagged row is rechecked.
+  const PoolGeometry g = window({1, 1}, {12, 24}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true);
+  const Parallel par(1);
+  for (const auto [oh, ow, row] : {std::array{2, 5, 4}, std::array{3, 9, 6}}) {
+    Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 12, 24});
+    float* x = in.mutable_data<float>();
+    std::fill(x, x + 12 * 24, 0x1p20f);
+    for (int h = 2 * oh - 1; h <= 2 * oh + 1; ++h)
+      for (int w = 2 * ow - 1; w <= 2 * ow + 1; ++w) x[h * 24 + w] = 0.0f;
+    x[row * 24 + 2 * ow - 1] = 0x1p30f;
+    x[row * 24 + 2 * ow] = 0x1p-30f;  // a double sum loses it: 0 instead of 2^-30/9
+    x[row * 24 + 2 * ow + 1] = -0x1p30f;
+    std::vector<double> want = oracle_of(g, in);  // exact but for the planted window
+    want[static_cast<std::size_t>(oh * 12 + ow)] = 0x1p-30 / 9;
+    for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      INFO("output row " << oh);
+      const Tensor out = run_fast(g, in, par, isa);
+      CHECK(out.data<float>()[oh * 12 + ow] == static_cast<float>(0x1p-30 / 9));
+      CHECK(check_against_oracle(g, out, want, "row pairs") == 0);
+    }
+  }
 }
 
 TEST_CASE("fast avg_pool flat groups fall back in straddling blocks", "[kernels][avg_pool_fast]") {
