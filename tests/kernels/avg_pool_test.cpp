@@ -750,6 +750,58 @@ TEST_CASE("avg_pool integer kernel volume beyond 2^120 is rejected", "[kernels][
   }
 }
 
+// pads_in_avg with a kernel volume V past 2^53 that is not a double (three dims of 2^17 to 2^20,
+// one input cell under the window): the average x / V. Dividing by V rounded to a double left
+// f64 results up to ~1.5 ulp off; they must be faithful, one of the two values of the type around
+// x / V. The oracle is long double: its 64 bits hold V < 2^60 exactly, and the quotient to 2^-64.
+TEST_CASE("avg_pool divides by a kernel volume past 2^53 that is not a double",
+          "[kernels][avg_pool]") {
+  SplitMix64 rng(53);
+  PoolGeometry g;
+  g.spatial_rank = 3;
+  g.pads_in_avg = true;
+  const auto faithful = [](auto got, long double exact) {
+    using T = decltype(got);
+    const T near = static_cast<T>(exact);
+    const T other = near > exact   ? std::nextafter(near, -std::numeric_limits<T>::infinity())
+                    : near < exact ? std::nextafter(near, std::numeric_limits<T>::infinity())
+                                   : near;
+    return got == near || got == other;
+  };
+  int past_2_53 = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::int64_t volume = 1;
+    for (std::size_t a = 0; a < 3; ++a) {
+      g.kernel[a] = rng.range(std::int64_t{1} << 17, std::int64_t{1} << 20);
+      g.pad_end[a] = g.kernel[a] - 1;
+      volume *= g.kernel[a];
+    }
+    if (volume > (std::int64_t{1} << 53) &&
+        static_cast<std::int64_t>(static_cast<double>(volume)) != volume)
+      ++past_2_53;
+    const double mantissa = 1.0 + static_cast<double>(rng.next() >> 12) * 0x1p-52;
+    const double x =
+        std::ldexp(rng.next() % 2 ? mantissa : -mantissa, static_cast<int>(rng.range(-60, 60)));
+    INFO("kernel " << g.kernel[0] << "x" << g.kernel[1] << "x" << g.kernel[2] << ", x "
+                   << std::hexfloat << x);
+    for (const ElementType type : {ElementType::f64, ElementType::f32}) {
+      Tensor in = Tensor::zeros(type, {1, 1, 1, 1, 1});
+      Tensor out = Tensor::zeros(type, {1, 1, 1, 1, 1});
+      if (type == ElementType::f64) {
+        in.mutable_data<double>()[0] = x;
+        irrun::kernels::avg_pool(in, out, g, Parallel(1));
+        CHECK(faithful(out.data<double>()[0], static_cast<long double>(x) / volume));
+      } else {
+        in.mutable_data<float>()[0] = static_cast<float>(x);
+        irrun::kernels::avg_pool(in, out, g, Parallel(1));
+        CHECK(faithful(out.data<float>()[0],
+                       static_cast<long double>(static_cast<float>(x)) / volume));
+      }
+    }
+  }
+  CHECK(past_2_53 > 2000);
+}
+
 namespace {
 
 // A value of the type: 1 in 8 its min or max, 1 in 8 any value, else small (ties are common).

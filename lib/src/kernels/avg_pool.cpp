@@ -32,14 +32,13 @@ using detail::Window;
 // the average is stored. Floats: exact doubles, summed exactly (exact_sum.hpp), the average
 // rounded once on store.
 struct FloatAverage {
-  using Divisor = double;
+  using Divisor = detail::Divisor;
   template <class ForEach>
-  static double mean(const ForEach& for_each_value, double n) {
+  static double mean(const ForEach& for_each_value, Divisor n) {
     return detail::exact_mean(for_each_value, n);
   }
-  static double kernel_volume(const PoolGeometry& g) {
-    return static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
-           static_cast<double>(g.kernel[2]);
+  static Divisor kernel_volume(const PoolGeometry& g) {
+    return detail::volume_divisor(g.kernel.data());
   }
 };
 

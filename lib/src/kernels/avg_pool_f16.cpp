@@ -139,7 +139,11 @@ void plane_f16(const Layout& l, const double* x, double* rows, std::uint16_t* y)
           y += R;
           return;
         }
-        for (int k = 0; k < R; ++k) *y++ = f16_bits_from_double(detail::mean_of(s[k], 0.0, n[k]));
+        for (int k = 0; k < R; ++k) {
+          detail::Divisor d;
+          d.hi = n[k];  // a count below 2^53, or the kernel volume when that is a double
+          *y++ = f16_bits_from_double(detail::mean_of(s[k], 0.0, d));
+        }
       };
       i64 ow = 0;
       for (; ow + 4 <= OW; ow += 4) outputs.template operator()<4>(ow);
@@ -163,11 +167,10 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
     unsigned a = 0, b = 0, c = 0, d = 0;
     return detail::cpu_has_avx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
   }();
-  const Layout l{g, ax, !g.adaptive && g.pads_in_avg,
-                 static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
-                     static_cast<double>(g.kernel[2]),
-                 f16c && isa != Isa::portable};
+  const detail::Divisor volume = detail::volume_divisor(g.kernel.data());
+  const Layout l{g, ax, !g.adaptive && g.pads_in_avg, volume.hi, f16c && isa != Isa::portable};
   if (max_taps > kMaxExactTaps || g.in_plane_size() + l.rows_w() > kMaxScratchDoubles) return false;
+  if (l.full_kernel_divisor && volume.lo != 0) return false;  // not a double: mean_of's rest
 
   const auto* x = in.data<std::uint16_t>();
   const i64 n_in = g.in_plane_size();

@@ -38,7 +38,8 @@
 //   bounds the taps of any window, M = max |x| over the window's inputs (or any superset of
 //   them) and gamma_d = d*u/(1-d*u),
 //   u = 2^-53. The result is
-//   y = fl(s^ * fl(fl(1/r) * fl(1/c))) = (s^/n)(1+e), |e| <= 4.01u. If B <= 2^-28 |s^| then
+//   y = fl(s^ * fl(fl(1/r) * fl(1/c))) = (s^/n)(1+e), |e| <= 4.01u (or fl(1/fl(n)) for a kernel
+//   volume n past 2^53, which rounds to a double: |e| <= 3.01u). If B <= 2^-28 |s^| then
 //   |y - a| < 2^-26 |a|; any two reals that close round to f32 values at most one ulp apart
 //   (the f32 spacing at and just below a is >= 2^-25 |a|, also for subnormals), so fl32(y) is
 //   within one ulp of fl32(a). The kernel checks |s^| >= T with T = N * D * M * 2^-24 >= 2^28 B
@@ -84,7 +85,7 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
                      i64 unit_end) {
   const PoolGeometry& g = *pl.g;
   const i64 n = g.in_plane_size();
-  const double inv = 1.0 / (pl.uniform ? pl.kvol : static_cast<double>(n));
+  const double inv = 1.0 / (pl.uniform ? pl.kvol.hi : static_cast<double>(n));
   std::vector<double> sums(kWholePlaneBlock), inv_w(kWholePlaneBlock, inv);
   for (i64 u = unit_begin; u < unit_end; ++u) {
     const i64 p0 = u * kWholePlaneBlock, count = std::min(g.planes() - p0, kWholePlaneBlock);

@@ -4,7 +4,21 @@
 
 namespace irrun::kernels::detail {
 
-double mean_of(const Superaccumulator& sum, double n) {
+Divisor volume_divisor(const std::int64_t* kernel) {
+  using i128 = Divisor::Count;
+  i128 volume = 1;
+  bool exact = true;
+  for (int a = 0; a < 3; ++a)
+    exact = exact && !__builtin_mul_overflow(volume, static_cast<i128>(kernel[a]), &volume) &&
+            volume <= (i128{1} << 120);
+  if (exact) return Divisor(volume);
+  Divisor d;
+  d.hi = static_cast<double>(kernel[0]) * static_cast<double>(kernel[1]) *
+         static_cast<double>(kernel[2]);
+  return d;
+}
+
+double mean_of(const Superaccumulator& sum, Divisor n) {
   const auto [hi, lo] = sum.split();
   if (std::isfinite(hi)) return mean_of(hi, lo, n);
   constexpr int kScale = Superaccumulator::kMaxShift;

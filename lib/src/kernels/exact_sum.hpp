@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
+#include <cstdint>
 
 #include "superaccumulator.hpp"
 
@@ -19,20 +21,42 @@ inline double two_sum_error(double a, double b, double t) {
   return (a - (t - b_part)) + (b - b_part);
 }
 
+// A divisor: a count of taps or a kernel volume, n = hi + lo with hi = n rounded to nearest and
+// lo the rest (rounded only past 2^106). A kernel volume (pads_in_avg: prod(kernel), up to
+// 2^120) above 2^53 is not a double, and dividing by hi alone left f64 averages ~1.5 ulp off.
+// Built from integers only: a double has already lost the rest.
+struct Divisor {
+  __extension__ typedef __int128 Count;
+  double hi = 1, lo = 0;
+  Divisor() = default;
+  // Implicit: counts convert where divisors are expected (a double does not: no constructor).
+  Divisor(Count n) : hi(static_cast<double>(n)), lo(static_cast<double>(n - Count(hi))) {}
+  template <std::integral I>
+  Divisor(I n) : Divisor(static_cast<Count>(n)) {}
+};
+
+// prod(kernel[0..2]) as a divisor: exact up to 2^120 (shape inference bounds each kernel dim by
+// 2^40), past that (hand-made geometries only) the product of the doubles.
+Divisor volume_divisor(const std::int64_t* kernel);
+
 // (hi + lo) / n with one final rounding, for hi the exact sum rounded to nearest and lo the
 // rest: the remainder of the first quotient is exact via fma, so rounding the sum to a double
 // first does not stack a second rounding error. The result is within one ulp of the exact
 // average. Also the f16 kernel's mean of its exact sums (lo = 0), which so has exact_mean's bits.
-inline double mean_of(double hi, double lo, double n) {
-  if (!std::isfinite(hi)) return hi / n;
-  const double q = hi / n;
-  const double rem = std::fma(-q, n, hi);
-  return q + (rem + lo) / n;
+// With n.lo != 0 (n > 2^53) the remainder also takes q * n.lo off (rounded, but the correction
+// it enters is at most ~1.5 ulp of q, so its error stays far below one ulp).
+inline double mean_of(double hi, double lo, Divisor n) {
+  if (!std::isfinite(hi)) return hi / n.hi;
+  const double q = hi / n.hi;
+  const double rem = std::fma(-q, n.hi, hi);
+  double r = rem + lo;
+  if (n.lo != 0) r = std::fma(-q, n.lo, r);
+  return q + r / n.hi;
 }
 
 // The same for a sum held by a superaccumulator: its nearest double and rest, scaled down first
 // when the sum overflows a double (its average need not).
-double mean_of(const Superaccumulator& sum, double n);
+double mean_of(const Superaccumulator& sum, Divisor n);
 
 // The average of a fixed-order stream of NaN or infinite values: the first NaN, else NaN for
 // both infinities, else the infinity.
@@ -49,7 +73,7 @@ class Specials {
 
 // Replays the stream exactly: infinities and NaNs apart, the finite values in a superaccumulator.
 template <class ForEach>
-[[gnu::noinline]] double exact_mean_replayed(const ForEach& for_each_value, double n) {
+[[gnu::noinline]] double exact_mean_replayed(const ForEach& for_each_value, Divisor n) {
   Specials specials;
   Superaccumulator sum;
   for_each_value([&](double x) {
@@ -59,7 +83,7 @@ template <class ForEach>
       specials.add(x);
     }
   });
-  return specials.any() ? specials.value() / n : mean_of(sum, n);
+  return specials.any() ? specials.value() / n.hi : mean_of(sum, n);
 }
 
 // The average of the values for_each_value(f) passes to f (the same values each time it is
@@ -69,7 +93,7 @@ template <class ForEach>
 // spanning more than ~2^106 with cancellation, e.g. 2^60, 1, 2^-60, -1, -2^60), or on an
 // overflow, inf or NaN, the stream is replayed into a superaccumulator (exact_mean_replayed).
 template <class ForEach>
-double exact_mean(const ForEach& for_each_value, double n) {
+double exact_mean(const ForEach& for_each_value, Divisor n) {
   double sum = 0.0, err = 0.0;
   bool exact = true;
   for_each_value([&](double x) {

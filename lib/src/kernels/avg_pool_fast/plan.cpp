@@ -66,8 +66,7 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   const i64 n_max = pl.ax[0].max_taps * pl.ax[1].max_taps * pl.ax[2].max_taps;
   if (n_max > kMaxTaps) return false;
   pl.uniform = !g.adaptive && g.pads_in_avg;
-  pl.kvol = static_cast<double>(g.kernel[0]) * static_cast<double>(g.kernel[1]) *
-            static_cast<double>(g.kernel[2]);
+  pl.kvol = detail::volume_divisor(g.kernel.data());
 
   // One window per plane that covers the whole input plane.
   pl.whole_plane = g.out_plane_size() == 1 && g.in_plane_size() > 0 &&
@@ -88,7 +87,7 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   for (i64 ow = 0; ow < g.out[2]; ++ow) {
     const i64 tw = pl.ax[2].taps[static_cast<std::size_t>(ow)];
     pl.inv_w[static_cast<std::size_t>(ow)] =
-        pl.uniform ? 1.0 / pl.kvol : (tw == 0 ? 0.0 : 1.0 / static_cast<double>(tw));
+        pl.uniform ? 1.0 / pl.kvol.hi : (tw == 0 ? 0.0 : 1.0 / static_cast<double>(tw));
   }
 
   // d: rounded additions on any path; bounded generously for every summation order
@@ -212,7 +211,7 @@ float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow
     for_each_tap(pl, plane, od, oh, ow, [&](float x) { f(x); });
   };
   return static_cast<float>(
-      detail::exact_mean(for_each_value, pl.uniform ? pl.kvol : static_cast<double>(taps)));
+      detail::exact_mean(for_each_value, pl.uniform ? pl.kvol : detail::Divisor(taps)));
 }
 
 double window_threshold(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {

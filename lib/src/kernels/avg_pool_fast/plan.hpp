@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "../exact_sum.hpp"
 #include "irrun/pool_geometry.hpp"
 
 namespace irrun::kernels::avg_fast {
@@ -57,7 +58,7 @@ struct Plan {
   const PoolGeometry* g = nullptr;
   Axis ax[3];
   bool uniform = false;  // every window divides by the kernel volume
-  double kvol = 1;
+  detail::Divisor kvol;  // the kernel volume (kvol.hi: rounded to a double past 2^53)
   bool whole_plane = false;
   bool fixed_w = false;  // horizontal windows of fixed K taps over a zero-padded row
   i64 stride_w = 1, k_w = 1, pad_left = 0, vlen = 0;
