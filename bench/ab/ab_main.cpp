@@ -3,7 +3,8 @@
 // order flipped every pair, so both sample the same moments of this noisy machine and the same
 // cache state; a shape's ratio is the median of its pairs' ratios. The outputs of both sides
 // must be the same bits.
-//   ab_main [--avx2] [--reps N] [--warmup N] SHAPE...
+// --base-avx2 caps the base side alone at AVX2 (with both sides one build: the ISAs compared).
+//   ab_main [--avx2] [--base-avx2] [--reps N] [--warmup N] SHAPE...
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -45,12 +46,14 @@ double time_ms(void (*run)(void*), void* c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int avx2 = 0, reps = 200, warmup = 10;
+  int avx2 = 0, base_avx2 = 0, reps = 200, warmup = 10;
   std::vector<std::string> ids;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--avx2") {
       avx2 = 1;
+    } else if (a == "--base-avx2") {
+      base_avx2 = 1;
     } else if ((a == "--reps" || a == "--warmup") && i + 1 < argc) {
       (a == "--reps" ? reps : warmup) = std::atoi(argv[++i]);
     } else {
@@ -58,7 +61,8 @@ int main(int argc, char** argv) {
     }
   }
   if (ids.empty() || reps < 1 || warmup < 0) {
-    std::fprintf(stderr, "usage: ab_main [--avx2] [--reps N] [--warmup N] SHAPE...\n");
+    std::fprintf(stderr,
+                 "usage: ab_main [--avx2] [--base-avx2] [--reps N] [--warmup N] SHAPE...\n");
     return 2;
   }
   for (const std::string& id : ids) {  // every name first: no half table for a typo
@@ -72,7 +76,7 @@ int main(int argc, char** argv) {
   bool all_same = true;
   for (const std::string& id : ids) {
     void* n = new_make(id.c_str(), avx2, nullptr, nullptr, nullptr);
-    void* b = base_make(id.c_str(), avx2, new_in(n), new_out(n), new_indices(n));
+    void* b = base_make(id.c_str(), avx2 | base_avx2, new_in(n), new_out(n), new_indices(n));
     const auto count = static_cast<std::size_t>(new_out_count(n));
     // Each side's outputs from a zeroed buffer, then compared.
     std::vector<float> base_values(count);
