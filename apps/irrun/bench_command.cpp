@@ -53,6 +53,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
     int warmup = 3;
     std::string format = "text";
     std::string layer;
+    kernels::Kernels kernels = kernels::Kernels::best;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -76,6 +77,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--layer", o->layer, "Time only this pooling layer");
+  add_kernels_option(cmd, o->kernels);
   cmd->footer(
       "Times run_model (shape inference, output allocation, kernels) on inputs already in memory;\n"
       "per layer, the kernel alone. GB/s counts the bytes read and written.");
@@ -96,13 +98,15 @@ Command add_bench(CLI::App& app, const Globals& globals) {
         for (int run = 0; run < o->warmup + o->repeat; ++run) {
           const bool timed = run >= o->warmup;
           const auto start = std::chrono::steady_clock::now();
-          const auto outputs = run_model(model, bound.tensors, parallel,
-                                         [&](std::size_t layer, double seconds, std::size_t bytes) {
-                                           if (!timed) return;
-                                           auto& rec = layers[layer];
-                                           rec.seconds.push_back(seconds);
-                                           rec.bytes = bytes;
-                                         });
+          const auto outputs = run_model(
+              model, bound.tensors, parallel,
+              [&](std::size_t layer, double seconds, std::size_t bytes) {
+                if (!timed) return;
+                auto& rec = layers[layer];
+                rec.seconds.push_back(seconds);
+                rec.bytes = bytes;
+              },
+              {}, o->kernels);
           const double seconds =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           if (timed) totals.push_back(seconds);
@@ -116,6 +120,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
           nlohmann::json j;
           j["model"] = o->model;
           j["threads"] = parallel.threads();
+          j["kernels"] = kernels_name(o->kernels);
           j["repeat"] = o->repeat;
           j["warmup"] = o->warmup;
           j["total_ms"] = {{"min", total.min}, {"median", total.median}, {"max", total.max}};
@@ -136,8 +141,9 @@ Command add_bench(CLI::App& app, const Globals& globals) {
           return 0;
         }
         if (!globals.quiet)
-          std::printf("%s: %d thread(s), %d timed run(s) after %d warm-up run(s)\n",
-                      o->model.c_str(), parallel.threads(), o->repeat, o->warmup);
+          std::printf("%s: %d thread(s), kernels %s, %d timed run(s) after %d warm-up run(s)\n",
+                      o->model.c_str(), parallel.threads(), kernels_name(o->kernels).c_str(),
+                      o->repeat, o->warmup);
         // The name column fits the longest name (converted models have names of 60+ characters).
         int w = 24;
         for (const auto& [n, rec] : layers)

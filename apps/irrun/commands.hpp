@@ -3,6 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+
+#include "irrun/kernels/isa.hpp"
 
 namespace irrun::cli {
 
@@ -17,6 +20,10 @@ struct Command {
   CLI::App* sub;
   std::function<int()> run;
 };
+
+// --kernels best|avx2|portable|reference (run and bench), and its names.
+void add_kernels_option(CLI::App* cmd, kernels::Kernels& choice);
+std::string kernels_name(kernels::Kernels choice);
 
 Command add_check(CLI::App& app, const Globals& globals);
 Command add_info(CLI::App& app, const Globals& globals);

@@ -66,6 +66,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
     std::string expect;
     Tolerance tolerance;
     std::string format = "text";
+    kernels::Kernels kernels = kernels::Kernels::best;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Run the model's pooling graph on input blobs (default)");
@@ -110,6 +111,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
   cmd->add_option("--format", o->format, "Summary on stdout: text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
+  add_kernels_option(cmd, o->kernels);
 
   return {
       cmd, [o, &globals]() {
@@ -143,7 +145,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
         for (const auto& note : bound.notes) spdlog::info("{}", note);
         const Parallel parallel(o->threads);
         const auto start = std::chrono::steady_clock::now();
-        const auto outputs = run_model(model, bound.tensors, parallel);
+        const auto outputs = run_model(model, bound.tensors, parallel, {}, {}, o->kernels);
         spdlog::debug(
             "ran {} output(s) on {} thread(s) in {:.3f} ms", outputs.size(), parallel.threads(),
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -157,6 +159,13 @@ Command add_run(CLI::App& app, const Globals& globals) {
             if (sha256_file(full.ir.path) != golden->model_xml.sha256)
               result->notes.push_back(o->model + ": the model differs from the one the " +
                                       "golden was written from (sha256 of the xml)");
+            // The fast kernels agree among themselves bit for bit, and with the reference
+            // kernels everywhere but on f32 AvgPool (within one ulp there).
+            const std::string kernels = kernels_name(o->kernels);
+            if ((kernels == "reference") != (golden->run.kernels == "reference"))
+              result->notes.push_back("the golden was written with --kernels " +
+                                      golden->run.kernels + ", this run uses " + kernels +
+                                      ": f32 AvgPool outputs may differ by one ulp");
           }
           for (const auto& note : result->notes) spdlog::warn("{}", note);
         }
@@ -169,6 +178,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
           record.seed = inputs.random_seed;
           record.output_format = o->output_format;
           record.threads = o->threads;
+          record.kernels = kernels_name(o->kernels);
           write_golden(o->output_dir, describe_run(full, record), run_inputs(model, bound), outputs,
                        o->output_format == "npy", o->save_inputs);
         }

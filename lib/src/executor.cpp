@@ -184,7 +184,8 @@ void require_executable(const Model& model) {
 
 std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor>& inputs,
                               const Parallel& parallel, const KernelTimer& on_kernel,
-                              const std::map<std::size_t, Tensor>& write_into) {
+                              const std::map<std::size_t, Tensor>& write_into,
+                              kernels::Kernels choice) {
   require_executable(m);
   const auto a = analyze_or_throw(m, input_shapes(inputs));
 
@@ -245,9 +246,9 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
         const auto start = std::chrono::steady_clock::now();
         if (info.op->kind == OpKind::max_pool || info.op->kind == OpKind::adaptive_max_pool)
           kernels::max_pool(*in[0], out[0], out.size() == 2 ? &out[1] : nullptr, *info.geometry,
-                            parallel);
+                            parallel, choice);
         else
-          kernels::avg_pool(*in[0], out[0], *info.geometry, parallel);
+          kernels::avg_pool(*in[0], out[0], *info.geometry, parallel, choice);
         if (on_kernel) {
           std::size_t bytes = in[0]->byte_size();
           for (const auto& t : out) bytes += t.byte_size();

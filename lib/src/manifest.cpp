@@ -83,7 +83,7 @@ std::string to_json(const Manifest& m) {
   options["seed"] = m.run.seed ? json(*m.run.seed) : json(nullptr);
   options["output_format"] = m.run.output_format;
   j["options"] = options;
-  j["informational"] = json{{"threads", m.run.threads}};
+  j["informational"] = json{{"threads", m.run.threads}, {"kernels", m.run.kernels}};
   j["inputs"] = json::array();
   for (const auto& t : m.inputs) j["inputs"].push_back(tensor_json(t, true));
   j["outputs"] = json::array();
@@ -112,7 +112,10 @@ Manifest parse_manifest(const std::string& text, const std::string& origin) {
     m.run.inputs = o.at("inputs").get<std::vector<std::string>>();
     if (o.at("random_input").get<bool>()) m.run.seed = o.at("seed").get<std::uint64_t>();
     m.run.output_format = o.at("output_format").get<std::string>();
-    if (j.contains("informational")) m.run.threads = j["informational"].value("threads", 0);
+    if (j.contains("informational")) {
+      m.run.threads = j["informational"].value("threads", 0);
+      m.run.kernels = j["informational"].value("kernels", std::string("best"));
+    }
     for (const auto& t : j.at("inputs")) m.inputs.push_back(tensor_from(t));
     for (const auto& t : j.at("outputs")) m.outputs.push_back(tensor_from(t));
     return m;

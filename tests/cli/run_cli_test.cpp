@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -658,4 +659,56 @@ TEST_CASE("AdaptiveMaxPool on an iota input: each bin's last element, indices pe
         CHECK(v[k] == 63 * c + pos);
         CHECK(i[k] == pos);
       }
+}
+
+// --kernels: the fast kernels at every ISA give the same bits; the reference kernels differ from
+// them on f32 AvgPool by one ulp at most, and here by one (the window of the kernel test "avg_pool
+// and max_pool run the kernels asked for": its average is an f32 midpoint, which the fast
+// kernel's scaling puts just below).
+TEST_CASE("--kernels picks the fast kernels' ISA or the reference kernels", "[cli][run]") {
+  using namespace irrun::testing;
+  ScratchDir dir;
+  const auto model =
+      dir.write("k7.xml", net(parameter(0, "x", "1,1,7,8", {1, 1, 7, 8}) +
+                                  avg_pool(1, "p", "opset1",
+                                           "kernel=\"7,7\" strides=\"1,1\" pads_begin=\"0,0\" "
+                                           "pads_end=\"0,0\" exclude-pad=\"true\"",
+                                           {1, 1, 7, 8}, {1, 1, 1, 2}) +
+                                  result(2, "r", {1, 1, 1, 2}),
+                              edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  std::vector<float> x(56, 1.5f);
+  x[0] = 2.5f;
+  x[1] = 1.5f + 0x1p-17f + 0x1p-20f + 0x1p-23f;
+  x[2] = 0.5f + 0x1p-24f;
+  const auto in = write_raw(dir, "x.bin", x);
+  const auto first = [&](const std::string& sub) {
+    return irrun::read_npy(dir.file(sub + "/r.npy")).data<float>()[0];
+  };
+  for (const std::string k : {"best", "avx2", "portable", "reference"}) {
+    const auto r = run_irrun({model, "--input", in, "--kernels", k, "-o", dir.file(k)});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto m = nlohmann::json::parse(read_text(dir.file(k + "/manifest.json")));
+    CHECK(m["informational"]["kernels"] == k);
+    CHECK(first(k) == (k == "reference" ? 1.5f + 0x1p-22f : 1.5f + 0x1p-23f));
+  }
+  // The default is best; the fast kernels' goldens match each other exactly, with no note.
+  const auto same =
+      run_irrun({model, "--input", in, "--kernels", "PORTABLE", "--expect", dir.file("avx2")});
+  CHECK(same.exit_code == 0);
+  CHECK(same.err.empty());
+  const auto plain = run_irrun({model, "--input", in, "--expect", dir.file("best")});
+  CHECK(plain.exit_code == 0);
+  // Against a reference golden: the one-ulp difference, and a note that says why.
+  const auto diff = run_irrun({model, "--input", in, "--expect", dir.file("reference")});
+  CHECK(diff.exit_code == 1);
+  CHECK(diff.err.find("the golden was written with --kernels reference, this run uses best") !=
+        std::string::npos);
+  const auto bad = run_irrun({model, "--input", in, "--kernels", "fastest"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("fastest not in {best,avx2,portable,reference}") != std::string::npos);
+  const auto bench = run_irrun({"bench", model, "--kernels", "reference", "--format", "json",
+                                "--repeat", "1", "--warmup", "0"});
+  REQUIRE(bench.exit_code == 0);
+  CHECK(nlohmann::json::parse(bench.out)["kernels"] == "reference");
 }

@@ -1,4 +1,5 @@
 #include "irrun/kernels/avg_pool.hpp"
+#include "irrun/kernels/max_pool.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -747,6 +748,42 @@ TEST_CASE("avg_pool integer kernel volume beyond 2^120 is rejected", "[kernels][
     g.pad_end = g.kernel;
     CHECK_THROWS_WITH(irrun::kernels::avg_pool(in, out, g, Parallel(1)),
                       Catch::Contains("kernel volume exceeds 2^120"));
+  }
+}
+
+// Kernels::reference runs the reference kernel, the others the fast kernel at their ISA. On f32
+// AvgPool the two may differ by one ulp: here the first 7x7 window sums exactly (multiples of
+// 2^-24 below 128) to 49 * (1.5 + 3 * 2^-24), so its average is the midpoint of 1.5 + 2^-23 and
+// 1.5 + 2^-22. The reference divides exactly and the tie goes to the even 1.5 + 2^-22; the fast
+// kernel scales by fl(fl(1/7) * fl(1/7)), just under 1/49, and rounds down to 1.5 + 2^-23. Both
+// are within one ulp. MaxPool gives the same bits either way.
+TEST_CASE("avg_pool and max_pool run the kernels asked for", "[kernels][avg_pool]") {
+  using irrun::kernels::Kernels;
+  PoolGeometry g;
+  g.spatial_rank = 2;
+  g.in = {1, 7, 8};
+  g.out = {1, 1, 2};
+  g.kernel = {1, 7, 7};
+  Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 7, 8});
+  float* x = in.mutable_data<float>();
+  std::fill(x, x + 56, 1.5f);
+  x[0] = 2.5f;
+  x[1] = 1.5f + 0x1p-17f + 0x1p-20f + 0x1p-23f;
+  x[2] = 0.5f + 0x1p-24f;
+  x[7] = 3.0f;  // the second window's only: the greatest, for MaxPool
+  for (const Kernels k : {Kernels::best, Kernels::avx2, Kernels::portable, Kernels::reference}) {
+    INFO("kernels " << static_cast<int>(k));
+    Tensor out = Tensor::zeros(ElementType::f32, {1, 1, 1, 2});
+    irrun::kernels::avg_pool(in, out, g, Parallel(1), k);
+    INFO(std::hexfloat << out.data<float>()[0]);
+    CHECK(out.data<float>()[0] == (k == Kernels::reference ? 1.5f + 0x1p-22f : 1.5f + 0x1p-23f));
+    Tensor values = Tensor::zeros(ElementType::f32, {1, 1, 1, 2});
+    Tensor indices = Tensor::zeros(ElementType::i64, {1, 1, 1, 2});
+    irrun::kernels::max_pool(in, values, &indices, g, Parallel(1), k);
+    CHECK(values.data<float>()[0] == 2.5f);
+    CHECK(indices.data<std::int64_t>()[0] == 0);
+    CHECK(values.data<float>()[1] == 3.0f);
+    CHECK(indices.data<std::int64_t>()[1] == 7);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "irrun/kernels/isa.hpp"
 #include "irrun/model.hpp"
 #include "irrun/parallel.hpp"
 #include "irrun/tensor.hpp"
@@ -32,10 +33,12 @@ void require_executable(const Model& model);
 // Result computes straight into that tensor (which must be writable and have the output's type
 // and shape: input_error before any compute otherwise), unless the tensor overlaps an input.
 // The Output then shares its memory; other Results are computed into irrun's memory as usual.
+// `choice` picks the fast kernels' ISA or the reference kernels (kernels::Kernels).
 using KernelTimer = std::function<void(std::size_t layer, double seconds, std::size_t bytes)>;
 std::vector<Output> run_model(const Model& model, const std::map<std::size_t, Tensor>& inputs,
                               const Parallel& parallel, const KernelTimer& on_kernel = {},
-                              const std::map<std::size_t, Tensor>& write_into = {});
+                              const std::map<std::size_t, Tensor>& write_into = {},
+                              kernels::Kernels choice = kernels::Kernels::best);
 
 // A model holding just the pooling layer named `layer_name` of `model`: a Parameter shaped like
 // the layer's declared data input (named after the producing tensor or layer), the layer's Const

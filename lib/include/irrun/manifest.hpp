@@ -41,6 +41,8 @@ struct RunRecord {
   std::optional<std::uint64_t> seed;  // --seed, when --random-input
   std::string output_format = "npy";  // --output-format
   int threads = 0;                    // informational: outputs never depend on it
+  std::string kernels = "best";       // informational: --kernels (reference: f32 AvgPool may
+                                      // differ by one ulp from the fast kernels)
 };
 
 struct Manifest {

@@ -164,10 +164,14 @@ void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, co
   }
 }
 
-void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par) {
+void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+              Kernels kernels) {
   check_arguments("avg_pool", in, out, g);
   if (g.planes() * g.out_plane_size() == 0) return;
-  if (avg_pool_fast(in, out, g, par) || avg_pool_f16(in, out, g, par)) return;
+  const Isa isa = isa_of(kernels);
+  if (kernels != Kernels::reference &&
+      (avg_pool_fast(in, out, g, par, isa) || avg_pool_f16(in, out, g, par, isa)))
+    return;
   avg_pool_reference(in, out, g, par);
 }
 

@@ -68,9 +68,10 @@ void check_max_pool_arguments(const Tensor& in, const Tensor& values, const Tens
 }  // namespace
 
 void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
-              const Parallel& par) {
+              const Parallel& par, Kernels kernels) {
   check_max_pool_arguments(in, values, indices, g);
-  if (max_pool_fast(in, values, indices, g, par)) return;
+  if (kernels != Kernels::reference && max_pool_fast(in, values, indices, g, par, isa_of(kernels)))
+    return;
   max_pool_reference(in, values, indices, g, par);
 }
 

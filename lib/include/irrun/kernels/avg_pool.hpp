@@ -29,8 +29,9 @@ namespace irrun::kernels {
 // bit-identical for every thread count (planes are split across `par`, each output is computed
 // by one fixed-order loop).
 // Throws std::invalid_argument when the tensors do not match the geometry or the output is not
-// writable.
-void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par);
+// writable. `kernels` picks the fast kernels' ISA, or the reference kernel alone.
+void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+              Kernels kernels = Kernels::best);
 
 // The readable reference kernel alone (same contract and checks as avg_pool).
 void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par);

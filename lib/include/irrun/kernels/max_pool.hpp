@@ -31,9 +31,10 @@ namespace irrun::kernels {
 // Element types: f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64 (others throw
 // irrun::Error "unsupported"). Results are bit-identical for any thread count. Throws
 // std::invalid_argument when the tensors do not match the geometry or an output is not writable.
-// max_pool() runs the fast kernel below when it covers the case, else the reference kernel.
+// max_pool() runs the fast kernel below when it covers the case, else the reference kernel;
+// `kernels` picks the fast kernel's ISA, or the reference kernel alone (the same bits).
 void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
-              const Parallel& par);
+              const Parallel& par, Kernels kernels = Kernels::best);
 
 // The readable reference kernel alone (same contract and checks as max_pool).
 void max_pool_reference(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,

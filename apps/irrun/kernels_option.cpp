@@ -1,0 +1,41 @@
+// `--kernels`: which pooling kernels run and bench use (kernels::Kernels).
+#include <map>
+#include <string>
+
+#include "commands.hpp"
+
+namespace irrun::cli {
+namespace {
+
+const std::map<std::string, kernels::Kernels>& kernel_names() {
+  static const std::map<std::string, kernels::Kernels> names{
+      {"best", kernels::Kernels::best},
+      {"avx2", kernels::Kernels::avx2},
+      {"portable", kernels::Kernels::portable},
+      {"reference", kernels::Kernels::reference}};
+  return names;
+}
+
+}  // namespace
+
+void add_kernels_option(CLI::App* cmd, kernels::Kernels& choice) {
+  // A string option, so that a bad value is reported by name ("bogus not in {...}").
+  cmd->add_option_function<std::string>(
+         "--kernels",
+         [&choice](const std::string& name) {
+           choice = kernel_names().at(CLI::detail::to_lower(name));
+         },
+         "best (the fast kernels, AVX-512 or AVX2 where the CPU has them), avx2 or portable "
+         "(the fast kernels capped there: the same bits), or reference (the readable reference "
+         "kernels: the same bits but on f32 AvgPool, within one ulp)")
+      ->check(CLI::IsMember({"best", "avx2", "portable", "reference"}, CLI::ignore_case))
+      ->default_str("best");
+}
+
+std::string kernels_name(kernels::Kernels choice) {
+  for (const auto& [name, k] : kernel_names())
+    if (k == choice) return name;
+  return "best";
+}
+
+}  // namespace irrun::cli
