@@ -349,3 +349,34 @@ TEST_CASE("Network::run refuses caller memory misaligned for its element type", 
         qo);
   CHECK(qout[1] == 0);
 }
+
+// NetworkOptions::kernels: the 7x7 window of the kernel test "avg_pool and max_pool run the
+// kernels asked for", whose average is an f32 midpoint: the fast kernels (every ISA) round it
+// down, the reference kernels to even, one ulp apart.
+TEST_CASE("NetworkOptions::kernels picks the fast kernels' ISA or the reference kernels",
+          "[network]") {
+  using namespace irrun::testing;
+  irrun::testing::ScratchDir dir("network");
+  std::ofstream(dir.file("k7.xml"))
+      << net(parameter(0, "x", "1,1,7,8", {1, 1, 7, 8}) +
+                 avg_pool(1, "p", "opset1",
+                          "kernel=\"7,7\" strides=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\" "
+                          "exclude-pad=\"true\"",
+                          {1, 1, 7, 8}, {1, 1, 1, 2}) +
+                 result(2, "r", {1, 1, 1, 2}),
+             edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  std::vector<float> x(56, 1.5f);
+  x[0] = 2.5f;
+  x[1] = 1.5f + 0x1p-17f + 0x1p-20f + 0x1p-23f;
+  x[2] = 0.5f + 0x1p-24f;
+  for (const auto k : {irrun::Kernels::best, irrun::Kernels::avx2, irrun::Kernels::portable,
+                       irrun::Kernels::reference}) {
+    irrun::NetworkOptions options;
+    options.kernels = k;
+    const Network n = Network::load(dir.file("k7.xml"), options);
+    const auto out = n.run({{"x", Tensor::wrap(ElementType::f32, {1, 1, 7, 8}, x.data())}});
+    INFO("kernels " << static_cast<int>(k));
+    CHECK(out.at("r").data<float>()[0] ==
+          (k == irrun::Kernels::reference ? 1.5f + 0x1p-22f : 1.5f + 0x1p-23f));
+  }
+}

@@ -22,9 +22,25 @@ struct Network::Impl {
   std::vector<PortInfo> inputs, outputs;
   std::vector<PartialShape> input_shapes;  // parallel to inputs (intervals kept for checking)
   std::unique_ptr<Parallel> parallel;
+  kernels::Kernels kernels = kernels::Kernels::best;
 };
 
 namespace {
+
+// The public choice as the executor's (kernels::Kernels, internal).
+kernels::Kernels executor_kernels(Kernels k) {
+  switch (k) {
+    case Kernels::avx2:
+      return kernels::Kernels::avx2;
+    case Kernels::portable:
+      return kernels::Kernels::portable;
+    case Kernels::reference:
+      return kernels::Kernels::reference;
+    case Kernels::best:
+      break;
+  }
+  return kernels::Kernels::best;
+}
 
 PortInfo port_info(std::string name, const ValueInfo& v) {
   PortInfo p;
@@ -114,6 +130,7 @@ Network Network::load(const std::string& xml_path, const NetworkOptions& options
     impl->outputs.push_back(port_info(name, v));
   }
   impl->parallel = std::make_unique<Parallel>(options.threads);
+  impl->kernels = executor_kernels(options.kernels);
   return Network(std::move(impl));
 }
 
@@ -191,7 +208,7 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
     const auto it = outputs.find(impl_->outputs[i].name);
     if (it != outputs.end()) write_into.emplace(result_layers[i], it->second);
   }
-  const auto results = run_model(m, bound, *impl_->parallel, {}, write_into);
+  const auto results = run_model(m, bound, *impl_->parallel, {}, write_into, impl_->kernels);
 
   std::map<std::size_t, const Tensor*> computed;
   for (const auto& o : results) computed[o.result_layer] = &o.tensor;

@@ -35,6 +35,13 @@ struct CheckResult {
   bool passed() const { return errors() == 0; }
 };
 
+// Which pooling kernels run() uses (the tool's --kernels): the fast kernels at the best ISA the
+// CPU has, capped at AVX2, or in portable C++ (the same bits on every path), or the readable
+// reference kernels, the oracle the fast ones are tested against (the same bits but on f32
+// AvgPool, where an output may be one ulp from the fast kernel's; both are within one ulp of the
+// exact average).
+enum class Kernels { best, avx2, portable, reference };
+
 struct NetworkOptions {
   // The weights file; by default the xml path with ".bin", which may be missing when the model
   // needs no Const data.
@@ -42,6 +49,7 @@ struct NetworkOptions {
   // Threads each kernel of run() may use, including the caller's; 0 means one per core. Results
   // are bit-identical for every count. A negative count throws std::invalid_argument.
   int threads = 0;
+  Kernels kernels = Kernels::best;
 };
 
 // A loaded model. Errors are irrun::Error (irrun/error.hpp), whose code() is the exit code the
