@@ -423,6 +423,49 @@ TEST_CASE("fast avg_pool fused stride-2 rows", "[kernels][avg_pool_fast]") {
   CHECK(fallbacks > 80);
 }
 
+// Every path stores whole blocks where it can (a row's last block again over outputs already
+// written, a flat group's blocks across row ends): none may store past the output tensor, which
+// here is caller memory with canaries after it (and before it).
+TEST_CASE("fast avg_pool writes nothing outside its output", "[kernels][avg_pool_fast]") {
+  Rng rng(0xCA7A);
+  constexpr std::size_t kGuard = 16;
+  constexpr float kCanary = 12345.0f;
+  int cases = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    const std::int64_t iw = rng.range(2, 70), ih = rng.range(1, 9), planes = rng.range(1, 3);
+    PoolGeometry g;
+    switch (iter % 4) {
+      case 0:  // 2x2 s2 (S2's rows)
+        g = window({1, planes}, {ih + 1, iw}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, rng.coin(), true);
+        break;
+      case 1:  // 3x3 s2 p1 (S1's rows)
+        g = window({1, planes}, {ih, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, rng.coin(), rng.coin());
+        break;
+      case 2:  // 3x3 s1 p1 (flat groups on narrow rows)
+        g = window({1, planes}, {ih, iw}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, rng.coin());
+        break;
+      default:  // adaptive bins (of four where the sizes divide)
+        g = adaptive({1, planes}, {ih * 4, iw}, {ih, std::max<std::int64_t>(1, iw / 4)});
+    }
+    if (g.out[1] < 1 || g.out[2] < 1) continue;
+    ++cases;
+    INFO(describe(g));
+    const Tensor in = random_input(rng, g, Data::mixed);
+    const Tensor want = run_fast(g, in, Parallel(1), Isa::portable);
+    const std::size_t n = want.element_count();
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
+      for (const int threads : {1, 2}) {
+        std::vector<float> buffer(n + 2 * kGuard, kCanary);
+        Tensor out = Tensor::wrap(ElementType::f32, shape_of(g, g.out), buffer.data() + kGuard);
+        REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, Parallel(threads), isa));
+        CHECK(same_bits(out, want));
+        CHECK(std::count(buffer.begin(), buffer.begin() + kGuard, kCanary) == kGuard);
+        CHECK(std::count(buffer.end() - kGuard, buffer.end(), kCanary) == kGuard);
+      }
+  }
+  CHECK(cases > 250);
+}
+
 TEST_CASE("fast avg_pool fused stride-2 row pairs flag each row's failures",
           "[kernels][avg_pool_fast]") {
   // 3x3 s2 p1 rows run two at a time (rows 1-2 and 3-4 here; row 0 sums two input rows). One
