@@ -1,14 +1,16 @@
 // `--kernels`: which pooling kernels run and bench use (kernels::Kernels).
-#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 
 namespace irrun::cli {
 namespace {
 
-const std::map<std::string, kernels::Kernels>& kernel_names() {
-  static const std::map<std::string, kernels::Kernels> names{
+// In the order --help and errors list them.
+const std::vector<std::pair<std::string, kernels::Kernels>>& kernel_names() {
+  static const std::vector<std::pair<std::string, kernels::Kernels>> names{
       {"best", kernels::Kernels::best},
       {"avx2", kernels::Kernels::avx2},
       {"portable", kernels::Kernels::portable},
@@ -23,12 +25,13 @@ void add_kernels_option(CLI::App* cmd, kernels::Kernels& choice) {
   cmd->add_option_function<std::string>(
          "--kernels",
          [&choice](const std::string& name) {
-           choice = kernel_names().at(CLI::detail::to_lower(name));
+           for (const auto& [n, k] : kernel_names())
+             if (n == CLI::detail::to_lower(name)) choice = k;
          },
          "best (the fast kernels, AVX-512 or AVX2 where the CPU has them), avx2 or portable "
          "(the fast kernels capped there: the same bits), or reference (the readable reference "
          "kernels: the same bits but on f32 AvgPool, within one ulp)")
-      ->check(CLI::IsMember({"best", "avx2", "portable", "reference"}, CLI::ignore_case))
+      ->check(CLI::IsMember(kernel_names(), CLI::ignore_case))
       ->default_str("best");
 }
 
