@@ -4,7 +4,9 @@
 // from a small set of exponents that makes cancellation likely. Every output of every ISA path
 // and thread count must be within one ulp of the exact average, NaN exactly where it is NaN,
 // infinities equal, and all paths bit-identical (docs/openvino-semantics.md section 7). The
-// reference kernel is held to the same oracle. Any miss prints the window and aborts.
+// reference kernel is held to the same oracle. Any miss prints the window and aborts. The same
+// values rounded to f16 (check_f16) then go through the f16 kernel, which must give the reference
+// kernel's bits on every path it does not decline.
 // Its first two findings, now fixed, are seeds (fuzz/seeds/avg_pool/exact_sum_*.bin,
 // empty_output_rows.bin) with regression tests.
 //
@@ -33,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
@@ -348,6 +351,48 @@ void check_oracle(const char* what, const PoolGeometry& g, const Tensor& in, con
     }
 }
 
+// The f16 kernel (avg_pool_f16) must give the reference kernel's bits on every path and thread
+// count, wherever it does not decline. Its values: the f32 ones rounded to f16 in compact mode
+// (the exponents that cancel); otherwise the low 16 bits of each f32, as raw f16 bits, made
+// finite unless the f32 is inf or NaN (random bits would put an inf or NaN, which the kernel
+// declines, in almost every input).
+void check_f16(const PoolGeometry& g, const Tensor& in32, const std::vector<std::int64_t>& shape,
+               bool compact) {
+  Tensor in = Tensor::zeros(irrun::ElementType::f16, shape);
+  const float* x = in32.data<float>();
+  auto* h = in.mutable_data<std::uint16_t>();
+  for (std::size_t i = 0; i < in.element_count(); ++i) {
+    auto b = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(x[i]));
+    if ((b & 0x7C00) == 0x7C00 && std::isfinite(x[i])) b ^= 0x4000;
+    h[i] = compact ? irrun::f16_bits_from_double(x[i]) : b;
+  }
+  std::vector<std::int64_t> out_shape{g.batch, g.channels};
+  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) out_shape.push_back(g.out[a]);
+  const auto poisoned16 = [&](std::uint16_t nan_bits) {
+    Tensor t = Tensor::zeros(irrun::ElementType::f16, out_shape);
+    std::fill_n(t.mutable_data<std::uint16_t>(), t.element_count(), nan_bits);
+    return t;
+  };
+  static const irrun::Parallel one(1), two(2);
+  Tensor ref = poisoned16(0x7E01);
+  irrun::kernels::avg_pool_reference(in, ref, g, one);
+  for (const Isa isa : {Isa::best, Isa::portable})
+    for (const irrun::Parallel* par : {&one, &two}) {
+      Tensor out = poisoned16(0x7E02);
+      if (!irrun::kernels::avg_pool_f16(in, out, g, *par, isa)) continue;
+      for (std::size_t i = 0; i < out.element_count(); ++i) {
+        const std::uint16_t a = ref.data<std::uint16_t>()[i], b = out.data<std::uint16_t>()[i];
+        if (a == b) continue;
+        std::fprintf(stderr,
+                     "fuzz_avg_pool: f16 output %zu: isa %d on %d threads gives %04x, the "
+                     "reference %04x (geometry in %s out %s kernel %s stride %s)\n",
+                     i, static_cast<int>(isa), par->threads(), b, a, text(g.in).c_str(),
+                     text(g.out).c_str(), text(g.kernel).c_str(), text(g.stride).c_str());
+        std::abort();
+      }
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -406,5 +451,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
   }
   check_oracle("reference", g, in, ref, w, want);
+  check_f16(g, in, in_shape, data[0] & 0x40);
   return 0;
 }
