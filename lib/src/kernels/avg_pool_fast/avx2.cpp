@@ -389,20 +389,12 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
 template <int K, int PAD = -1>
 IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
-  const PoolGeometry& g = *pl.g;
-  const i64 IW = g.in[2];
-  const i64* begin = pl.row_begin.data();
-  for (i64 q = a.q0; q < a.q1;) {
-    const i64 q_end = std::min(a.q1, pl.run_end[static_cast<std::size_t>(q)]);
-    const i64 r = begin[q + 1] - begin[q], n = (q_end - q) * IW;
-    double* v = a.v + (q - a.q0) * IW;
-    const i64* off = pl.row_off.data() + begin[q];
-    if (r == 0) std::fill(v, v + n, 0.0);
-    if (r == 2) vrow_avx2<2>(a.plane, off, r, n, v);
-    if (r == 3) vrow_avx2<3>(a.plane, off, r, n, v);
-    if (r == 1 || r > 3) vrow_avx2<0>(a.plane, off, r, n, v);
-    q = q_end;
-  }
+  const i64 IW = pl.g->in[2];
+  flat_vertical(a, [&](i64 r, const i64* off, i64 n, double* v) IRRUN_AVX2 {
+    if (r == 2) return vrow_avx2<2>(a.plane, off, r, n, v);
+    if (r == 3) return vrow_avx2<3>(a.plane, off, r, n, v);
+    vrow_avx2<0>(a.plane, off, r, n, v);
+  });
 
   const i64 taps = K > 0 ? K : pl.k_w;
   const i64 n_out = (a.q1 - a.q0) * IW;

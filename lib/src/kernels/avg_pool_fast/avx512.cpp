@@ -396,30 +396,12 @@ struct BandAvx512 {
 template <int K, int PAD = -1>
 IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
-  const PoolGeometry& g = *pl.g;
-  const i64 IW = g.in[2];
-  const i64* begin = pl.row_begin.data();
-  const i64* offs = pl.row_off.data();
-  for (i64 q = a.q0; q < a.q1;) {
-    const i64 q_end = std::min(a.q1, pl.run_end[static_cast<std::size_t>(q)]);
-    const i64 r = begin[q + 1] - begin[q], n = (q_end - q) * IW;
-    double* v = a.v + (q - a.q0) * IW;
-    const i64* off = offs + begin[q];
-    switch (r) {
-      case 0:
-        std::fill(v, v + n, 0.0);
-        break;
-      case 2:
-        vrow_avx512<2>(a.plane, off, r, n, v);
-        break;
-      case 3:
-        vrow_avx512<3>(a.plane, off, r, n, v);
-        break;
-      default:
-        vrow_avx512<0>(a.plane, off, r, n, v);
-    }
-    q = q_end;
-  }
+  const i64 IW = pl.g->in[2];
+  flat_vertical(a, [&](i64 r, const i64* off, i64 n, double* v) IRRUN_AVX512_LAMBDA {
+    if (r == 2) return vrow_avx512<2>(a.plane, off, r, n, v);
+    if (r == 3) return vrow_avx512<3>(a.plane, off, r, n, v);
+    vrow_avx512<0>(a.plane, off, r, n, v);
+  });
 
   const i64 taps = K > 0 ? K : pl.k_w;
   const i64 n_out = (a.q1 - a.q0) * IW;

@@ -191,6 +191,27 @@ struct BandArgs {
 // rows hold one (the caller judges the outputs that failed by their own windows' T).
 using BandFn = bool (*)(const BandArgs&, const Ops&);
 
+// The vertical pass of a flat group (band_flat_avx512, band_flat_avx2): each run of rows
+// (Plan::run_end) is one contiguous stretch of V, (run length) * IW doubles summed by
+// vrow(r, off, n, v) from the r input rows at plane + off[j]; runs without rows are zeros.
+template <class Vrow>
+IRRUN_INLINE void flat_vertical(const BandArgs& a, Vrow&& vrow) {
+  const Plan& pl = *a.pl;
+  const i64 IW = pl.g->in[2];
+  const i64* begin = pl.row_begin.data();
+  for (i64 q = a.q0; q < a.q1;) {
+    const i64 q_end = std::min(a.q1, pl.run_end[static_cast<std::size_t>(q)]);
+    const i64 r = begin[q + 1] - begin[q], n = (q_end - q) * IW;
+    double* v = a.v + (q - a.q0) * IW;
+    if (r == 0) {
+      std::fill(v, v + n, 0.0);
+    } else {
+      vrow(r, pl.row_off.data() + begin[q], n, v);
+    }
+    q = q_end;
+  }
+}
+
 // ------------------------------------------------------------------------------------------
 // Defined in portable.cpp: the portable blocks the vector paths also use.
 
