@@ -330,12 +330,19 @@ std::string text(const std::array<std::int64_t, 3>& a) {
   std::abort();
 }
 
-Tensor poisoned(const PoolGeometry& g, std::uint32_t nan_bits) {
+// The model's shape of a tensor with the spatial dims `dims` (g.in or g.out).
+std::vector<std::int64_t> shape_of(const PoolGeometry& g, const std::array<std::int64_t, 3>& dims) {
   std::vector<std::int64_t> s{g.batch, g.channels};
-  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) s.push_back(g.out[a]);
-  Tensor t = Tensor::zeros(irrun::ElementType::f32, s);
-  float* y = t.mutable_data<float>();
-  for (std::size_t i = 0; i < t.element_count(); ++i) y[i] = std::bit_cast<float>(nan_bits);
+  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) s.push_back(dims[a]);
+  return s;
+}
+
+// An output of element type T (float or the f16 bits) filled with a NaN pattern.
+template <class T>
+Tensor poisoned(const PoolGeometry& g, T nan_bits) {
+  Tensor t = Tensor::zeros(sizeof(T) == 4 ? irrun::ElementType::f32 : irrun::ElementType::f16,
+                           shape_of(g, g.out));
+  std::fill_n(t.mutable_data<T>(), t.element_count(), nan_bits);
   return t;
 }
 
@@ -356,9 +363,8 @@ void check_oracle(const char* what, const PoolGeometry& g, const Tensor& in, con
 // (the exponents that cancel); otherwise the low 16 bits of each f32, as raw f16 bits, made
 // finite unless the f32 is inf or NaN (random bits would put an inf or NaN, which the kernel
 // declines, in almost every input).
-void check_f16(const PoolGeometry& g, const Tensor& in32, const std::vector<std::int64_t>& shape,
-               bool compact) {
-  Tensor in = Tensor::zeros(irrun::ElementType::f16, shape);
+void check_f16(const PoolGeometry& g, const Tensor& in32, bool compact) {
+  Tensor in = Tensor::zeros(irrun::ElementType::f16, shape_of(g, g.in));
   const float* x = in32.data<float>();
   auto* h = in.mutable_data<std::uint16_t>();
   for (std::size_t i = 0; i < in.element_count(); ++i) {
@@ -366,19 +372,12 @@ void check_f16(const PoolGeometry& g, const Tensor& in32, const std::vector<std:
     if ((b & 0x7C00) == 0x7C00 && std::isfinite(x[i])) b ^= 0x4000;
     h[i] = compact ? irrun::f16_bits_from_double(x[i]) : b;
   }
-  std::vector<std::int64_t> out_shape{g.batch, g.channels};
-  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) out_shape.push_back(g.out[a]);
-  const auto poisoned16 = [&](std::uint16_t nan_bits) {
-    Tensor t = Tensor::zeros(irrun::ElementType::f16, out_shape);
-    std::fill_n(t.mutable_data<std::uint16_t>(), t.element_count(), nan_bits);
-    return t;
-  };
   static const irrun::Parallel one(1), two(2);
-  Tensor ref = poisoned16(0x7E01);
+  Tensor ref = poisoned<std::uint16_t>(g, 0x7E01);
   irrun::kernels::avg_pool_reference(in, ref, g, one);
   for (const Isa isa : {Isa::best, Isa::portable})
     for (const irrun::Parallel* par : {&one, &two}) {
-      Tensor out = poisoned16(0x7E02);
+      Tensor out = poisoned<std::uint16_t>(g, 0x7E02);
       if (!irrun::kernels::avg_pool_f16(in, out, g, *par, isa)) continue;
       for (std::size_t i = 0; i < out.element_count(); ++i) {
         const std::uint16_t a = ref.data<std::uint16_t>()[i], b = out.data<std::uint16_t>()[i];
@@ -404,9 +403,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (in_count > kMaxElements || out_count > kMaxElements || total_taps(g) > kMaxOracleTaps)
     return 0;
 
-  std::vector<std::int64_t> in_shape{g.batch, g.channels};
-  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) in_shape.push_back(g.in[a]);
-  Tensor in = Tensor::zeros(irrun::ElementType::f32, in_shape);
+  Tensor in = Tensor::zeros(irrun::ElementType::f32, shape_of(g, g.in));
   fill_values(in.mutable_data<float>(), in_count, data + kHeader, size - kHeader, data[0] & 0x40,
               data + 11);
 
@@ -423,17 +420,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   static const irrun::Parallel one(1), two(2);
-  Tensor ref = poisoned(g, 0x7FC0DEAD);
+  Tensor ref = poisoned(g, std::bit_cast<float>(0x7FC0DEADu));
   irrun::kernels::avg_pool_reference(in, ref, g, one);
   if (irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g)) {
     // Different NaN poisons: an output some path leaves unwritten differs from the first.
-    Tensor first = poisoned(g, 0x7FC0DEAD);
+    Tensor first = poisoned(g, std::bit_cast<float>(0x7FC0DEADu));
     if (!irrun::kernels::avg_pool_fast(in, first, g, one, Isa::best)) std::abort();
     check_oracle("fast best 1 thread", g, in, first, w, want);
     for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
       for (const irrun::Parallel* par : {&one, &two}) {
         if (isa == Isa::best && par == &one) continue;
-        Tensor out = poisoned(g, 0xFFC0BEEF);
+        Tensor out = poisoned(g, std::bit_cast<float>(0xFFC0BEEFu));
         if (!irrun::kernels::avg_pool_fast(in, out, g, *par, isa)) std::abort();
         if (std::memcmp(out.buffer.data(), first.buffer.data(), first.byte_size()) == 0) continue;
         check_oracle("fast (other ISA or thread count)", g, in, out, w, want);
@@ -451,6 +448,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
   }
   check_oracle("reference", g, in, ref, w, want);
-  check_f16(g, in, in_shape, data[0] & 0x40);
+  check_f16(g, in, data[0] & 0x40);
   return 0;
 }
