@@ -494,6 +494,38 @@ TEST_CASE("fast avg_pool fused stride-2 row pairs flag each row's failures",
   }
 }
 
+// The AVX2 3x3 s2 p1 rows keep a converted input row in the group's V buffer for the next row.
+// A rescan rebuilds a failed row's V values but not its zero pad column: that row must not have
+// landed on it. Output (0, 0) cancels (2^30 + 2^-30 over -2^30 + 0: its double sum is 0); its
+// rescan must sum the pad as 0, not as a kept row's 2^20, which passes the check and keeps the 0.
+// (Found by fuzz_avg_pool: AVX2 one ulp away from the other paths.)
+TEST_CASE("fast avg_pool fused stride-2 rows leave the pad of rescanned rows zero",
+          "[kernels][avg_pool_fast]") {
+  for (const std::int64_t ih : {3, 5, 8, 23}) {
+    const PoolGeometry g = window({1, 2}, {ih, 19}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true);
+    INFO(describe(g));
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    float* x = in.mutable_data<float>();
+    std::fill(x, x + in.element_count(), 0x1p20f);
+    std::vector<double> want;
+    for (const std::int64_t plane : {0, 1}) {
+      float* p = x + plane * ih * 19;
+      p[0] = 0x1p30f, p[1] = -0x1p30f;
+      p[19] = 0x1p-30f, p[20] = 0.0f;
+    }
+    want = oracle_of(g, in);  // exact but for the planted windows
+    const auto plane_out = static_cast<std::size_t>(g.out[1] * g.out[2]);
+    want[0] = want[plane_out] = 0x1p-30 / 4;
+    for (const int threads : {1, 2})
+      for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+        INFO("threads " << threads << " isa " << static_cast<int>(isa));
+        const Tensor out = run_fast(g, in, Parallel(threads), isa);
+        CHECK(out.data<float>()[0] == static_cast<float>(0x1p-30 / 4));
+        CHECK(check_against_oracle(g, out, want, "pad column") == 0);
+      }
+  }
+}
+
 TEST_CASE("fast avg_pool flat groups fall back in straddling blocks", "[kernels][avg_pool_fast]") {
   // Width 5, k3 s1 p1 exclude-pad: the block of outputs 8-15 covers the end of row 1, row 2 and
   // the start of row 3; only output 8 (2^30 + 2^-30 - 2^30) cancels and falls back.

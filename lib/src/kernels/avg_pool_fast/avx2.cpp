@@ -356,8 +356,10 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
   const i64 IW = g.in[2], OW = g.out[2];
   const i64* begin = pl.row_begin.data();
   const i64* row_off = pl.row_off.data();
-  // The converted row sits in the group's V buffer (free here: rescans rebuild their V rows);
-  // each block loads its columns before it stores the next row's.
+  // The converted row sits in the group's V buffer (free here: rescans rebuild their V rows),
+  // where the first row's values go: its zero pad columns, which rescans do not rebuild, stay
+  // zero. Each block loads its columns before it stores the next row's.
+  double* const carry = a.v + pl.pad_left;
   bool carried = false, failed = false;
   for (i64 q = a.q0; q < a.q1;) {  // runs of rows (Plan::step_end): pointers advance by row_step
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
@@ -372,9 +374,9 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
         // never share one, and their loop then has no carry branches).
         const bool keep = K == 3 && r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] &&
                           row_off[begin[q + 1]] == row_off[begin[q] + r - 1];
-        const bool f =
-            row_s2_avx2<K, R>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q], a.t,
-                              carried ? a.v : nullptr, keep ? a.v : nullptr, a.out_plane + q * OW);
+        const bool f = row_s2_avx2<K, R>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q], a.t,
+                                         carried ? carry : nullptr, keep ? carry : nullptr,
+                                         a.out_plane + q * OW);
         carried = keep;
         a.row_failed[q - a.q0] = f;
         failed |= f;
