@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "irrun/kernels/avg_pool.hpp"
+#include "support/exact_average.hpp"
 #include "support/f32_ulps.hpp"
 #include "support/naive_pool.hpp"
 #include "support/pool_geometries.hpp"
@@ -37,6 +38,7 @@ using irrun::testing::random_geometry;
 using irrun::testing::shape_of;
 using irrun::testing::window;
 using irrun::testing::within_one_f32_ulp;
+using irrun::testing::within_one_ulp_of_average;
 
 // The S1-S9 benchmark patterns at reduced sizes, plus shapes that cross band, vector-tail and
 // whole-plane block boundaries.
@@ -223,6 +225,81 @@ TEST_CASE("fast avg_pool matches the oracle on random geometries", "[kernels][av
     CHECK(check_against_oracle(g, ref, want, "reference") == 0);
   }
   CHECK(covered == 600);  // the fast kernel covers every f32 geometry generated here
+}
+
+// Values whose double sums round: 2^-40 .. 2^10 with both signs, and +-2^30 .. 2^60 pairs side by
+// side or one over the other, so that windows cancel their big terms, exactly or down to a rest,
+// and a double sum in some orders loses the small ones. (random_input keeps every double sum exact:
+// there a wrong decision to keep a double sum cannot change a bit.)
+Tensor wide_input(Rng& rng, const PoolGeometry& g) {
+  Tensor t = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+  float* p = t.mutable_data<float>();
+  const std::size_t n = t.element_count(), iw = static_cast<std::size_t>(g.in[2]);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto m = static_cast<double>((rng.next() >> 40) | (1ull << 23));
+    p[i] = static_cast<float>((rng.coin() ? -1 : 1) *
+                              std::ldexp(m, static_cast<int>(rng.range(-40, 10)) - 23));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rng.range(0, 7) != 0) continue;
+    const float big =
+        (rng.coin() ? -1.0f : 1.0f) * std::ldexp(1.0f, static_cast<int>(rng.range(30, 60)));
+    p[i] = big;
+    // The partner cancels it exactly, or leaves big * 2^-k: sums near the checks' thresholds.
+    const float rest = rng.coin() ? 0.0f : std::ldexp(big, -static_cast<int>(rng.range(12, 24)));
+    if (const std::size_t j = i + (rng.coin() ? 1 : iw); j < n) p[j] = rest - big;
+  }
+  return t;
+}
+
+// Every output within one ulp of its window's exact average (the big-integer oracle), on data
+// where a plain double sum often is not: each double sum a path keeps must have been proven, by
+// its first check or by the rescan of its row, and every path must take the same decisions.
+TEST_CASE("fast avg_pool keeps only proven double sums", "[kernels][avg_pool_fast]") {
+  Rng rng(0x5EC0DEull);
+  std::vector<PoolGeometry> geometries = pattern_geometries();
+  for (int i = 0; i < 150; ++i) geometries.push_back(random_geometry(rng));
+  for (int i = 0; i < 100; ++i) {  // the fused stride-2 rows (S1, S2) and flat groups (S3, S9)
+    const std::vector<std::int64_t> nc{1, rng.range(1, 3)}, in{rng.range(2, 20), rng.range(2, 70)};
+    const bool ceil = rng.coin(), exclude = rng.coin();
+    geometries.push_back(window(nc, in, {3, 3}, {2, 2}, {1, 1}, {1, 1}, ceil, exclude));
+    geometries.push_back(window(nc, in, {2, 2}, {2, 2}, {0, 0}, {0, 0}, ceil, exclude));
+    geometries.push_back(window(nc, in, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, exclude));
+    geometries.push_back(window(nc, in, {5, 5}, {1, 1}, {2, 2}, {2, 2}, ceil, exclude));
+  }
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
+  int iter = 0, outputs = 0, double_sums_wrong = 0;
+  for (const PoolGeometry& g : geometries) {
+    INFO(describe(g));
+    const Tensor in = wide_input(rng, g);
+    const float* x = in.data<float>();
+    const Isa isas[] = {Isa::best, Isa::avx2, Isa::portable};
+    std::vector<Tensor> outs;
+    for (int k = 0; k < 3; ++k) outs.push_back(run_fast(g, in, pools[(iter + k) % 3], isas[k]));
+    ++iter;
+    CHECK(same_bits(outs[1], outs[0]));
+    CHECK(same_bits(outs[2], outs[0]));
+    std::size_t o = 0;
+    int bad = 0;
+    std::vector<double> values;
+    irrun::testing::for_each_window(g, [&](const std::vector<std::size_t>& taps, auto divisor) {
+      ++o;
+      if (taps.empty()) return;
+      values.clear();
+      double s = 0;
+      for (const std::size_t i : taps) values.push_back(x[i]), s += x[i];
+      const auto n = static_cast<std::uint64_t>(divisor);
+      ++outputs;
+      double_sums_wrong += !within_one_ulp_of_average(values, n, static_cast<float>(s / n));
+      for (int k = 0; k < 3; ++k) {
+        const float y = outs[static_cast<std::size_t>(k)].data<float>()[o - 1];
+        if (!within_one_ulp_of_average(values, n, y) && ++bad <= 3)
+          FAIL_CHECK("isa " << static_cast<int>(isas[k]) << " output " << o - 1 << ": " << y);
+      }
+    });
+  }
+  INFO(outputs << " outputs, " << double_sums_wrong << " plain double sums wrong");
+  CHECK(double_sums_wrong > outputs / 50);  // the data does defeat a plain double sum
 }
 
 // Found by fuzz_avg_pool: make_plan clamped to the empty range [1, 0] (no output rows) and then
