@@ -174,7 +174,10 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     const auto b = static_cast<std::size_t>(band);
     if (pl.band_span_len[b] > 0 && !ops.vsum_bound)
       ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
-    const double t = threshold(pl, lo, hi);
+    // Without stats T is NaN, not threshold's 0: a group function that used it by mistake would
+    // fail every output (each then judged by its own window) instead of passing every one.
+    const double t =
+        ops.vsum_bound ? std::numeric_limits<double>::quiet_NaN() : threshold(pl, lo, hi);
 
     // The stats pass of the next band waits for memory unless its span is on its way: the
     // hardware prefetcher ramps up anew on every 4 KB page, and small bands (a 28x28 plane is
