@@ -179,8 +179,8 @@ struct BandArgs {
   const float* plane;
   float* out_plane;
   i64 q0, q1;
-  double t;  // from the band's stats; unset where the group takes its own bound (vsum_bound)
-  double* v;
+  double t;   // from the band's stats; NaN where the group takes its own bound (vsum_bound)
+  double* v;  // the group's V rows (pl.vlen apart, zero pads), then one spare row
   bool* row_failed;
   Prefetch* next;  // the vector group functions prefetch a chunk of it per row
 };
