@@ -181,11 +181,15 @@ IRRUN_AVX512 IRRUN_INLINE bool hrow_bins4_avx512(const double* vp, i64, i64 ow_c
 
 // a[p] holds plane p's eight lane accumulators; returns the eight plane sums in
 // plane_sum_portable's order: neighbouring lanes, then pairs of pairs, then the two halves.
-IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a) {
+IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a, const __m512d* last = nullptr) {
   __m512d b[4];  // b[j] = [P2j(01), P2j+1(01), P2j(23), P2j+1(23), ... (45) ..., ... (67) ...]
-  for (int j = 0; j < 4; ++j)
-    b[j] = _mm512_add_pd(_mm512_unpacklo_pd(a[2 * j], a[2 * j + 1]),
-                         _mm512_unpackhi_pd(a[2 * j], a[2 * j + 1]));
+  for (int j = 0; j < 4; ++j) {
+    __m512d lo = _mm512_unpacklo_pd(a[2 * j], a[2 * j + 1]);  // lanes 0, 2, 4, 6 of both
+    if (last)  // plane p's last value, lane p of *last, into its lane 0 (+0 to the others)
+      lo = _mm512_add_pd(lo, _mm512_maskz_permutexvar_pd(
+                                 3, _mm512_set_epi64(0, 0, 0, 0, 0, 0, 2 * j + 1, 2 * j), *last));
+    b[j] = _mm512_add_pd(lo, _mm512_unpackhi_pd(a[2 * j], a[2 * j + 1]));
+  }
   const __m512i first = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
   const __m512i second = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
   // c[k] = [P4k..P4k+3 (0123), P4k..P4k+3 (4567)]
@@ -219,17 +223,25 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
   i64 p = 0;
   for (; p + 8 <= count; p += 8) {
     const float* xp = x + p * n;
-    __m512d a[8];
+    __m512d a[8], ends = zero;
     for (int j = 0; j < 8; ++j) a[j] = zero;
     for (i64 i = 0; i < full; i += 8)
       for (int j = 0; j < 8; ++j)
         a[j] = add_fma512(a[j], widen(_mm256_loadu_ps(xp + j * n + i), m[j & 3]));
-    if (tail != 0)
+    if (n - full == 1) {
+      // One float left per plane (7x7 planes: S4, S7): the eight planes' last floats in one
+      // gather, each added to lane 0 of its plane, where the zero-filled last block puts it.
+      const float* q = xp + full;
+      ends = widen(
+          _mm256_setr_ps(q[0], q[n], q[2 * n], q[3 * n], q[4 * n], q[5 * n], q[6 * n], q[7 * n]),
+          m[0]);
+    } else if (tail != 0) {
       for (int j = 0; j < 8; ++j) {
         const __m512d v = widen(last(xp + j * n + full), m[j & 3]);
         a[j] = _mm512_add_pd(a[j], _mm512_mask_mov_pd(zero, static_cast<__mmask8>(tail), v));
       }
-    _mm512_storeu_pd(s + p, combine8_avx512(a));
+    }
+    _mm512_storeu_pd(s + p, combine8_avx512(a, n - full == 1 ? &ends : nullptr));
   }
   for (; p < count; ++p) {  // one plane at a time: one register of lanes, combined in memory
     const float* xp = x + p * n;
