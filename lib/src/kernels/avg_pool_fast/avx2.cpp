@@ -159,9 +159,19 @@ IRRUN_AVX2 IRRUN_INLINE bool hrow_bins4_avx2(const double* vp, i64, i64 ow_count
 }
 
 // Lanes 0-3 and 4-7 of plane p's accumulators are lo[p] and hi[p]; returns the four plane
-// sums in plane_sum_portable's order (hadd adds neighbouring lanes: a0 + a1, a2 + a3).
-IRRUN_AVX2 inline __m256d combine4_avx2(const __m256d* lo, const __m256d* hi) {
-  const __m256d l01 = _mm256_hadd_pd(lo[0], lo[1]), l23 = _mm256_hadd_pd(lo[2], lo[3]);
+// sums in plane_sum_portable's order (hadd adds neighbouring lanes: a0 + a1, a2 + a3). With
+// `ends`, lane 0 of plane p first adds lane p of *ends, as combine8_avx512.
+IRRUN_AVX2 inline __m256d combine4_avx2(const __m256d* lo, const __m256d* hi,
+                                        const __m256d* ends = nullptr) {
+  const auto pairs = [&](int j) IRRUN_AVX2 {
+    if (!ends) return _mm256_hadd_pd(lo[j], lo[j + 1]);
+    // [e_j, e_j+1, +0, +0] onto [lane 0 of P_j, of P_j+1, lane 2 of P_j, of P_j+1]
+    const __m256d e = j == 0 ? _mm256_blend_pd(_mm256_setzero_pd(), *ends, 3)
+                             : _mm256_permute2f128_pd(*ends, *ends, 0x81);
+    return _mm256_add_pd(_mm256_add_pd(_mm256_unpacklo_pd(lo[j], lo[j + 1]), e),
+                         _mm256_unpackhi_pd(lo[j], lo[j + 1]));
+  };
+  const __m256d l01 = pairs(0), l23 = pairs(2);
   const __m256d h01 = _mm256_hadd_pd(hi[0], hi[1]), h23 = _mm256_hadd_pd(hi[2], hi[3]);
   // [P0(01), P1(01), P0(23), P1(23)] and [P2(01), ...] -> [Pj(01)] + [Pj(23)]
   const __m256d l =
@@ -203,13 +213,19 @@ IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, flo
   i64 p = 0;
   for (; p + 4 <= count; p += 4) {
     const float* xp = x + p * n;
-    __m256d al[4], ah[4];
+    __m256d al[4], ah[4], ends = _mm256_setzero_pd();
     for (int j = 0; j < 4; ++j) al[j] = ah[j] = _mm256_setzero_pd();
     for (i64 i = 0; i < full; i += 8)
       for (int j = 0; j < 4; ++j) block(xp + j * n + i, al[j], ah[j], mm[j & 1]);
-    if (rest > 0)
+    if (rest == 1) {  // 8k + 1 floats (7x7: S4, S7): the last floats in one vector, as AVX-512
+      const float* q = xp + full;
+      const __m128 e = _mm_setr_ps(q[0], q[n], q[2 * n], q[3 * n]);
+      track(_mm256_set_m128(_mm_setzero_ps(), e), mm[0]);
+      ends = _mm256_cvtps_pd(e);
+    } else if (rest > 0) {
       for (int j = 0; j < 4; ++j) last(xp + j * n + full, al[j], ah[j], mm[j & 1]);
-    _mm256_storeu_pd(s + p, combine4_avx2(al, ah));
+    }
+    _mm256_storeu_pd(s + p, combine4_avx2(al, ah, rest == 1 ? &ends : nullptr));
   }
   for (; p < count; ++p) {  // one plane at a time, combined in memory
     const float* xp = x + p * n;

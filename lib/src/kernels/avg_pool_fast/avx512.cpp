@@ -230,7 +230,8 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
         a[j] = add_fma512(a[j], widen(_mm256_loadu_ps(xp + j * n + i), m[j & 3]));
     if (n - full == 1) {
       // One float left per plane (7x7 planes: S4, S7): the eight planes' last floats in one
-      // gather, each added to lane 0 of its plane, where the zero-filled last block puts it.
+      // vector (scalar loads: a gather is slower), each added to lane 0 of its plane in the
+      // combining tree, where the zero-filled last block would put it: the same additions.
       const float* q = xp + full;
       ends = widen(
           _mm256_setr_ps(q[0], q[n], q[2 * n], q[3 * n], q[4 * n], q[5 * n], q[6 * n], q[7 * n]),
