@@ -181,13 +181,13 @@ IRRUN_AVX512 IRRUN_INLINE bool hrow_bins4_avx512(const double* vp, i64, i64 ow_c
 
 // a[p] holds plane p's eight lane accumulators; returns the eight plane sums in
 // plane_sum_portable's order: neighbouring lanes, then pairs of pairs, then the two halves.
-IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a, const __m512d* last = nullptr) {
+IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a, const __m512d* ends = nullptr) {
   __m512d b[4];  // b[j] = [P2j(01), P2j+1(01), P2j(23), P2j+1(23), ... (45) ..., ... (67) ...]
   for (int j = 0; j < 4; ++j) {
     __m512d lo = _mm512_unpacklo_pd(a[2 * j], a[2 * j + 1]);  // lanes 0, 2, 4, 6 of both
-    if (last)  // plane p's last value, lane p of *last, into its lane 0 (+0 to the others)
+    if (ends)  // plane p's last value, lane p of *ends, into its lane 0 (+0 to the others)
       lo = _mm512_add_pd(lo, _mm512_maskz_permutexvar_pd(
-                                 3, _mm512_set_epi64(0, 0, 0, 0, 0, 0, 2 * j + 1, 2 * j), *last));
+                                 3, _mm512_set_epi64(0, 0, 0, 0, 0, 0, 2 * j + 1, 2 * j), *ends));
     b[j] = _mm512_add_pd(lo, _mm512_unpackhi_pd(a[2 * j], a[2 * j + 1]));
   }
   const __m512i first = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
