@@ -213,6 +213,7 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
   const i64 full = n / 8 * 8;
   // The zero-filled last block; masked-off floats are not read, and zeros add nothing to m.
   const auto tail = static_cast<__mmask16>((1u << (n - full)) - 1);
+  const bool one_left = n - full == 1;  // the last floats of eight planes as one vector
   auto last = [&](const float* q) IRRUN_AVX512_LAMBDA {
     return _mm512_castps512_ps256(_mm512_maskz_loadu_ps(tail, q));
   };
@@ -228,7 +229,7 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
     for (i64 i = 0; i < full; i += 8)
       for (int j = 0; j < 8; ++j)
         a[j] = add_fma512(a[j], widen(_mm256_loadu_ps(xp + j * n + i), m[j & 3]));
-    if (n - full == 1) {
+    if (one_left) {
       // One float left per plane (7x7 planes: S4, S7): the eight planes' last floats in one
       // vector (scalar loads: a gather is slower), each added to lane 0 of its plane in the
       // combining tree, where the zero-filled last block would put it: the same additions.
@@ -242,7 +243,7 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
         a[j] = _mm512_add_pd(a[j], _mm512_mask_mov_pd(zero, static_cast<__mmask8>(tail), v));
       }
     }
-    _mm512_storeu_pd(s + p, combine8_avx512(a, n - full == 1 ? &ends : nullptr));
+    _mm512_storeu_pd(s + p, combine8_avx512(a, one_left ? &ends : nullptr));
   }
   for (; p < count; ++p) {  // one plane at a time: one register of lanes, combined in memory
     const float* xp = x + p * n;
