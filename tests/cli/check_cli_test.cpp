@@ -113,6 +113,15 @@ TEST_CASE("irrun check reports a wrong declared dim with file, line, layer and s
   REQUIRE(lines.size() == 2);
   CHECK(lines[0] == bad_dim_line());
   CHECK(lines[1] == path + ": FAILED: 3 layer(s) checked, 1 error(s), 0 warning(s)");
+
+  // The README shows these two lines as printed for `irrun check samples/bad_dim_v11.xml`.
+  const auto readme = read_text(sample("../README.md"));
+  const auto dir = sample("");
+  for (const auto& l : lines) {
+    const auto shown = replace_all(l, dir, "samples/");
+    INFO("README.md should show: " << shown);
+    CHECK(readme.find("\n" + shown + "\n") != std::string::npos);
+  }
 }
 
 TEST_CASE("irrun check on several files prints every problem and fails if one fails",
