@@ -8,6 +8,9 @@
 //                                  rows with indices are labelled "values only")
 //   dnnl_blocked/<S>/threads:<t>   oneDNN on nChw8c/nCdhw8c, including the reorders in and out
 //   mem_read/<MiB>, mem_copy/<MiB> bandwidth probes: L3-resident and DRAM-sized buffers
+//   widen_sum/<MiB>/<bits>         each float of a buffer widened to double and added, in
+//                                  512- or 256-bit vectors: the least work of a kernel that sums
+//                                  its inputs in double
 //   check_1MB_ir                   `irrun check` (check_file) on a generated ~1 MB network IR
 //   dispatch/<us>                  one Parallel::for_range call on 2 threads whose bodies spin
 //                                  <us> microseconds per thread: the time above <us> is the
@@ -92,6 +95,7 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
     benchmark::ClobberMemory();
   }
   set_counters(state, bytes_moved(s));
+  state.counters["in_MB"] = 4e-6 * static_cast<double>(count(s.in));  // for the widen floor
 }
 
 #ifdef IRRUN_BENCH_DNNL
@@ -213,6 +217,70 @@ void bm_mem_copy(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   set_counters(state, static_cast<double>(bytes));  // half read, half written
+}
+
+// ---- the widening probe: every float converted to double and added, as the fast kernels do
+// (add_fma: the addition issued as an FMA), eight independent accumulators, in 512-bit vectors
+// (the AVX-512 path's vcvtps2pd zmm) or 256-bit ones (the AVX2 path's). No kernel that sums its
+// inputs in double reads them faster on one core. The two widths differ by CPU: Zen 4, which
+// splits 512-bit operations in two, converts about four floats a cycle in 512-bit vectors and
+// more than six in 256-bit ones.
+
+// GCC 12's _mm512_cvtps_pd starts from _mm512_undefined_pd(), which -Wmaybe-uninitialized reports
+// (as lib/src/kernels/simd.hpp explains).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+__attribute__((target("avx512f"))) double widen_avx512(const float* p, std::size_t n) {
+  __m512d a[8];
+  for (auto& v : a) v = _mm512_setzero_pd();
+  const __m512d one = _mm512_set1_pd(1.0);
+  for (std::size_t i = 0; i + 64 <= n; i += 64)
+    for (int j = 0; j < 8; ++j)
+      a[j] = _mm512_fmadd_pd(_mm512_cvtps_pd(_mm256_loadu_ps(p + i + 8 * j)), one, a[j]);
+  for (int j = 1; j < 8; ++j) a[0] = _mm512_add_pd(a[0], a[j]);
+  double lanes[8];
+  _mm512_storeu_pd(lanes, a[0]);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+__attribute__((target("avx2,fma"))) double widen_avx2(const float* p, std::size_t n) {
+  __m256d a[8];
+  for (auto& v : a) v = _mm256_setzero_pd();
+  const __m256d one = _mm256_set1_pd(1.0);
+  for (std::size_t i = 0; i + 32 <= n; i += 32)
+    for (int j = 0; j < 8; ++j)
+      a[j] = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm_loadu_ps(p + i + 4 * j)), one, a[j]);
+  for (int j = 1; j < 8; ++j) a[0] = _mm256_add_pd(a[0], a[j]);
+  double lanes[4];
+  _mm256_storeu_pd(lanes, a[0]);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+
+void bm_widen_sum(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0)) << 20;
+  const bool wide = state.range(1) == 512;
+  using irrun::kernels::Isa;
+  const bool avx512 = g_isa == Isa::best && __builtin_cpu_supports("avx512f");
+  const bool avx2 =
+      g_isa != Isa::portable && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (wide ? !avx512 : !avx2) {
+    state.SkipWithError(wide ? "no AVX-512 (or capped)" : "no AVX2+FMA (or capped)");
+    return;
+  }
+  std::vector<float> buf(bytes / 4);
+  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<float>(i % 1000) - 500.0f;
+  const auto widen = wide ? widen_avx512 : widen_avx2;
+  for (auto _ : state) {
+    benchmark::ClobberMemory();
+    benchmark::DoNotOptimize(widen(buf.data(), buf.size()));
+  }
+  state.SetLabel(wide ? "vcvtps2pd zmm" : "vcvtps2pd ymm");
+  set_counters(state, static_cast<double>(bytes));
 }
 
 // ---- `irrun check` on a ~1 MB network IR: a chain of opaque layers with a pool every 4th.
@@ -432,6 +500,9 @@ void register_all() {
       ->Arg(8)
       ->Arg(25)  // about S3's input and output (12.25 MiB each)
       ->Arg(512)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("widen_sum", bm_widen_sum)
+      ->ArgsProduct({{1, 13}, {512, 256}})  // L2-resident; S4/S7's input, L3-resident
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("check_1MB_ir", bm_check_1mb_ir)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("dispatch", bm_dispatch)
