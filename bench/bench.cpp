@@ -95,7 +95,7 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
     benchmark::ClobberMemory();
   }
   set_counters(state, bytes_moved(s));
-  state.counters["in_MB"] = 4e-6 * static_cast<double>(count(s.in));  // for the widen floor
+  state.counters["in_MB"] = 4e-6 * static_cast<double>(count(s.in));  // scripts/bench: the widening floor
 }
 
 #ifdef IRRUN_BENCH_DNNL
@@ -224,7 +224,7 @@ void bm_mem_copy(benchmark::State& state) {
 // (the AVX-512 path's vcvtps2pd zmm) or 256-bit ones (the AVX2 path's). No kernel that sums its
 // inputs in double reads them faster on one core. The two widths differ by CPU: Zen 4, which
 // splits 512-bit operations in two, converts about four floats a cycle in 512-bit vectors and
-// more than six in 256-bit ones.
+// more than five in 256-bit ones.
 
 // GCC 12's _mm512_cvtps_pd starts from _mm512_undefined_pd(), which -Wmaybe-uninitialized reports
 // (as lib/src/kernels/simd.hpp explains).
