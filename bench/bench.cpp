@@ -95,7 +95,8 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
     benchmark::ClobberMemory();
   }
   set_counters(state, bytes_moved(s));
-  state.counters["in_MB"] = 4e-6 * static_cast<double>(count(s.in));  // scripts/bench: the widening floor
+  // The input's size, for scripts/bench's widening floor.
+  state.counters["in_MB"] = 4e-6 * static_cast<double>(count(s.in));
 }
 
 #ifdef IRRUN_BENCH_DNNL
