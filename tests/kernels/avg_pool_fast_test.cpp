@@ -500,6 +500,76 @@ TEST_CASE("fast avg_pool fused stride-2 rows", "[kernels][avg_pool_fast]") {
   CHECK(fallbacks > 80);
 }
 
+// Stride-1 rows too wide for flat groups, K = 3, 5, 7 taps with no pad column on the left or
+// (K - 1) / 2 (S9), run fused on AVX-512: vertical sums of eight columns kept in a register, the
+// taps shifted out of it and its neighbours, and four output rows whose windows are K consecutive
+// input rows summed in one pass over their K + 3 rows (each converted once). Widths 1-150 around
+// the blocks of eight, right pads up to the kernel (windows past the row), heights that leave
+// runs of four rows and remainders, windows of other heights (one row at a time), vertical
+// strides 1-2 and 3-D windows; every data mode against the oracle, bit for bit against the
+// portable and AVX2 paths.
+TEST_CASE("fast avg_pool fused stride-1 rows", "[kernels][avg_pool_fast]") {
+  Rng rng(0x51F0ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
+  int cases = 0, fused = 0;
+  for (int iter = 0; iter < 500; ++iter) {
+    const std::vector<std::int64_t> nc{rng.range(1, 2), rng.range(1, 3)};
+    const std::int64_t kw = 2 * rng.range(1, 3) + 1, pl = rng.coin() ? 0 : kw / 2;
+    const std::int64_t pr = rng.range(0, kw - 1);
+    const std::int64_t iw = iter % 2 == 0 ? 8 * rng.range(1, 18) + rng.range(-1, 1)
+                                          : rng.range(std::max<std::int64_t>(1, kw - pl - pr), 150);
+    const std::int64_t kh = rng.range(0, 2) != 0 ? kw : rng.range(1, 8), ph = rng.range(0, kh / 2);
+    const std::int64_t ih = rng.range(std::max<std::int64_t>(1, kh - 2 * ph), 24);
+    const std::int64_t sh = rng.range(0, 3) != 0 ? 1 : 2;
+    const bool ceil = rng.coin(), exclude = rng.coin();
+    const PoolGeometry g =
+        rng.range(0, 4) == 0
+            ? window(nc, {rng.range(1, 4), ih, std::max<std::int64_t>(iw, 1)}, {2, kh, kw},
+                     {1, sh, 1}, {1, ph, pl}, {0, ph, pr}, ceil, exclude)
+            : window(nc, {ih, std::max<std::int64_t>(iw, 1)}, {kh, kw}, {sh, 1}, {ph, pl}, {ph, pr},
+                     ceil, exclude);
+    if (g.out[0] < 1 || g.out[1] < 1 || g.out[2] < 1) continue;
+    REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+    ++cases;
+    fused += g.in[0] == 1 && kh == kw && sh == 1 && g.out[1] - 2 * ph >= 4;
+    const Data mode = static_cast<Data>(iter % 5);
+    INFO(describe(g) << " data " << static_cast<int>(mode));
+    const Tensor in = random_input(rng, g, mode);
+    check_paths(g, in, pools[iter % 3], pools[(iter + 1) % 3]);
+  }
+  CHECK(cases > 450);
+  CHECK(fused > 100);
+}
+
+// Fused stride-1 rows run four at a time: one cancelling window, its output in each row of a
+// pass of four in turn (5x5 s1 p2 on 12x80: rows 2-5 are the first pass whose windows are five
+// whole input rows), at a column in the first, a middle or the last block; the rest of the input
+// 2^20, so every other output passes the band's check and only the flagged row is rechecked.
+TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
+          "[kernels][avg_pool_fast]") {
+  const PoolGeometry g = window({1, 1}, {12, 80}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, false, true);
+  const Parallel par(1);
+  for (int oh = 2; oh < 6; ++oh)
+    for (const int ow : {2, 37, 77}) {
+      Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 12, 80});
+      float* x = in.mutable_data<float>();
+      std::fill(x, x + 12 * 80, 0x1p20f);
+      for (int h = oh - 2; h <= oh + 2; ++h)
+        for (int w = ow - 2; w <= ow + 2; ++w) x[h * 80 + w] = 0.0f;
+      x[oh * 80 + ow - 1] = 0x1p30f;
+      x[oh * 80 + ow] = 0x1p-30f;  // a double sum loses it: 0 instead of 2^-30/25
+      x[oh * 80 + ow + 1] = -0x1p30f;
+      std::vector<double> want = oracle_of(g, in);  // exact but for the planted window
+      want[static_cast<std::size_t>(oh * 80 + ow)] = 0x1p-30 / 25;
+      for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+        INFO("output " << oh << ", " << ow << " isa " << static_cast<int>(isa));
+        const Tensor out = run_fast(g, in, par, isa);
+        CHECK(out.data<float>()[oh * 80 + ow] == static_cast<float>(0x1p-30 / 25));
+        CHECK(check_against_oracle(g, out, want, "fused rows") == 0);
+      }
+    }
+}
+
 // Every path stores whole blocks where it can (a row's last block again over outputs already
 // written, a flat group's blocks across row ends): none may store past the output tensor, which
 // here is caller memory with canaries after it (and before it).

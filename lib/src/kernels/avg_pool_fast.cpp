@@ -151,7 +151,9 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   const PoolGeometry& g = *pl.g;
   const i64 out_rows = g.out[0] * g.out[1];
   const i64 vlen = pl.flat ? g.in[2] : pl.vlen;
-  const i64 group = std::max<i64>(1, kVBufferDoubles / vlen);
+  // Group functions that keep no V rows take at least kFusedRows rows: band_s1_avx512 runs four
+  // rows at a time, and S9's rows of 1024 would otherwise make groups of three.
+  const i64 group = std::max<i64>(ops.keeps_v ? 1 : kFusedRows, kVBufferDoubles / vlen);
   Scratch sc;
   // One more row than the group's: scratch for a group function (band_s2_avx2 keeps a
   // converted input row there), apart from the rows and pads that rescans rely on.

@@ -655,6 +655,148 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
   return failed;
 }
 
+// Rows of stride-1 windows of K columns with PAD pad columns on the left (K = 3, 5, 7; PAD 0 or
+// (K - 1) / 2), too wide for flat groups (S9: 5x5 "same" on rows of 1024). The vertical sums of
+// eight columns stay in a register, and the horizontal taps are shifted out of it and its two
+// neighbours (valignq; +0 outside the row, like the padded V row): no V row is stored or
+// reloaded. R = -1, P = 1: one output row of r_rt input rows, rows[j] its j-th. R > 0: P output
+// rows whose windows are R consecutive input rows, rows[i] the i-th of their R + P - 1 rows,
+// each converted once for all of them. Every row gets vrow_avx512's then hrow_s1_avx512<K>'s
+// additions in their order, so the same bits. Returns a mask of the rows with a failed output.
+template <int K, int PAD, int R, int P>
+IRRUN_AVX512 IRRUN_INLINE int row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
+                                            const double* inv_w, const double* rinv_s, double t_s,
+                                            float* const* out) {
+  static_assert(PAD <= 8 && K - 1 - PAD <= 8 && (R > 0 || P == 1));
+  constexpr int kIn = R > 0 ? R + P - 1 : 1;
+  const __m512d t = _mm512_set1_pd(t_s), zero = _mm512_setzero_pd();
+  __m512d rinv[P];
+  __m512i prev[P], cur[P], next[P];
+  __mmask8 fail[P];
+  for (int p = 0; p < P; ++p) rinv[p] = _mm512_set1_pd(rinv_s[p]), fail[p] = 0;
+  // The vertical sums of columns c .. c + 7 into v[]; m masks the columns inside the row.
+  const auto vblock = [&]<bool Whole>(i64 c, __mmask16 m, __m512i* v) IRRUN_AVX512_LAMBDA {
+    const auto load = [&](const float* x) IRRUN_AVX512_LAMBDA {
+      if constexpr (Whole) return _mm512_cvtps_pd(_mm256_loadu_ps(x + c));
+      return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, x + c)));
+    };
+    if constexpr (R > 0) {
+      __m512d x[kIn], a[P];
+      for (int i = 0; i < kIn; ++i) x[i] = load(rows[i]);
+      for (int p = 0; p < P; ++p) {
+        a[p] = x[p];
+        for (int j = 1; j < R; ++j) a[p] = add_fma512(a[p], x[p + j]);
+        v[p] = _mm512_castpd_si512(a[p]);
+      }
+    } else {
+      __m512d a = r_rt > 0 ? load(rows[0]) : zero;
+      for (i64 j = 1; j < r_rt; ++j) a = add_fma512(a, load(rows[j]));
+      v[0] = _mm512_castpd_si512(a);
+    }
+  };
+  // Outputs ow .. ow + 7 of every row from prev, cur and next (columns ow - 8 .. ow + 15).
+  const auto hblock = [&](i64 ow, __mmask8 lanes) IRRUN_AVX512_LAMBDA {
+    for (int p = 0; p < P; ++p) {
+      const auto tap = [&]<int O>() IRRUN_AVX512_LAMBDA {
+        if constexpr (O < 0)
+          return _mm512_castsi512_pd(_mm512_alignr_epi64(cur[p], prev[p], 8 + O));
+        if constexpr (O > 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(next[p], cur[p], O));
+        if constexpr (O == 0) return _mm512_castsi512_pd(cur[p]);
+      };
+      __m512d s = tap.template operator()<-PAD>();
+      [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
+        ((s = _mm512_add_pd(s, tap.template operator()<J + 1 - PAD>())), ...);
+      }
+      (std::make_integer_sequence<int, K - 1>{});
+      fail[p] = finish8(s, rinv[p], inv_w + ow, t, fail[p], out[p] + ow, lanes);
+      prev[p] = cur[p], cur[p] = next[p];
+    }
+  };
+  for (int p = 0; p < P; ++p) prev[p] = _mm512_setzero_si512();
+  const auto mask = [&](i64 c) IRRUN_AVX512_LAMBDA {
+    return static_cast<__mmask16>(c >= IW ? 0 : IW - c >= 8 ? 0xFF : (1u << (IW - c)) - 1);
+  };
+  if (IW >= 8)
+    vblock.template operator()<true>(0, 0xFF, cur);
+  else
+    vblock.template operator()<false>(0, mask(0), cur);
+  i64 ow = 0;
+  for (; ow + 8 <= OW && ow + 16 <= IW; ow += 8) {  // whole blocks: no masks
+    vblock.template operator()<true>(ow + 8, 0xFF, next);
+    hblock(ow, 0xFF);
+  }
+  for (; ow < OW; ow += 8) {  // the row's last blocks: columns past the row add as +0
+    vblock.template operator()<false>(ow + 8, mask(ow + 8), next);
+    hblock(ow, first_lanes(OW - ow));
+  }
+  int failed = 0;
+  for (int p = 0; p < P; ++p) failed |= (fail[p] != 0) << p;
+  return failed;
+}
+
+// Rows q0 .. q1 - 1 of one run (Plan::step_end), r input rows each. R > 0: the windows are R
+// consecutive input rows and the run steps by one row, so four output rows share the
+// conversions of their R + 3 input rows.
+template <int K, int PAD, int R>
+IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r) {
+  constexpr int kP = kFusedRows;
+  const Plan& pl = *a.pl;
+  const i64 IW = pl.g->in[2], OW = pl.g->out[2], step = pl.row_step;
+  const float* rows[R > 0 ? R + kP - 1 : kS2MaxRows];
+  const i64* off = pl.row_off.data() + pl.row_begin[static_cast<std::size_t>(q0)];
+  for (i64 j = 0; j < (R > 0 ? R + kP - 1 : r); ++j)
+    rows[j] = a.plane + (R > 0 ? off[0] + j * IW : off[j]);
+  const double* rinv = pl.row_rinv.data();
+  bool failed = false;
+  i64 q = q0;
+  if constexpr (R > 0)
+    for (; q + kP <= q1; q += kP) {
+      for (int p = 0; p < kP; ++p) prefetch_step(*a.next);
+      float* out[kP];
+      for (int p = 0; p < kP; ++p) out[p] = a.out_plane + (q + p) * OW;
+      const int f =
+          row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, out);
+      for (int p = 0; p < kP; ++p) a.row_failed[q + p - a.q0] = (f >> p & 1) != 0;
+      failed |= f != 0;
+      for (auto& row : rows) row += kP * step;
+    }
+  for (; q < q1; ++q) {
+    prefetch_step(*a.next);
+    float* out = a.out_plane + q * OW;
+    const bool f =
+        row_s1_avx512<K, PAD, -1, 1>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out) != 0;
+    a.row_failed[q - a.q0] = f;
+    failed |= f;
+    for (i64 j = 0; j < r; ++j) rows[j] += step;
+  }
+  return failed;
+}
+
+template <int K, int PAD>
+IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const i64 IW = pl.g->in[2];
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1;) {
+    const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
+    const auto b = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q)]);
+    const i64 r = pl.row_begin[static_cast<std::size_t>(q) + 1] - static_cast<i64>(b);
+    bool consecutive = r == K && pl.row_step == IW;
+    for (i64 j = 1; consecutive && j < r; ++j)
+      consecutive = pl.row_off[b + static_cast<std::size_t>(j)] == pl.row_off[b] + j * IW;
+    failed |= consecutive ? run_s1_avx512<K, PAD, K>(a, q, q_end, r)
+                          : run_s1_avx512<K, PAD, -1>(a, q, q_end, r);
+    q = q_end;
+  }
+  return failed;
+}
+
+BandFn pick_band_s1_avx512(i64 k, i64 pad_left) {
+  if (k == 3) return pad_left == 0 ? band_s1_avx512<3, 0> : band_s1_avx512<3, 1>;
+  if (k == 5) return pad_left == 0 ? band_s1_avx512<5, 0> : band_s1_avx512<5, 2>;
+  return pad_left == 0 ? band_s1_avx512<7, 0> : band_s1_avx512<7, 3>;
+}
+
 BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
   if (k == 3 && pad_left == 1) return band_flat_avx512<3, 1>;  // 3x3 "same"
   if (k == 5 && pad_left == 2) return band_flat_avx512<5, 2>;
@@ -690,6 +832,9 @@ Ops select_avx512(Plan& pl) {
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
+  } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
+             (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kS2MaxRows) {
+    ops.band = pick_band_s1_avx512(pl.k_w, pl.pad_left), ops.keeps_v = false;
   }
   // S8 (uneven bins of 13-14 rows): 0.85 of the time with the band's stats pass.
   if (ops.band == band_generic && pl.bound_in_pass) ops.vsum_bound = vsum_bound_avx512;
