@@ -68,3 +68,40 @@ TEST_CASE("irrun bench's text table fits long layer names", "[cli][bench]") {
     CHECK(line[long_name.size() + 1] != ' ');
   }
 }
+
+// Each run computes into the outputs of the run before. A Result that passes an input through
+// returns the input itself (read-only when the file is mapped), and one pooling output may feed
+// two Results: runs after the first must still take every output, from a file input or a random
+// one.
+TEST_CASE("irrun bench reuses its outputs from run to run", "[cli][bench]") {
+  std::ifstream src(sample("avgpool_v11.xml"));
+  std::string xml((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
+  const std::string results =
+      "<layer id=\"3\" name=\"passthrough\" type=\"Result\" version=\"opset1\"><input><port "
+      "id=\"0\" precision=\"FP32\"><dim>1</dim><dim>3</dim><dim>8</dim><dim>8</dim></port></input>"
+      "</layer><layer id=\"4\" name=\"again\" type=\"Result\" version=\"opset1\"><input><port "
+      "id=\"0\" precision=\"FP32\"><dim>1</dim><dim>3</dim><dim>5</dim><dim>5</dim></port></input>"
+      "</layer>";
+  const std::string edges =
+      "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"3\" to-port=\"0\" />"
+      "<edge from-layer=\"1\" from-port=\"1\" to-layer=\"4\" to-port=\"0\" />";
+  xml.insert(xml.find("</layers>"), results);
+  xml.insert(xml.find("</edges>"), edges);
+  irrun::testing::ScratchDir dir("bench_reuse");
+  const auto model = dir.path() / "three_results.xml";
+  std::ofstream(model) << xml;
+  const auto input = dir.path() / "x.bin";
+  std::ofstream(input, std::ios::binary) << std::string(4 * 192, '\0');
+
+  for (const bool from_file : {true, false}) {
+    std::vector<std::string> args = {"bench", model.string(), "--repeat", "3", "--warmup",
+                                     "1",     "--format",     "json"};
+    if (from_file) args.insert(args.end(), {"--input", input.string()});
+    const auto r = run_irrun(args);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["layers"].size() == 1);
+    CHECK(j["layers"][0]["name"] == "pool");
+  }
+}
