@@ -20,8 +20,10 @@
 //   (band_flat_*); 3x3 s2 p1 and 2x2 s2 rows (on AVX2 of windows up to four rows high) keep
 //   their vertical sums in registers (band_s2_avx512, band_s2_avx2; on AVX2 an input row shared
 //   by two output rows is converted once) and advance their row pointers along runs of rows
-//   (Plan::step_end) instead of reading them from the row table. The portable path runs the
-//   same additions through band_generic.
+//   (Plan::step_end) instead of reading them from the row table. On AVX-512, stride-1 rows of
+//   3, 5 or 7 taps too wide for flat groups do too (band_s1_avx512), four output rows of
+//   windows of consecutive input rows in one pass, each input row converted once for all four.
+//   The portable path runs the same additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
 // (plane_sum_portable gives the order), with the greatest |x| taken from the same loads; a unit
