@@ -586,8 +586,6 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
   return failed;
 }
 
-constexpr i64 kS2MaxRows = 64;
-
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), each summing R input rows (R < 0: r): the row
 // pointers advance by Plan::row_step. Runs of 3-row windows whose last row is the next window's
 // first go two rows at a time (row_s2_avx512<K, 3, 2>: S1 in 0.90 of the time, scripts/ab).
@@ -596,7 +594,7 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r) {
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2], OW = pl.g->out[2], step = pl.row_step;
   const i64 n = R > 0 ? R : r;  // a constant count keeps the pointers in registers
-  const float* rows[R > 0 ? R : kS2MaxRows];
+  const float* rows[R > 0 ? R : kFusedMaxRows];
   const i64* off = pl.row_off.data() + pl.row_begin[static_cast<std::size_t>(q0)];
   for (i64 j = 0; j < n; ++j) rows[j] = a.plane + off[j];
   const double* rinv = pl.row_rinv.data();
@@ -647,7 +645,7 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
       case 9:
         failed |= run_s2_avx512<K, 9>(a, q, q_end, r);
         break;
-      default:  // select_avx512 takes this path for windows of up to kS2MaxRows rows
+      default:  // select_avx512 takes this path for windows of up to kFusedMaxRows rows
         failed |= run_s2_avx512<K, -1>(a, q, q_end, r);
     }
     q = q_end;
@@ -742,7 +740,7 @@ IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r) {
   constexpr int kP = kFusedRows;
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2], OW = pl.g->out[2], step = pl.row_step;
-  const float* rows[R > 0 ? R + kP - 1 : kS2MaxRows];
+  const float* rows[R > 0 ? R + kP - 1 : kFusedMaxRows];
   const i64* off = pl.row_off.data() + pl.row_begin[static_cast<std::size_t>(q0)];
   for (i64 j = 0; j < (R > 0 ? R + kP - 1 : r); ++j)
     rows[j] = a.plane + (R > 0 ? off[0] + j * IW : off[j]);
@@ -824,16 +822,16 @@ Ops select_avx512(Plan& pl) {
     ops.band = pick_band<BandAvx512, kHrowAvx512>(ops.hrow);
   }
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 3 && pl.pad_left == 1 &&
-      pl.max_rows <= kS2MaxRows)
+      pl.max_rows <= kFusedMaxRows)
     ops.band = band_s2_avx512<3>, ops.keeps_v = false;
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
-      pl.max_rows <= kS2MaxRows)
+      pl.max_rows <= kFusedMaxRows)
     ops.band = band_s2_avx512<2>, ops.keeps_v = false;
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
   } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
-             (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kS2MaxRows) {
+             (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kFusedMaxRows) {
     ops.band = pick_band_s1_avx512(pl.k_w, pl.pad_left), ops.keeps_v = false;
   }
   // S8 (uneven bins of 13-14 rows): 0.85 of the time with the band's stats pass.
