@@ -28,7 +28,7 @@ constexpr i64 kFlatMaxPlane = i64{1} << 16;
 constexpr i64 kVGuard = 32;        // doubles before and after the V buffer (flat taps and tails)
 constexpr i64 kBoundMinRows = 8;   // Plan::bound_in_pass: windows of at least this many rows
 constexpr i64 kFusedRows = 4;      // output rows that band_s1_avx512 sums in one pass
-constexpr i64 kFusedMaxRows = 64;  // fused rows (band_s1_*, band_s2_avx512): window rows, at most
+constexpr i64 kFusedMaxRows = 64;  // fused rows (band_s1/s2_avx512): window rows, at most
 
 // Tables the vector loops load a whole register of (eight doubles, 64 bytes) at a time start on
 // a cache line: std::vector's 16-byte alignment splits three such loads in four across two
