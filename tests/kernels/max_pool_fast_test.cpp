@@ -72,22 +72,25 @@ PoolGeometry random_geometry(Rng& rng) {
                                           : rng.range(1, 70);
     i64 k = 0, d = 0, pb = 0, pe = 0;
     do {
-      k = rng.range(1, 5);
+      k = w && rng.range(0, 4) == 0 ? rng.range(6, 12) : rng.range(1, 5);
       d = rng.range(0, 3) == 0 ? rng.range(2, 3) : 1;
       pb = rng.range(0, k + 2);
       pe = rng.range(0, k + 2);
     } while (d * (k - 1) + 1 > in + pb + pe);
-    const i64 pick = rng.range(0, 9);
-    const i64 s = pick < 4 ? 1 : pick < 8 ? 2 : rng.range(3, 5);
+    // Strides 3 and up take the column-first rows; past 16 (AVX2) or 32 (AVX-512) columns
+    // between outputs, their taps span too many vectors and run the portable rows.
+    const i64 pick = rng.range(0, 19);
+    const i64 s = pick < 7 ? 1 : pick < 14 ? 2 : pick < 18 ? rng.range(3, 8) : rng.range(9, 40);
     set_axis(g, a, in, k, s, d, pb, pe, r);
   }
   g.index_axis = static_cast<std::size_t>(rng.range(0, static_cast<i64>(g.spatial_rank) + 1));
   return g;
 }
 
-// AdaptiveMaxPool with equal bins (in % out == 0 on every axis): bins of 1-2 columns (the fast
-// kernel's cover) and 1-5 rows and planes, 1-40 bins along W (past one and two blocks of 16 and
-// 8 outputs), 1-9 along H, 1-3 along D.
+// AdaptiveMaxPool with equal bins (in % out == 0 on every axis): bins of 1-2 columns (the
+// stride-1 and -2 rows), 3-9 (column-first rows) or 17-40 (AVX2's portable rows past 16), 1-5
+// rows and planes, 1-40 bins along W (past one and two blocks of 16 and 8 outputs), 1-9 along
+// H, 1-3 along D.
 PoolGeometry random_adaptive_geometry(Rng& rng) {
   PoolGeometry g;
   g.adaptive = true;
@@ -97,7 +100,9 @@ PoolGeometry random_adaptive_geometry(Rng& rng) {
   for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) {
     const i64 out = a == 2 ? rng.range(1, 40) : rng.range(1, g.spatial_rank == 3 ? 3 : 9);
     g.out[a] = out;
-    g.in[a] = out * (a == 2 ? rng.range(1, 2) : rng.range(1, 5));
+    const i64 pick = rng.range(0, 9);
+    const i64 bin_w = pick < 4 ? rng.range(1, 2) : pick < 9 ? rng.range(3, 9) : rng.range(17, 40);
+    g.in[a] = out * (a == 2 ? bin_w : rng.range(1, 5));
   }
   g.index_axis = 2;  // AdaptiveMaxPool's indices count within each (n, c) plane
   return g;
@@ -245,6 +250,59 @@ TEST_CASE("max_pool_fast matches the reference on adaptive equal bins (f32, f64)
   differential<double>(0xADAA, 100, true);
 }
 
+// Strides of 3 or more reduce columns first; rows that tile exactly (equal bins, k = s windows)
+// run in flat groups of several output rows (up to 4096 columns), the last group of a plane
+// short. Wide rows split into several groups per plane here, with and without NaN.
+TEST_CASE("max_pool_fast column-first rows and flat groups", "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0xF1A7);
+  const auto adaptive = [](i64 c, i64 ih, i64 iw, i64 oh, i64 ow) {
+    PoolGeometry g;
+    g.adaptive = true;
+    g.spatial_rank = 2;
+    g.channels = c;
+    g.in = {1, ih, iw};
+    g.out = {1, oh, ow};
+    g.index_axis = 2;
+    return g;
+  };
+  const auto window = [](i64 c, i64 ih, i64 iw, i64 k, i64 s, i64 pad) {
+    PoolGeometry g;
+    g.spatial_rank = 2;
+    g.channels = c;
+    set_axis(g, 1, ih, k, s, 1, pad, pad, Rounding::floor);
+    set_axis(g, 2, iw, k, s, 1, pad, pad, Rounding::floor);
+    return g;
+  };
+  const PoolGeometry cases[] = {
+      adaptive(3, 64, 300, 16, 50),  // bins of 4x6: groups of 13 rows, then 3
+      adaptive(2, 28, 28, 7, 7),     // M3's bins: one group of seven rows
+      adaptive(2, 9, 4608, 3, 128),  // rows wider than a group: groups of one row
+      window(2, 40, 1200, 4, 4, 0),  // k = s: flat, groups of 3 rows, then 1
+      window(2, 30, 1203, 3, 3, 0),  // in_w not a multiple of s: row by row
+      window(2, 30, 301, 5, 3, 2),   // padded, overlapping: row by row
+  };
+  const Parallel serial(1), two(2);
+  for (const PoolGeometry& g : cases) {
+    INFO(describe(g));
+    for (const bool nan : {false, true}) {
+      Tensor in = random_input<float>(rng, g);
+      if (!nan)
+        for (float& v : std::span(in.mutable_data<float>(), in.element_count()))
+          if (v != v) v = static_cast<float>(rng.range(-3, 3));
+      for (const ElementType it : {ElementType::i64, ElementType::f32}) {
+        const Result want = run(g, in, it, serial, false);
+        for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
+          for (const Parallel* par : {&serial, &two}) {
+            INFO("isa " << isa_name(isa) << ", threads " << par->threads() << ", NaN " << nan);
+            const Result got = run(g, in, it, *par, true, isa);
+            CHECK(same_bits(got.values, want.values));
+            if (it != ElementType::f32) CHECK(same_bits(got.indices, want.indices));
+          }
+      }
+    }
+  }
+}
+
 TEST_CASE("max_pool_fast hand cases", "[kernels][max_pool][max_pool_fast]") {
   const Parallel par(1);
   const float inf = std::numeric_limits<float>::infinity();
@@ -299,6 +357,8 @@ TEST_CASE("max_pool_fast covers f32/f64 windows and equal adaptive bins only",
   CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
   g.out[2] = 3;  // uneven, overlapping bins: the reference kernel
   CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
-  g.out[2] = 2;  // bins of four columns: gathered taps, the reference is faster
-  CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
+  g.out[2] = 2;  // bins of four columns
+  CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
+  g.out[2] = 1;  // one bin of eight
+  CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
 }

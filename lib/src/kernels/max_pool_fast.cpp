@@ -5,20 +5,27 @@
 // then runs the reference's recurrence for a block of consecutive outputs at once: the running
 // maximum starts at lowest() with position 0; for every input row (in order) and every kernel
 // tap kw along W (in order), the block loads that tap for all its outputs (contiguous for
-// stride 1, de-interleaved for stride 2, gathered otherwise), with taps outside the row masked
-// to -inf, and each lane takes it only when tap > max (ordered compare: NaN never wins, -inf
-// never beats lowest(), ties keep the first tap). Since every lane sees exactly the reference's
-// sequence of in-bounds taps plus -inf taps that cannot win, values and positions are the
-// reference's bits. The portable path is the same recurrence per output, in plain C++; AVX-512
-// runs blocks of 32 outputs (two independent registers) whose load masks are built once per
-// call (interior blocks, all taps in bounds, need none); AVX2 runs blocks of 8.
+// stride 1, de-interleaved for stride 2), with taps outside the row masked to -inf, and each
+// lane takes it only when tap > max (ordered compare: NaN never wins, -inf never beats lowest(),
+// ties keep the first tap). Since every lane sees exactly the reference's sequence of in-bounds
+// taps plus -inf taps that cannot win, values and positions are the reference's bits. The
+// portable path is the same recurrence per output, in plain C++; AVX-512 runs blocks of 32
+// outputs (two independent registers) whose load masks are built once per call (interior
+// blocks, all taps in bounds, need none); AVX2 runs blocks of 8.
+// Strides of 3 or more, whose taps would be gathered, reduce columns first (row_cols_*): each
+// column's maximum over the window's rows, then each output's over its columns, the taps
+// permuted out of whole vectors of column maxima. The recurrence's result is the greatest
+// value and, among the taps equal to it (-0 == +0), the first one, which is the one of least
+// plane position (taps run in position order). So the columns' results are combined by
+// (value > max) or (value == max and position < max's): an order-free rule that gives the
+// same value bits and position as the recurrence, NaN never winning.
 // Positions are plane-relative int32 (planes of < 2^30 elements); indices are
 // (plane * in_plane + position) % index_range, computed without a division per output: the
 // range is either a multiple of the plane size (axis 0, 1, 2) or divides it (axis 3, 4).
-// AdaptiveMaxPool with equal bins of one or two columns runs as the window MaxPool with kernel =
-// stride = bin; OpenVINO's adaptive reduction differs from the window one only on rows that
-// start with NaN and on bins with nothing above lowest(), and those outputs are redone with the
-// reference's bin_max (see run).
+// AdaptiveMaxPool with equal bins runs as the window MaxPool with kernel = stride = bin;
+// OpenVINO's adaptive reduction differs from the window one only on rows that start with NaN
+// and on bins with nothing above lowest(), and those outputs are redone with the reference's
+// bin_max (see run).
 // Determinism: each output is computed by one fixed-order loop, whatever the partition.
 #include "simd.hpp"  // first: intrinsics and their warning pragmas
 
@@ -50,6 +57,25 @@ struct Tap32 {
   std::uint16_t a[2], b[2];
 };
 
+// Strides of 3 or more (row_cols_*): how a block of `lanes` outputs takes tap t from the
+// column maxima starting at its first tap column: from source vectors of `width` columns
+// (AVX-512: pairs of 16, permuted by vpermt2ps; AVX2: single vectors of 8), lane o reading
+// column o * stride + t * dilation, at index idx[t][o] of source first[t] + j where bit o of
+// bits[t][j] (AVX2: mask[t][j][o] all ones) is set.
+struct Spread {
+  i64 lanes = 0, width = 0, sources = 0;  // sources: per block, the span of its taps
+  std::vector<i32> idx, mask;
+  std::vector<std::uint16_t> bits;
+  std::vector<i64> first, count;  // per tap: the sources it reads
+};
+
+// Per thread: the column maxima of one output row, col_left entries of (lowest(), 0) before
+// column 0 (the left padding) and enough after in_w for the last block's sources.
+struct ColScratch {
+  float* v = nullptr;
+  i32* p = nullptr;
+};
+
 // The W axis of one op, shared by every output row.
 struct RowGeo {
   i64 in_w, out_w, k, stride, dil, pad;
@@ -61,14 +87,44 @@ struct RowGeo {
   const i64* block_slot = nullptr;
   const Tap32* block_taps = nullptr;
   const i64* block_tap_count = nullptr;
+  // Strides of 3 or more: the column maxima's layout and the tap tables. `group` output rows
+  // run at once (flat groups: see make_spread), their column maxima back to back.
+  const Spread* spread = nullptr;
+  i64 col_left = 0, col_len = 0, group = 1;
 };
 
 constexpr i64 kMaxTableTaps = i64{1} << 20;  // larger tables (huge pads): the portable path
+
+// Per output row q = od * OH + oh: the plane offsets of its input rows,
+// off[begin[q] .. begin[q + 1]), D-major as the reference enumerates them.
+struct RowTable {
+  std::vector<i64> begin{0}, off;
+  const i64* rows(i64 q) const { return off.data() + begin[static_cast<std::size_t>(q)]; }
+  i64 count(i64 q) const {
+    return begin[static_cast<std::size_t>(q) + 1] - begin[static_cast<std::size_t>(q)];
+  }
+};
 
 // Computes out_w values (and, when pos is not null, plane positions) of one output row from
 // the input rows at plane offsets rows[0..nrows).
 template <class T>
 using RowFn = void (*)(const T* plane, const i64* rows, i64 nrows, const RowGeo& w, T* y, i32* pos);
+
+// The output rows q0 .. q1 - 1 of a plane, their values and positions back to back. Returns true
+// only when it has seen that their input rows hold no NaN (in any column) and that no output is
+// lowest(): then the adaptive fix-up (run) has nothing to redo; false means "not checked".
+template <class T>
+using GroupFn = bool (*)(const T* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
+                         const ColScratch& cs, T* y, i32* pos);
+
+// A RowFn row by row.
+template <class T, RowFn<T> F>
+bool rows_of(const T* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w, const ColScratch&,
+             T* y, i32* pos) {
+  for (i64 q = q0; q < q1; ++q, y += w.out_w, pos = pos ? pos + w.out_w : nullptr)
+    F(plane, rt.rows(q), rt.count(q), w, y, pos);
+  return false;
+}
 
 template <class T>
 void row_portable(const T* plane, const i64* rows, i64 nrows, const RowGeo& w, T* y, i32* pos) {
@@ -153,18 +209,18 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
 }
 
 // Two blocks of 16 outputs at once (independent dependency chains), their taps from
-// w.block_taps. Stride: 1, 2, or 0 for any (gather). Values only: max(tap, cur), which is
+// w.block_taps. Stride: 1 or 2. Values only: max(tap, cur), which is
 // tap > cur ? tap : cur (vmaxps returns its second operand unless the first is greater), the
 // same recurrence as the compare and blend.
 template <int kStride, bool kPos>
 IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
                              float* y, i32* pos) {
+  static_assert(kStride == 1 || kStride == 2);
   constexpr int U = 2;
-  const i64 s = kStride ? kStride : w.stride;
+  constexpr i64 s = kStride;
   const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  [[maybe_unused]] const __m512i lane_step =
-      _mm512_mullo_epi32(iota, _mm512_set1_epi32(static_cast<i32>(s)));
+  [[maybe_unused]] const __m512i lane_step = _mm512_mullo_epi32(iota, _mm512_set1_epi32(s));
   [[maybe_unused]] const __m512i even =
       _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   for (i64 o0 = 0, block = 0; o0 < w.out_w; o0 += 16 * U, ++block) {
@@ -192,14 +248,10 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
           __m512 v;
           if constexpr (kStride == 1) {
             v = _mm512_mask_loadu_ps(neg_inf, t.a[u], row + c0);
-          } else if constexpr (kStride == 2) {
+          } else {
             const __m512 a = _mm512_mask_loadu_ps(neg_inf, t.a[u], row + c0);
             const __m512 b = _mm512_mask_loadu_ps(neg_inf, t.b[u], row + c0 + 16);
             v = _mm512_permutex2var_ps(a, even, b);
-          } else {
-            const __m512i col =
-                _mm512_add_epi32(_mm512_set1_epi32(static_cast<i32>(c0)), lane_step);
-            v = _mm512_mask_i32gather_ps(neg_inf, t.a[u], col, row, 4);
           }
           if constexpr (kPos) {
             const __mmask16 gt = _mm512_cmp_ps_mask(v, cur[u], _CMP_GT_OQ);
@@ -247,14 +299,13 @@ IRRUN_AVX2 inline __m256 load8(const float* p, i64 lo, i64 hi) {
 template <int kStride, bool kPos>
 IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const RowGeo& w, float* y,
                          i32* pos) {
-  const i64 s = kStride ? kStride : w.stride;
-  const __m256 neg_inf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  static_assert(kStride == 1 || kStride == 2);
+  constexpr i64 s = kStride;
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  [[maybe_unused]] const __m256i lane_step =
-      _mm256_mullo_epi32(iota, _mm256_set1_epi32(static_cast<i32>(s)));
+  [[maybe_unused]] const __m256i lane_step = _mm256_mullo_epi32(iota, _mm256_set1_epi32(s));
   // Elements a block of eight reads from its first tap column on: 8 (stride 1), the 16 of the
-  // two de-interleaved loads (stride 2), up to the last lane's tap (gather).
-  const i64 span = kStride == 1 ? 8 : kStride == 2 ? 16 : 7 * s + 1;
+  // two de-interleaved loads (stride 2).
+  constexpr i64 span = 8 * s;
   for (i64 o0 = 0; o0 < w.out_w; o0 += 8) {
     const i64 n = std::min<i64>(8, w.out_w - o0);
     __m256 cur = _mm256_set1_ps(std::numeric_limits<float>::lowest());
@@ -273,7 +324,7 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
         __m256 v;
         if constexpr (kStride == 1) {
           v = interior ? _mm256_loadu_ps(row + c0) : load8(row + c0, lo, hi);
-        } else if constexpr (kStride == 2) {
+        } else {
           const i64 e_lo = 2 * lo, e_hi = 2 * hi - 1;
           const __m256 a = interior
                                ? _mm256_loadu_ps(row + c0)
@@ -284,9 +335,6 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
           // [a0 a2 b0 b2 a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
           const __m256 ev = _mm256_shuffle_ps(a, b, 0x88);
           v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), 0xD8));
-        } else {
-          const __m256i col = _mm256_add_epi32(_mm256_set1_epi32(static_cast<i32>(c0)), lane_step);
-          v = _mm256_mask_i32gather_ps(neg_inf, row, col, _mm256_castsi256_ps(lanes8(lo, hi)), 4);
         }
         if constexpr (kPos) {
           const __m256 gt = _mm256_cmp_ps(v, cur, _CMP_GT_OQ);
@@ -313,22 +361,239 @@ IRRUN_AVX2 void row_avx2_any(const float* plane, const i64* rows, i64 nrows, con
   row_avx2<kStride, false>(plane, rows, nrows, w, y, pos);
 }
 
+constexpr i64 kMaxSources = 16;     // wider spans (long strides, kernels or dilations): portable
+constexpr i64 kFlatColumns = 4096;  // column maxima per flat group (L1: 32 KB with positions)
+
+// The Spread of blocks of `lanes` outputs from sources of `width` columns, and the column
+// maxima's layout in w; false when a block's taps span more than kMaxSources sources.
+// Flat groups: when the rows tile exactly (no left pad, in_w = out_w * stride, every tap inside
+// its output's own stride: AdaptiveMaxPool's equal bins, k = s windows), the column maxima of
+// consecutive output rows laid back to back are one long row whose outputs are those rows'
+// outputs back to back, so blocks run across row ends and narrow rows (M3: 7 outputs) fill
+// their vectors.
+bool make_spread(RowGeo& w, i64 lanes, i64 width, i64 out_rows, Spread& sp) {
+  const i64 span = (lanes - 1) * w.stride + (w.k - 1) * w.dil + 1;
+  sp.lanes = lanes, sp.width = width, sp.sources = (span + width - 1) / width;
+  if (sp.sources > kMaxSources) return false;
+  const auto n = static_cast<std::size_t>(w.k * sp.sources);
+  sp.idx.assign(static_cast<std::size_t>(w.k * lanes), 0);
+  sp.mask.assign(n * static_cast<std::size_t>(lanes), 0);
+  sp.bits.assign(n, 0);
+  sp.first.assign(static_cast<std::size_t>(w.k), 0);
+  sp.count.assign(static_cast<std::size_t>(w.k), 0);
+  for (i64 t = 0; t < w.k; ++t) {
+    const auto tu = static_cast<std::size_t>(t);
+    const i64 lo = t * w.dil / width, hi = ((lanes - 1) * w.stride + t * w.dil) / width;
+    sp.first[tu] = lo, sp.count[tu] = hi - lo + 1;
+    for (i64 o = 0; o < lanes; ++o) {
+      const i64 c = o * w.stride + t * w.dil, j = c / width - lo;
+      sp.idx[static_cast<std::size_t>(t * lanes + o)] = static_cast<i32>(c % width);
+      sp.bits[static_cast<std::size_t>(t * sp.sources + j)] |= static_cast<std::uint16_t>(1u << o);
+      sp.mask[static_cast<std::size_t>((t * sp.sources + j) * lanes + o)] = -1;
+    }
+  }
+  const bool flat = w.pad == 0 && w.in_w == w.out_w * w.stride && (w.k - 1) * w.dil < w.stride;
+  w.group = flat ? std::clamp<i64>(kFlatColumns / w.in_w, 1, out_rows) : 1;
+  // Blocks start at column o0 * stride - pad (o0 a multiple of lanes) and read sources * width
+  // columns; the column pass writes whole vectors of 16 up to each row's in_w rounded up.
+  const i64 last = (w.group * w.out_w - 1) / lanes * lanes * w.stride - w.pad;
+  w.col_left = w.pad;
+  w.col_len = w.col_left +
+              std::max((w.group - 1) * w.in_w + (w.in_w + 15) / 16 * 16, last + sp.sources * width);
+  w.spread = &sp;
+  return true;
+}
+
+// The column maxima of one output row: (value, position) of each column's greatest element
+// over rows[0..nrows) by the recurrence (strictly greater wins), (lowest(), 0) where none
+// exceeds lowest(), and also past in_w up to the next multiple of 16. Returns whether a NaN
+// was loaded.
+IRRUN_AVX512 inline bool columns_avx512(const float* plane, const i64* rows, i64 nrows, i64 in_w,
+                                        float* cv, i32* cp) {
+  __mmask16 nan = 0;
+  const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (i64 c = 0; c < in_w; c += 16) {
+    const __mmask16 in = lanes16(0, std::min<i64>(16, in_w - c));
+    __m512 v = lowest;
+    __m512i p = _mm512_setzero_si512();
+    for (i64 r = 0; r < nrows; ++r) {
+      const __m512 x = _mm512_mask_loadu_ps(lowest, in, plane + rows[r] + c);
+      nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+      const __mmask16 gt = _mm512_cmp_ps_mask(x, v, _CMP_GT_OQ);
+      v = _mm512_mask_mov_ps(v, gt, x);
+      p = _mm512_mask_mov_epi32(
+          p, gt, _mm512_add_epi32(_mm512_set1_epi32(static_cast<i32>(rows[r] + c)), iota));
+    }
+    _mm512_storeu_ps(cv + c, v);
+    _mm512_storeu_si512(cp + c, p);
+  }
+  return nan != 0;
+}
+
+// Strides of 3 or more on AVX-512: the column maxima of rows q0 .. q1 - 1 (one row, or a flat
+// group), then blocks of 16 outputs whose taps are permuted out of them (w.spread, pairs of
+// vectors) and combined by the order-free rule.
+IRRUN_AVX512 bool cols_avx512(const float* plane, const RowTable& rt, i64 q0, i64 q1,
+                              const RowGeo& w, const ColScratch& cs, float* y, i32* pos) {
+  const Spread& sp = *w.spread;
+  float* cv = cs.v + w.col_left;
+  i32* cp = cs.p + w.col_left;
+  bool nan = false;
+  for (i64 q = q0; q < q1; ++q)  // in order: each row's last vector spills into the next row
+    nan |= columns_avx512(plane, rt.rows(q), rt.count(q), w.in_w, cv + (q - q0) * w.in_w,
+                          cp + (q - q0) * w.in_w);
+  const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
+  __mmask16 low = 0;
+  const i64 n_out = (q1 - q0) * w.out_w;
+  for (i64 o0 = 0; o0 < n_out; o0 += 16) {
+    const i64 c0 = o0 * w.stride - w.pad;
+    __m512 m = _mm512_setzero_ps();
+    __m512i mp = _mm512_setzero_si512();
+    for (i64 t = 0; t < w.k; ++t) {
+      const auto tu = static_cast<std::size_t>(t);
+      const __m512i idx = _mm512_loadu_si512(sp.idx.data() + t * 16);
+      const std::uint16_t* bits = sp.bits.data() + t * sp.sources;
+      __m512 v = _mm512_setzero_ps();
+      __m512i p = _mm512_setzero_si512();
+      // Every lane reads one source: the first source's permute fills all lanes, the others
+      // replace theirs.
+      for (i64 j = 0; j < sp.count[tu]; ++j) {
+        const i64 c = c0 + (sp.first[tu] + j) * 32;
+        const __m512 vj =
+            _mm512_permutex2var_ps(_mm512_loadu_ps(cv + c), idx, _mm512_loadu_ps(cv + c + 16));
+        const __m512i pj = _mm512_permutex2var_epi32(_mm512_loadu_si512(cp + c), idx,
+                                                     _mm512_loadu_si512(cp + c + 16));
+        v = j == 0 ? vj : _mm512_mask_mov_ps(v, bits[j], vj);
+        p = j == 0 ? pj : _mm512_mask_mov_epi32(p, bits[j], pj);
+      }
+      if (t == 0) {  // the first tap against (lowest(), 0) keeps its own column maximum
+        m = v, mp = p;
+        continue;
+      }
+      const __mmask16 take =
+          _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) |
+          (_mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(p, mp));
+      m = _mm512_mask_mov_ps(m, take, v);
+      mp = _mm512_mask_mov_epi32(mp, take, p);
+    }
+    const __mmask16 out = lanes16(0, std::min<i64>(16, n_out - o0));
+    _mm512_mask_storeu_ps(y + o0, out, m);
+    if (pos) _mm512_mask_storeu_epi32(pos + o0, out, mp);
+    low |= _mm512_mask_cmp_ps_mask(out, m, lowest, _CMP_EQ_OQ);
+  }
+  return !nan && low == 0;
+}
+
+// The lanes of b where mask is set, of a elsewhere.
+IRRUN_AVX2 inline __m256i blend(__m256i a, __m256i b, __m256 mask) {
+  return _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), mask));
+}
+
+// columns_avx512 on AVX2, in vectors of eight (masked-off columns load as -inf).
+IRRUN_AVX2 inline bool columns_avx2(const float* plane, const i64* rows, i64 nrows, i64 in_w,
+                                    float* cv, i32* cp) {
+  __m256 nan = _mm256_setzero_ps();
+  const __m256 lowest = _mm256_set1_ps(std::numeric_limits<float>::lowest());
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (i64 c = 0; c < in_w; c += 8) {
+    const i64 n = std::min<i64>(8, in_w - c);
+    __m256 v = lowest;
+    __m256i p = _mm256_setzero_si256();
+    for (i64 r = 0; r < nrows; ++r) {
+      const float* x = plane + rows[r] + c;
+      const __m256 xv = n == 8 ? _mm256_loadu_ps(x) : load8(x, 0, n);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(xv, xv, _CMP_UNORD_Q));
+      const __m256 gt = _mm256_cmp_ps(xv, v, _CMP_GT_OQ);
+      v = _mm256_blendv_ps(v, xv, gt);
+      const __m256i at = _mm256_add_epi32(_mm256_set1_epi32(static_cast<i32>(rows[r] + c)), iota);
+      p = blend(p, at, gt);
+    }
+    _mm256_storeu_ps(cv + c, v);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cp + c), p);
+  }
+  return _mm256_movemask_ps(nan) != 0;
+}
+
+// cols_avx512 on AVX2: blocks of eight outputs, single source vectors (vpermps).
+IRRUN_AVX2 bool cols_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
+                          const ColScratch& cs, float* y, i32* pos) {
+  const Spread& sp = *w.spread;
+  float* cv = cs.v + w.col_left;
+  i32* cp = cs.p + w.col_left;
+  bool nan = false;
+  for (i64 q = q0; q < q1; ++q)
+    nan |= columns_avx2(plane, rt.rows(q), rt.count(q), w.in_w, cv + (q - q0) * w.in_w,
+                        cp + (q - q0) * w.in_w);
+  const __m256 lowest = _mm256_set1_ps(std::numeric_limits<float>::lowest());
+  __m256 low = _mm256_setzero_ps();
+  const i64 n_out = (q1 - q0) * w.out_w;
+  for (i64 o0 = 0; o0 < n_out; o0 += 8) {
+    const i64 c0 = o0 * w.stride - w.pad;
+    __m256 m = _mm256_setzero_ps();
+    __m256i mp = _mm256_setzero_si256();
+    for (i64 t = 0; t < w.k; ++t) {
+      const auto tu = static_cast<std::size_t>(t);
+      const __m256i idx =
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sp.idx.data() + t * 8));
+      const i32* mask = sp.mask.data() + t * sp.sources * 8;
+      __m256 v = _mm256_setzero_ps();
+      __m256i p = _mm256_setzero_si256();
+      for (i64 j = 0; j < sp.count[tu]; ++j) {
+        const i64 c = c0 + (sp.first[tu] + j) * 8;
+        const __m256 vj = _mm256_permutevar8x32_ps(_mm256_loadu_ps(cv + c), idx);
+        const __m256i pj = _mm256_permutevar8x32_epi32(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cp + c)), idx);
+        if (j == 0) {  // as in cols_avx512
+          v = vj, p = pj;
+          continue;
+        }
+        const __m256 mj = _mm256_loadu_ps(reinterpret_cast<const float*>(mask + j * 8));
+        v = _mm256_blendv_ps(v, vj, mj);
+        p = blend(p, pj, mj);
+      }
+      if (t == 0) {
+        m = v, mp = p;
+        continue;
+      }
+      const __m256 take =
+          _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ),
+                       _mm256_and_ps(_mm256_cmp_ps(v, m, _CMP_EQ_OQ),
+                                     _mm256_castsi256_ps(_mm256_cmpgt_epi32(mp, p))));
+      m = _mm256_blendv_ps(m, v, take);
+      mp = blend(mp, p, take);
+    }
+    const __m256i out = lanes8(0, std::min<i64>(8, n_out - o0));
+    _mm256_maskstore_ps(y + o0, out, m);
+    if (pos) _mm256_maskstore_epi32(pos + o0, out, mp);
+    low = _mm256_or_ps(
+        low, _mm256_and_ps(_mm256_castsi256_ps(out), _mm256_cmp_ps(m, lowest, _CMP_EQ_OQ)));
+  }
+  return !nan && _mm256_movemask_ps(low) == 0;
+}
+
 template <class T>
-RowFn<T> pick_row([[maybe_unused]] RowGeo& w, [[maybe_unused]] BlockTaps& bt,
-                  [[maybe_unused]] Isa isa) {
+GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
+                      [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
+                      [[maybe_unused]] Isa isa) {
+  constexpr GroupFn<T> portable = rows_of<T, row_portable<T>>;
   if constexpr (std::is_same_v<T, float>) {
     const i64 s = w.stride;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
-      if (!make_block_taps(w, bt)) return row_portable<T>;
+      if (s > 2) return make_spread(w, 16, 32, out_rows, sp) ? cols_avx512 : portable;
+      if (!make_block_taps(w, bt)) return portable;
       w.block_slot = bt.slot.data();
       w.block_taps = bt.taps.data();
       w.block_tap_count = bt.count.data();
-      return s == 1 ? row_avx512_any<1> : s == 2 ? row_avx512_any<2> : row_avx512_any<0>;
+      return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
     }
-    if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2())
-      return s == 1 ? row_avx2_any<1> : s == 2 ? row_avx2_any<2> : row_avx2_any<0>;
+    if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
+      if (s > 2) return make_spread(w, 8, 8, out_rows, sp) ? cols_avx2 : portable;
+      return s == 1 ? rows_of<T, row_avx2_any<1>> : rows_of<T, row_avx2_any<2>>;
+    }
   }
-  return row_portable<T>;
+  return portable;
 }
 
 // o[i] = base + pos[i] (cast to I: i32 wraps like the reference's cast), vectorised.
@@ -357,10 +622,12 @@ template <class T, class I>
 void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
          const Parallel& par, Isa isa, bool adaptive) {
   const auto axes = detail::axis_windows(g);
+  const i64 out_rows = g.out[0] * g.out[1];
   RowGeo w{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
            g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
   BlockTaps block_taps;
-  const RowFn<T> row_fn = pick_row<T>(w, block_taps, isa);
+  Spread spread;
+  const GroupFn<T> group_fn = pick_group<T>(w, out_rows, block_taps, spread, isa);
   const T* x = in.data<T>();
   T* y = values.mutable_data<T>();
   I* idx = indices ? indices->mutable_data<I>() : nullptr;
@@ -368,43 +635,53 @@ void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& 
   const i64 range = g.index_range();
   // range is a multiple of the plane size (axis <= 2: add a per-plane offset) or divides it.
   const bool per_plane_offset = range % in_plane == 0;
-  const i64 out_rows = g.out[0] * g.out[1];
 
-  par.for_range(g.planes() * out_rows, [&](i64 begin, i64 end) {
-    std::vector<i64> rows;
-    std::vector<i32> pos(idx || adaptive ? static_cast<std::size_t>(out_w) : 0);
+  RowTable rt;
+  for (i64 q = 0; q < out_rows; ++q) {
+    const auto od = static_cast<std::size_t>(q / g.out[1]);
+    const auto oh = static_cast<std::size_t>(q % g.out[1]);
+    for (i64 td = 0; td < axes[0].taps[od]; ++td) {
+      const i64 id = axes[0].first[od] + td * axes[0].step;
+      for (i64 th = 0; th < axes[1].taps[oh]; ++th)
+        rt.off.push_back((id * g.in[1] + axes[1].first[oh] + th * axes[1].step) * g.in[2]);
+    }
+    rt.begin.push_back(static_cast<i64>(rt.off.size()));
+  }
+
+  // Units: groups of w.group output rows of one plane (the last group of a plane may be short).
+  const i64 groups = (out_rows + w.group - 1) / w.group;
+  par.for_range(g.planes() * groups, [&](i64 begin, i64 end) {
+    const bool want_pos = idx || adaptive;
+    std::vector<i32> pos(want_pos ? static_cast<std::size_t>(w.group * out_w) : 0);
+    std::vector<float> col_v(static_cast<std::size_t>(w.col_len),
+                             std::numeric_limits<float>::lowest());
+    std::vector<i32> col_p(static_cast<std::size_t>(w.col_len), 0);
+    const ColScratch cs{col_v.data(), col_p.data()};
     for (i64 u = begin; u < end; ++u) {
-      const i64 p = u / out_rows, q = u % out_rows;
-      const auto od = static_cast<std::size_t>(q / g.out[1]);
-      const auto oh = static_cast<std::size_t>(q % g.out[1]);
-      rows.clear();
-      for (i64 td = 0; td < axes[0].taps[od]; ++td) {
-        const i64 id = axes[0].first[od] + td * axes[0].step;
-        for (i64 th = 0; th < axes[1].taps[oh]; ++th) {
-          const i64 ih = axes[1].first[oh] + th * axes[1].step;
-          rows.push_back((id * g.in[1] + ih) * g.in[2]);
-        }
-      }
-      const i64 out = p * g.out_plane_size() + q * out_w;
+      const i64 p = u / groups, q0 = u % groups * w.group, q1 = std::min(out_rows, q0 + w.group);
+      const i64 out = p * g.out_plane_size() + q0 * out_w, n = (q1 - q0) * out_w;
       const T* plane = x + p * in_plane;
-      row_fn(plane, rows.data(), static_cast<i64>(rows.size()), w, y + out,
-             idx || adaptive ? pos.data() : nullptr);
-      if (adaptive) {
+      const bool clean =
+          group_fn(plane, rt, q0, q1, w, cs, y + out, want_pos ? pos.data() : nullptr);
+      for (i64 q = q0; adaptive && !clean && q < q1; ++q) {
+        const auto od = static_cast<std::size_t>(q / g.out[1]);
+        const auto oh = static_cast<std::size_t>(q % g.out[1]);
         bool nan = false;
-        for (const i64 r : rows) nan = nan || any_nan(plane + r, g.in[2]);
+        for (i64 r = 0; r < rt.count(q); ++r) nan = nan || any_nan(plane + rt.rows(q)[r], g.in[2]);
         for (i64 i = 0; i < out_w; ++i) {
-          if (!nan && y[out + i] != std::numeric_limits<T>::lowest()) continue;
+          const i64 o = (q - q0) * out_w + i;
+          if (!nan && y[out + o] != std::numeric_limits<T>::lowest()) continue;
           const auto m =
               detail::bin_max(plane, detail::Window(axes, g, od, oh, static_cast<std::size_t>(i)));
-          y[out + i] = m.value;
-          pos[static_cast<std::size_t>(i)] = static_cast<i32>(m.position);
+          y[out + o] = m.value;
+          pos[static_cast<std::size_t>(o)] = static_cast<i32>(m.position);
         }
       }
       if (!idx) continue;
       if (per_plane_offset)
-        add_offset(pos.data(), (p * in_plane) % range, out_w, idx + out);
+        add_offset(pos.data(), (p * in_plane) % range, n, idx + out);
       else
-        for (i64 i = 0; i < out_w; ++i)
+        for (i64 i = 0; i < n; ++i)
           idx[out + i] = static_cast<I>(pos[static_cast<std::size_t>(i)] % range);
     }
   });
@@ -431,13 +708,11 @@ PoolGeometry as_window(const PoolGeometry& g) {
   return w;
 }
 
-// Equal bins of one or two columns: wider bins are stride > 2 windows, whose gathered taps
-// (vgatherdps) make the window kernel slower than the reference on them (8x512x28x28 -> 7x7:
-// 5.5 ms against 2.2 ms).
+// Equal bins: in % out == 0 on every axis.
 bool equal_bins(const PoolGeometry& g) {
   for (std::size_t a = 0; a < 3; ++a)
     if (g.out[a] < 1 || g.in[a] % g.out[a] != 0) return false;
-  return g.in[2] / g.out[2] <= 2;
+  return true;
 }
 
 }  // namespace
