@@ -395,38 +395,48 @@ bool make_spread(RowGeo& w, i64 lanes, i64 width, i64 out_rows, Spread& sp) {
   const bool flat = w.pad == 0 && w.in_w == w.out_w * w.stride && (w.k - 1) * w.dil < w.stride;
   w.group = flat ? std::clamp<i64>(kFlatColumns / w.in_w, 1, out_rows) : 1;
   // Blocks start at column o0 * stride - pad (o0 a multiple of lanes) and read sources * width
-  // columns; the column pass writes whole vectors of 16 up to each row's in_w rounded up.
+  // columns; the column pass writes pairs of vectors of 16 up to each row's in_w rounded up.
   const i64 last = (w.group * w.out_w - 1) / lanes * lanes * w.stride - w.pad;
   w.col_left = w.pad;
   w.col_len = w.col_left +
-              std::max((w.group - 1) * w.in_w + (w.in_w + 15) / 16 * 16, last + sp.sources * width);
+              std::max((w.group - 1) * w.in_w + (w.in_w + 31) / 32 * 32, last + sp.sources * width);
   w.spread = &sp;
   return true;
 }
 
 // The column maxima of one output row: (value, position) of each column's greatest element
 // over rows[0..nrows) by the recurrence (strictly greater wins), (lowest(), 0) where none
-// exceeds lowest(), and also past in_w up to the next multiple of 16. Returns whether a NaN
+// exceeds lowest(), and also past in_w up to the next multiple of 32. Returns whether a NaN
 // was loaded.
 IRRUN_AVX512 inline bool columns_avx512(const float* plane, const i64* rows, i64 nrows, i64 in_w,
                                         float* cv, i32* cp) {
   __mmask16 nan = 0;
   const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  for (i64 c = 0; c < in_w; c += 16) {
-    const __mmask16 in = lanes16(0, std::min<i64>(16, in_w - c));
-    __m512 v = lowest;
-    __m512i p = _mm512_setzero_si512();
+  // Two vectors of 16 columns at a time (two chains of compares in flight); the last ones are
+  // masked (+ lowest() past in_w, which no value beats).
+  for (i64 c = 0; c < in_w; c += 32) {
+    const __mmask16 in0 = lanes16(0, std::min<i64>(16, in_w - c));
+    const __mmask16 in1 = lanes16(0, std::clamp<i64>(in_w - c - 16, 0, 16));
+    __m512 v0 = lowest, v1 = lowest;
+    __m512i p0 = _mm512_setzero_si512(), p1 = p0;
     for (i64 r = 0; r < nrows; ++r) {
-      const __m512 x = _mm512_mask_loadu_ps(lowest, in, plane + rows[r] + c);
-      nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-      const __mmask16 gt = _mm512_cmp_ps_mask(x, v, _CMP_GT_OQ);
-      v = _mm512_mask_mov_ps(v, gt, x);
-      p = _mm512_mask_mov_epi32(
-          p, gt, _mm512_add_epi32(_mm512_set1_epi32(static_cast<i32>(rows[r] + c)), iota));
+      const float* row = plane + rows[r] + c;
+      const __m512 x0 = _mm512_mask_loadu_ps(lowest, in0, row);
+      const __m512 x1 = _mm512_mask_loadu_ps(lowest, in1, row + 16);
+      nan |= _mm512_cmp_ps_mask(x0, x1, _CMP_UNORD_Q);
+      const __mmask16 gt0 = _mm512_cmp_ps_mask(x0, v0, _CMP_GT_OQ);
+      const __mmask16 gt1 = _mm512_cmp_ps_mask(x1, v1, _CMP_GT_OQ);
+      const __m512i at = _mm512_add_epi32(_mm512_set1_epi32(static_cast<i32>(rows[r] + c)), iota);
+      v0 = _mm512_mask_mov_ps(v0, gt0, x0);
+      v1 = _mm512_mask_mov_ps(v1, gt1, x1);
+      p0 = _mm512_mask_mov_epi32(p0, gt0, at);
+      p1 = _mm512_mask_mov_epi32(p1, gt1, _mm512_add_epi32(at, _mm512_set1_epi32(16)));
     }
-    _mm512_storeu_ps(cv + c, v);
-    _mm512_storeu_si512(cp + c, p);
+    _mm512_storeu_ps(cv + c, v0);
+    _mm512_storeu_si512(cp + c, p0);
+    _mm512_storeu_ps(cv + c + 16, v1);
+    _mm512_storeu_si512(cp + c + 16, p1);
   }
   return nan != 0;
 }
