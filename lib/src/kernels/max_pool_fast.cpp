@@ -1,7 +1,8 @@
 // Fast window MaxPool on f32 / f64 NC[D]HW tensors, bit-identical to the reference kernel.
 //
-// Work unit: one output row (plane, od, oh). Its in-bounds input rows along D and H come from
-// the reference's window enumeration (detail::axis_windows), in D-major order. The row kernel
+// Work unit: one output row (plane, od, oh), or a flat group of them (see make_spread). Its
+// in-bounds input rows along D and H come from the reference's window enumeration
+// (detail::axis_windows), in D-major order, in a table built once per call. The row kernel
 // then runs the reference's recurrence for a block of consecutive outputs at once: the running
 // maximum starts at lowest() with position 0; for every input row (in order) and every kernel
 // tap kw along W (in order), the block loads that tap for all its outputs (contiguous for
@@ -12,7 +13,7 @@
 // portable path is the same recurrence per output, in plain C++; AVX-512 runs blocks of 32
 // outputs (two independent registers) whose load masks are built once per call (interior
 // blocks, all taps in bounds, need none); AVX2 runs blocks of 8.
-// Strides of 3 or more, whose taps would be gathered, reduce columns first (row_cols_*): each
+// Strides of 3 or more, whose taps would be gathered, reduce columns first (cols_*): each
 // column's maximum over the window's rows, then each output's over its columns, the taps
 // permuted out of whole vectors of column maxima. The recurrence's result is the greatest
 // value and, among the taps equal to it (-0 == +0), the first one, which is the one of least
@@ -26,7 +27,7 @@
 // OpenVINO's adaptive reduction differs from the window one only on rows that start with NaN
 // and on bins with nothing above lowest(), and those outputs are redone with the reference's
 // bin_max (see run).
-// Determinism: each output is computed by one fixed-order loop, whatever the partition.
+// Determinism: each output is computed by fixed-order loops, whatever the partition.
 #include "simd.hpp"  // first: intrinsics and their warning pragmas
 
 #include <algorithm>
@@ -57,7 +58,7 @@ struct Tap32 {
   std::uint16_t a[2], b[2];
 };
 
-// Strides of 3 or more (row_cols_*): how a block of `lanes` outputs takes tap t from the
+// Strides of 3 or more (cols_*): how a block of `lanes` outputs takes tap t from the
 // column maxima starting at its first tap column: from source vectors of `width` columns
 // (AVX-512: pairs of 16, permuted by vpermt2ps; AVX2: single vectors of 8), lane o reading
 // column o * stride + t * dilation, at index idx[t][o] of source first[t] + j where bit o of
