@@ -64,7 +64,7 @@ struct Tap32 {
 // column o * stride + t * dilation, at index idx[t][o] of source first[t] + j where bit o of
 // bits[t][j] (AVX2: mask[t][j][o] all ones) is set.
 struct Spread {
-  i64 lanes = 0, width = 0, sources = 0;  // sources: per block, the span of its taps
+  i64 sources = 0;  // per block: the span of its taps
   std::vector<i32> idx, mask;
   std::vector<std::uint16_t> bits;
   std::vector<i64> first, count;  // per tap: the sources it reads
@@ -379,7 +379,7 @@ constexpr i64 kFlatColumns = 4096;  // column maxima per flat group (L1: 32 KB w
 // their vectors.
 bool make_spread(RowGeo& w, i64 lanes, i64 width, i64 out_rows, Spread& sp) {
   const i64 span = (lanes - 1) * w.stride + (w.k - 1) * w.dil + 1;
-  sp.lanes = lanes, sp.width = width, sp.sources = (span + width - 1) / width;
+  sp.sources = (span + width - 1) / width;
   if (sp.sources > kMaxSources) return false;
   const auto n = static_cast<std::size_t>(w.k * sp.sources);
   sp.idx.assign(static_cast<std::size_t>(w.k * lanes), 0);
