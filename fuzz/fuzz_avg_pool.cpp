@@ -41,6 +41,7 @@
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
 #include "irrun/tensor.hpp"
+#include "pool_attr_bytes.hpp"
 #include "support/f32_ulps.hpp"
 
 namespace {
@@ -83,14 +84,7 @@ std::optional<PoolGeometry> decode_geometry(const std::uint8_t* h) {
     attrs.pads_end.push_back((a[2] >> 6) & 3);
   }
   attrs.exclude_pad = h[0] & 8;
-  static constexpr irrun::RoundingType kRounding[] = {
-      irrun::RoundingType::floor, irrun::RoundingType::ceil, irrun::RoundingType::ceil_torch,
-      irrun::RoundingType::floor};
-  attrs.rounding = kRounding[(h[0] >> 4) & 3];
-  static constexpr irrun::AutoPad kAutoPad[] = {irrun::AutoPad::same_upper,
-                                                irrun::AutoPad::same_lower, irrun::AutoPad::valid};
-  const int ap = h[1] >> 5;
-  attrs.auto_pad = ap >= 5 ? kAutoPad[ap - 5] : irrun::AutoPad::explicit_;
+  irrun::fuzzing::decode_rounding_and_auto_pad(h[0] >> 4, h[1] >> 5, attrs);
   try {
     const auto input = irrun::PartialShape::from_static(shape);
     const auto r =
