@@ -167,14 +167,19 @@ struct BlockTaps {
 };
 
 bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
-  const i64 blocks = (w.out_w + 31) / 32, s = w.stride;
+  const i64 s = w.stride;
+  const auto interior = [&](i64 o0) {
+    return o0 >= 0 && o0 + 32 <= w.out_w && o0 * s - w.pad >= 0 &&
+           (o0 + 31) * s - w.pad + (w.k - 1) * w.dil < w.in_w;
+  };
+  const i64 blocks = (w.out_w + 31) / 32;
   bt.slot.assign(static_cast<std::size_t>(blocks), -1);
   i64 slots = 0;
   for (i64 b = 0; b < blocks; ++b) {
-    const i64 o0 = 32 * b;
-    const bool interior = o0 + 32 <= w.out_w && o0 * s - w.pad >= 0 &&
-                          (o0 + 31) * s - w.pad + (w.k - 1) * w.dil < w.in_w;
-    if (!interior) bt.slot[static_cast<std::size_t>(b)] = slots++;
+    // A short last block runs as the interior block that ends the row when there is one
+    // (row_avx512 recomputes the outputs it shares with the block before it).
+    const bool last = b == blocks - 1 && interior(w.out_w - 32);
+    if (!interior(32 * b) && !last) bt.slot[static_cast<std::size_t>(b)] = slots++;
   }
   if (slots * w.k > kMaxTableTaps) return false;
   bt.taps.assign(static_cast<std::size_t>(slots * w.k), Tap32{});
@@ -224,14 +229,16 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
   [[maybe_unused]] const __m512i lane_step = _mm512_mullo_epi32(iota, _mm512_set1_epi32(s));
   [[maybe_unused]] const __m512i even =
       _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  for (i64 o0 = 0, block = 0; o0 < w.out_w; o0 += 16 * U, ++block) {
+  for (i64 b0 = 0, block = 0; b0 < w.out_w; b0 += 16 * U, ++block) {
+    const i64 slot = w.block_slot[block];
+    // An interior block past the row's end is the last one, moved back (make_block_taps).
+    const i64 o0 = slot < 0 ? std::min(b0, w.out_w - 16 * U) : b0;
     __m512 cur[U];
     __m512i cp[U];
     for (int u = 0; u < U; ++u) {
       cur[u] = _mm512_set1_ps(std::numeric_limits<float>::lowest());
       cp[u] = _mm512_setzero_si512();
     }
-    const i64 slot = w.block_slot[block];
     const Tap32* taps = slot < 0 ? nullptr : w.block_taps + slot * w.k;
     const i64 tap_count = slot < 0 ? w.k : w.block_tap_count[slot];
     // Interior blocks: every lane in bounds (stride 2: the 31 elements up to the last tap), their
