@@ -12,7 +12,9 @@
 // taps plus -inf taps that cannot win, values and positions are the reference's bits. The
 // portable path is the same recurrence per output, in plain C++; AVX-512 runs blocks of 32
 // outputs (two independent registers) whose load masks are built once per call (interior
-// blocks, all taps in bounds, need none); AVX2 runs blocks of 8.
+// blocks, all taps in bounds, need none; a short last block runs as the interior block that
+// ends the row; stride-2 interior blocks de-interleave each input row once and shift their
+// taps out of it); AVX2 runs blocks of 8.
 // Strides of 3 or more, whose taps would be gathered, reduce columns first (cols_*): each
 // column's maximum over the window's rows, then each output's over its columns, the taps
 // permuted out of whole vectors of column maxima. The recurrence's result is the greatest
@@ -229,6 +231,16 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
   [[maybe_unused]] const __m512i lane_step = _mm512_mullo_epi32(iota, _mm512_set1_epi32(s));
   [[maybe_unused]] const __m512i even =
       _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  [[maybe_unused]] const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  // Stride 2, interior blocks whose taps reach at most 17 columns past the first: each input
+  // row's elements are de-interleaved once, into even and odd vectors, and tap t is the even
+  // (t even) or odd ones shifted by t / 2 lanes, instead of two loads and a permute per tap.
+  const i64 reach = (w.k - 1) * w.dil;
+  [[maybe_unused]] const bool shared = kStride == 2 && reach <= 17;
+  // The elements 64 .. 62 + reach past the block's first column, which the last lanes of the
+  // shifted taps read; the second vector's last element only when a tap reaches past it.
+  [[maybe_unused]] const __mmask16 tail = lanes16(0, std::max<i64>(reach - 1, 0));
+  [[maybe_unused]] const __mmask16 last = reach >= 1 ? 0xFFFF : 0x7FFF;
   for (i64 b0 = 0, block = 0; b0 < w.out_w; b0 += 16 * U, ++block) {
     const i64 slot = w.block_slot[block];
     // An interior block past the row's end is the last one, moved back (make_block_taps).
@@ -274,8 +286,43 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         }
       }
     };
+    const auto shared_taps = [&]() IRRUN_AVX512_LAMBDA {
+      const i64 col = o0 * s - w.pad;
+      for (i64 r = 0; r < nrows; ++r) {
+        const float* x = plane + rows[r] + col;
+        __m512 e[U + 1], d[U + 1];  // even and odd elements: 0, 2, .. 30 (+ 32 u); 1, 3, .. 31
+        for (int u = 0; u < U; ++u) {
+          const __m512 a = _mm512_loadu_ps(x + 32 * u);
+          const __m512 b = _mm512_maskz_loadu_ps(u + 1 < U ? 0xFFFF : last, x + 32 * u + 16);
+          e[u] = _mm512_permutex2var_ps(a, even, b);
+          d[u] = _mm512_permutex2var_ps(a, odd, b);
+        }
+        const __m512 c = _mm512_maskz_loadu_ps(tail, x + 32 * U);
+        e[U] = _mm512_permutexvar_ps(even, c);
+        d[U] = _mm512_permutexvar_ps(odd, c);
+        for (i64 j = 0; j < w.k; ++j) {
+          const i64 t = j * w.dil, m = t / 2;
+          const __m512i shift = _mm512_add_epi32(iota, _mm512_set1_epi32(static_cast<i32>(m)));
+          for (int u = 0; u < U; ++u) {
+            const __m512 lo = t % 2 ? d[u] : e[u], hi = t % 2 ? d[u + 1] : e[u + 1];
+            const __m512 v = m == 0 ? lo : _mm512_permutex2var_ps(lo, shift, hi);
+            if constexpr (kPos) {
+              const __mmask16 gt = _mm512_cmp_ps_mask(v, cur[u], _CMP_GT_OQ);
+              cur[u] = _mm512_mask_mov_ps(cur[u], gt, v);
+              const __m512i p = _mm512_add_epi32(
+                  _mm512_set1_epi32(static_cast<i32>(rows[r] + col + t + 32 * u)), lane_step);
+              cp[u] = _mm512_mask_mov_epi32(cp[u], gt, p);
+            } else {
+              cur[u] = _mm512_max_ps(v, cur[u]);
+            }
+          }
+        }
+      }
+    };
     if (taps)
       taps_of.template operator()<true>();
+    else if (shared)
+      shared_taps();
     else
       taps_of.template operator()<false>();
     for (int u = 0; u < U; ++u) {
