@@ -239,7 +239,7 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
   [[maybe_unused]] const bool shared = kStride == 2 && reach <= 17;
   // The elements 64 .. 62 + reach past the block's first column, which the last lanes of the
   // shifted taps read; the second vector's last element only when a tap reaches past it.
-  [[maybe_unused]] const __mmask16 tail = lanes16(0, std::max<i64>(reach - 1, 0));
+  [[maybe_unused]] const __mmask16 tail = shared ? lanes16(0, std::max<i64>(reach - 1, 0)) : 0;
   [[maybe_unused]] const __mmask16 last = reach >= 1 ? 0xFFFF : 0x7FFF;
   for (i64 b0 = 0, block = 0; b0 < w.out_w; b0 += 16 * U, ++block) {
     const i64 slot = w.block_slot[block];
