@@ -238,9 +238,9 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
   const i64 reach = (w.k - 1) * w.dil;
   [[maybe_unused]] const bool shared = kStride == 2 && reach <= 17;
   // The elements 64 .. 62 + reach past the block's first column, which the last lanes of the
-  // shifted taps read; the second vector's last element only when a tap reaches past it.
+  // shifted taps read, and the mask of elements 48 .. 63: element 63 only when a tap reaches it.
   [[maybe_unused]] const __mmask16 tail = shared ? lanes16(0, std::max<i64>(reach - 1, 0)) : 0;
-  [[maybe_unused]] const __mmask16 last = reach >= 1 ? 0xFFFF : 0x7FFF;
+  [[maybe_unused]] const __mmask16 upper = reach >= 1 ? 0xFFFF : 0x7FFF;
   for (i64 b0 = 0, block = 0; b0 < w.out_w; b0 += 16 * U, ++block) {
     const i64 slot = w.block_slot[block];
     // An interior block past the row's end is the last one, moved back (make_block_taps).
@@ -293,7 +293,7 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         __m512 e[U + 1], d[U + 1];  // even and odd elements: 0, 2, .. 30 (+ 32 u); 1, 3, .. 31
         for (int u = 0; u < U; ++u) {
           const __m512 a = _mm512_loadu_ps(x + 32 * u);
-          const __m512 b = _mm512_maskz_loadu_ps(u + 1 < U ? 0xFFFF : last, x + 32 * u + 16);
+          const __m512 b = _mm512_maskz_loadu_ps(u + 1 < U ? 0xFFFF : upper, x + 32 * u + 16);
           e[u] = _mm512_permutex2var_ps(a, even, b);
           d[u] = _mm512_permutex2var_ps(a, odd, b);
         }
