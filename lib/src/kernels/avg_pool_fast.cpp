@@ -120,10 +120,11 @@ struct Scratch {
   std::unique_ptr<bool[]> row_failed;  // per row of the group: some output failed the check
 };
 
-// The flagged rows of group [g0, g1) (rare), with their sums from the V rows still in the buffer
-// (or rebuilt): an output that passed the first check (T `t_first`) passes its own; any other is
-// judged by the T of its own window and recomputed if it fails that. Out of line: the loop of
-// run_windows stays small.
+// The flagged rows of group [g0, g1) (rare): an output that passed the first check (T `t_first`)
+// passes its own; any other is judged by the T of its own window and recomputed if it fails
+// that. Which outputs may have failed shows in their stored y, so only those have their sums
+// redone, from the V rows still in the buffer (or rebuilt once): S9's rows of 1024 outputs
+// rarely hold more than one. Out of line: the loop of run_windows stays small.
 [[gnu::noinline]] void recheck_rows(const Plan& pl, const Ops& ops, const float* plane,
                                     float* out_plane, i64 g0, i64 g1, double* vbase, i64 vlen,
                                     const bool* row_failed, double t_first) {
@@ -132,10 +133,16 @@ struct Scratch {
   for (i64 q = g0; q < g1; ++q) {
     if (!row_failed[q - g0]) continue;
     double* vrow = vbase + (q - g0) * vlen;
-    if (!ops.keeps_v) vsum_row(pl, ops, plane, q, vrow + pl.pad_left);
+    bool have_v = ops.keeps_v;
     float* out = out_plane + q * OW;
+    const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
     for (i64 ow = 0; ow < OW; ++ow) {
       const auto w = static_cast<std::size_t>(ow);
+      // Every path stores y = fl32(s * r), r = fl(rinv * inv_w), and rounding is monotone and
+      // symmetric: |s| < t_first gives |y| <= fl32(t_first * r). Outputs past that bound
+      // passed the first check (a NaN y does not pass this test), so their sums are not redone.
+      if (std::fabs(out[ow]) > static_cast<float>(t_first * (rinv * pl.inv_w[w]))) continue;
+      if (!have_v) vsum_row(pl, ops, plane, q, vrow + pl.pad_left), have_v = true;
       const double s = pl.flat ? hsum_flat(vrow, vlen, ow, pl.pad_left, pl.k_w)
                        : pl.fixed_w
                            ? hsum_fixed(vrow, ow, pl.stride_w, pl.k_w)
