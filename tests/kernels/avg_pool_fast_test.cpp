@@ -570,40 +570,54 @@ TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
     }
 }
 
-// A flagged row's outputs are rescanned only where the stored y could come from a sum under the
-// first check's T. Here one window's double sum s^ = G lies just under T and misses the exact
-// sum by a 2^-40 that +2^20 absorbed, and G / 25 is an f32 midpoint, so for some of the
-// midpoints tried the double sum and the exact one round to neighbouring f32 values: the output
-// must be the reference kernel's. T = 25 * 46 * 2^20 * 2^-24 = 71.875 (N = 25 taps, depth
-// D = N + K + 16, M = 2^20 for the band and the window alike); G = 25 * (a + 2^-23) is less
-// than 10^-4 under it. A smaller depth would put G over T and fail this test.
-TEST_CASE("fast avg_pool rescans every output whose sum is under the first check's T",
+// An output whose double sum s^ = G lies just under its first check's T must be judged by its
+// own window. Here the window's double sum misses the exact sum by a +-2^-40 that +2^20
+// absorbed, and G / 25 is an f32 midpoint, so the double sum and the exact one round to
+// neighbouring f32 values for one of the two signs (fl(G * r) lies on or just above the
+// midpoint, by r's rounding): the output must be the reference kernel's. T = 25 * 46
+// * 2^20 * 2^-24 = 71.875 (N = 25 taps, depth D = N + K + 16, M = 2^20 from the window's
+// +-2^20, the greatest |x| of the band too); G = 25 * (a + 2^-23) is less than 10^-4 under it.
+// A smaller depth would put G over T and fail this test. The +-2^20 pair sits in each row of the
+// window in turn, for windows across the groups of fused stride-1 rows (band_s1_avx512, which
+// takes T from its own loads, carried from group to group: a row missing from them leaves T = 0
+// and G standing; without pads the first group starts with a pass of four rows), and the flagged
+// rows' rescans must find the output by its stored value.
+TEST_CASE("fast avg_pool judges every sum under its T by its own window",
           "[kernels][avg_pool_fast]") {
   const Parallel par(1);
-  for (const bool exclude : {true, false}) {
-    const PoolGeometry g = window({1, 1}, {12, 80}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, false, exclude);
-    for (int j = 0; j < 8; ++j) {
-      const double a = 2.875 - 2 * (j + 1) * 0x1p-22;  // even last bit: a tie rounds to a
-      const double big = 25 * (a + 0x1p-23);
-      const auto hi = static_cast<float>(big);
-      const auto lo = static_cast<float>(big - hi);
-      REQUIRE(static_cast<double>(hi) + lo == big);
-      Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 12, 80});
-      float* x = in.mutable_data<float>();
-      x[3 * 80 + 38] = 0x1p20f;
-      x[4 * 80 + 38] = 0x1p-40f;  // under it in the same column: lost by the double sum
-      x[3 * 80 + 39] = -0x1p20f;
-      x[5 * 80 + 40] = hi;
-      x[6 * 80 + 41] = lo;
-      Tensor want = Tensor::zeros(ElementType::f32, {1, 1, 12, 80});
-      irrun::kernels::avg_pool_reference(in, want, g, par);
-      const float y = want.data<float>()[5 * 80 + 40];
-      for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
-        INFO("exclude " << exclude << " a " << a << " isa " << static_cast<int>(isa));
-        CHECK(same_bits(run_fast(g, in, par, isa).data<float>()[5 * 80 + 40], y));
-      }
+  constexpr int kW = 1040;  // V rows of 1040 doubles: groups of four output rows
+  for (const int pad : {2, 0})
+    for (const bool exclude : {true, false}) {
+      const PoolGeometry g =
+          window({1, 1}, {12, kW}, {5, 5}, {1, 1}, {pad, pad}, {pad, pad}, false, exclude);
+      const int OH = 8 + 2 * pad, OW = kW - 4 + 2 * pad;
+      for (int top = 0; top < 8; ++top)
+        for (const int left : {0, 517, kW - 5})
+          for (int dr = 0; dr < 5; ++dr)
+            for (int j = 0; j < 4; ++j) {
+              const double a = 2.875 - 2 * (j / 2 + 1) * 0x1p-22;  // even last bit: ties go to a
+              const double big = 25 * (a + 0x1p-23);
+              const auto hi = static_cast<float>(big);
+              const auto lo = static_cast<float>(big - hi);
+              REQUIRE(static_cast<double>(hi) + lo == big);
+              Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 12, kW});
+              float* x = in.mutable_data<float>();
+              const int oh = top + pad, ow = left + pad;
+              x[(top + dr) * kW + left] = 0x1p20f;
+              x[(top + (dr + 1) % 5) * kW + left] = j % 2 ? 0x1p-40f : -0x1p-40f;  // lost
+              x[(top + dr) * kW + left + 1] = -0x1p20f;
+              x[(top + 2) * kW + left + 2] = hi;
+              x[(top + 3) * kW + left + 3] = lo;
+              Tensor want = Tensor::zeros(ElementType::f32, {1, 1, OH, OW});
+              irrun::kernels::avg_pool_reference(in, want, g, par);
+              const float y = want.data<float>()[oh * OW + ow];
+              for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+                INFO("exclude " << exclude << " output " << oh << ", " << ow << " pair in row "
+                                << top + dr << " a " << a << " isa " << static_cast<int>(isa));
+                CHECK(same_bits(run_fast(g, in, par, isa).data<float>()[oh * OW + ow], y));
+              }
+            }
     }
-  }
 }
 
 // Every path stores whole blocks where it can (a row's last block again over outputs already

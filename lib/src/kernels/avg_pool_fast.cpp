@@ -7,7 +7,8 @@
 //   1. stats: min and max of the band's input span (one contiguous pass, NaN ignored; the first
 //      4 KB of the next band's span are prefetched meanwhile), for the first check (below).
 //      Uneven bins of many rows on AVX-512 (Plan::bound_in_pass) skip it: their vertical pass
-//      takes the greatest |x| from its own loads (Ops::vsum_bound);
+//      takes the greatest |x| from its own loads (Ops::vsum_bound); so do the fused stride-1
+//      rows on AVX-512 (band_s1_avx512: the maxima of the loads' bits, bits_threshold);
 //   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
 //      double (exact conversion from f32), rows added left to right in table order;
 //   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
@@ -53,7 +54,8 @@
 //   The decision is each output's own: T from the min and max of its window's inputs. The
 //   kernels first check against a T at least as large: the band's, from the stats of a span
 //   holding all of its rows, the mixed-sign T of the greatest |x| their vertical pass loaded
-//   (Ops::vsum_bound), or for whole planes that of the greatest |x| of a unit of planes. An
+//   (Ops::vsum_bound), the T of the bits of all the band's loads so far (band_s1_avx512), or
+//   for whole planes that of the greatest |x| of a unit of planes. An
 //   output that passes that passes its own T. One that fails is judged by its own T
 //   (recheck_rows, window_threshold; run_whole_plane), so every path makes the same decisions,
 //   and gives the same bits, whatever its first check.
@@ -185,12 +187,12 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // the group function takes its bound from its own loads.
     float lo = std::numeric_limits<float>::infinity(), hi = -lo;
     const auto b = static_cast<std::size_t>(band);
-    if (pl.band_span_len[b] > 0 && !ops.vsum_bound)
+    if (pl.band_span_len[b] > 0 && !ops.own_bound)
       ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
     // Without stats T is NaN, not threshold's 0: a group function that used it by mistake would
     // fail every output (each then judged by its own window) instead of passing every one.
     const double t =
-        ops.vsum_bound ? std::numeric_limits<double>::quiet_NaN() : threshold(pl, lo, hi);
+        ops.own_bound ? std::numeric_limits<double>::quiet_NaN() : threshold(pl, lo, hi);
 
     // The stats pass of the next band waits for memory unless its span is on its way: the
     // hardware prefetcher ramps up anew on every 4 KB page, and small bands (a 28x28 plane is
@@ -207,15 +209,16 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
         next = {p_next + n, len - n, ((len - n + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
     }
 
+    OwnBound own;
     for (i64 g0 = q0; g0 < q1; g0 += group) {
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
-      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, sc.row_failed.get(), &next},
-                    ops))
+      if (!ops.band(
+              BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, sc.row_failed.get(), &next, &own},
+              ops))
         continue;
-      // The group's own first check (vsum_bound) is not known here: no output skips the second.
       recheck_rows(pl, ops, plane, out_plane, g0, g1, vbase, vlen, sc.row_failed.get(),
-                   ops.vsum_bound ? std::numeric_limits<double>::infinity() : t);
+                   ops.own_bound ? own.t : t);
     }
     if (++band == pl.bands) band = 0, ++p;
   }

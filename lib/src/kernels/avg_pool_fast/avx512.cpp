@@ -4,6 +4,7 @@
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
 #include <cstdint>
+#include <limits>
 
 namespace irrun::kernels::avg_fast {
 namespace {
@@ -41,19 +42,63 @@ IRRUN_AVX512 void stats_avx512(const float* x, i64 n, float& lo, float& hi) {
   lo = _mm512_reduce_min_ps(l);
 }
 
-// Scale, check and store the outputs of `lanes` (a mask of the first 1-8 lanes); returns the
-// updated fail mask.
-IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_w, __m512d t,
-                                     __mmask8 fail, float* out, __mmask8 lanes = 0xFF) {
+// Scale and store the outputs of `lanes` (a mask of the first 1-8 lanes).
+IRRUN_AVX512 inline void store8(__m512d s, __m512d rinv, const double* inv_w, float* out,
+                                __mmask8 lanes = 0xFF) {
   if (lanes == 0xFF) {  // whole blocks take no masks (folded away where lanes is a constant)
     const __m512d y = _mm512_mul_pd(s, _mm512_mul_pd(rinv, _mm512_loadu_pd(inv_w)));
     _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
-    return fail | _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
+    return;
   }
   // Masked stores are slow on some CPUs (AMD Zen 4): only a partial block uses one.
   const __m512d y = _mm512_mul_pd(s, _mm512_mul_pd(rinv, _mm512_maskz_loadu_pd(lanes, inv_w)));
   _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(_mm512_cvtpd_ps(y)));
+}
+
+// Scale, check and store the outputs of `lanes`; returns the updated fail mask.
+IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_w, __m512d t,
+                                     __mmask8 fail, float* out, __mmask8 lanes = 0xFF) {
+  if (lanes == 0xFF) {
+    store8(s, rinv, inv_w, out);
+    return fail | _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
+  }
+  store8(s, rinv, inv_w, out, lanes);
   return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
+}
+
+// The bits of the inputs a group loaded, for bits_threshold: per lane, the unsigned and the
+// signed maximum of their raw bits (two integer operations per eight floats, on pipes the
+// sums leave free; a stats pass over the band took its own trip through the caches).
+struct LoadBits {
+  __m256i u, s;
+};
+
+IRRUN_AVX512 inline void track_bits(LoadBits& b, __m256 x) {
+  const __m256i i = _mm256_castps_si256(x);
+  b.u = _mm256_max_epu32(b.u, i), b.s = _mm256_max_epi32(b.s, i);
+}
+
+IRRUN_AVX512 inline void track_row(LoadBits& b, const float* x, i64 n) {
+  i64 c = 0;
+  for (; c + 8 <= n; c += 8) track_bits(b, _mm256_loadu_ps(x + c));
+  if (c < n)
+    track_bits(b, _mm512_castps512_ps256(
+                      _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (n - c)) - 1), x + c)));
+}
+
+IRRUN_AVX512 inline void reduce_bits(const LoadBits& b, std::uint32_t& u_max, std::int32_t& s_max) {
+  alignas(32) std::uint32_t u[8];
+  alignas(32) std::int32_t s[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(u), b.u);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(s), b.s);
+  u_max = *std::max_element(u, u + 8), s_max = *std::max_element(s, s + 8);
+}
+
+IRRUN_AVX512 inline double load_threshold(const Plan& pl, const LoadBits& b) {
+  std::uint32_t u;
+  std::int32_t s;
+  reduce_bits(b, u, s);
+  return bits_threshold(pl, u, s);
 }
 
 IRRUN_AVX512 inline __mmask8 first_lanes(i64 count) {
@@ -660,35 +705,44 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
 // reloaded. R = -1, P = 1: one output row of r_rt input rows, rows[j] its j-th. R > 0: P output
 // rows whose windows are R consecutive input rows, rows[i] the i-th of their R + P - 1 rows,
 // each converted once for all of them. Every row gets vrow_avx512's then hrow_s1_avx512<K>'s
-// additions in their order, so the same bits. Returns a mask of the rows with a failed output.
+// additions in their order, so the same bits.
+// The check waits for the bound: the rows' loads raise `bits` (R > 0: only the last P input
+// rows, the others were loaded by the pass before or by run_s1_avx512), and least[p] takes,
+// lane by lane, the least |s| of row p. A NaN sum needs a NaN or an infinity among the inputs,
+// which gives a T of NaN or infinity: every sum fails it, so least[] may drop NaN.
 template <int K, int PAD, int R, int P>
-IRRUN_AVX512 IRRUN_INLINE int row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
-                                            const double* inv_w, const double* rinv_s, double t_s,
-                                            float* const* out) {
+IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
+                                             const double* inv_w, const double* rinv_s,
+                                             float* const* out, LoadBits& bits, __m512d* least) {
   static_assert(PAD <= 8 && K - 1 - PAD <= 8 && (R > 0 || P == 1));
   constexpr int kIn = R > 0 ? R + P - 1 : 1;
-  const __m512d t = _mm512_set1_pd(t_s), zero = _mm512_setzero_pd();
   __m512d rinv[P];
   __m512i prev[P], cur[P], next[P];
-  __mmask8 fail[P];
-  for (int p = 0; p < P; ++p) rinv[p] = _mm512_set1_pd(rinv_s[p]), fail[p] = 0;
+  for (int p = 0; p < P; ++p)
+    rinv[p] = _mm512_set1_pd(rinv_s[p]),
+    least[p] = _mm512_set1_pd(std::numeric_limits<double>::infinity());
   // The vertical sums of columns c .. c + 7 into v[]; m masks the columns inside the row.
   const auto vblock = [&]<bool Whole>(i64 c, __mmask16 m, __m512i* v) IRRUN_AVX512_LAMBDA {
-    const auto load = [&](const float* x) IRRUN_AVX512_LAMBDA {
-      if constexpr (Whole) return _mm512_cvtps_pd(_mm256_loadu_ps(x + c));
-      return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, x + c)));
+    const auto load = [&](const float* x, bool track) IRRUN_AVX512_LAMBDA {
+      __m256 f;
+      if constexpr (Whole)
+        f = _mm256_loadu_ps(x + c);
+      else
+        f = _mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, x + c));
+      if (track) track_bits(bits, f);
+      return _mm512_cvtps_pd(f);
     };
     if constexpr (R > 0) {
       __m512d x[kIn], a[P];
-      for (int i = 0; i < kIn; ++i) x[i] = load(rows[i]);
+      for (int i = 0; i < kIn; ++i) x[i] = load(rows[i], i >= R - 1);
       for (int p = 0; p < P; ++p) {
         a[p] = x[p];
         for (int j = 1; j < R; ++j) a[p] = add_fma512(a[p], x[p + j]);
         v[p] = _mm512_castpd_si512(a[p]);
       }
     } else {
-      __m512d a = r_rt > 0 ? load(rows[0]) : zero;
-      for (i64 j = 1; j < r_rt; ++j) a = add_fma512(a, load(rows[j]));
+      __m512d a = r_rt > 0 ? load(rows[0], true) : _mm512_setzero_pd();
+      for (i64 j = 1; j < r_rt; ++j) a = add_fma512(a, load(rows[j], true));
       v[0] = _mm512_castpd_si512(a);
     }
   };
@@ -706,7 +760,9 @@ IRRUN_AVX512 IRRUN_INLINE int row_s1_avx512(const float* const* rows, i64 r_rt, 
         ((s = _mm512_add_pd(s, tap.template operator()<J + 1 - PAD>())), ...);
       }
       (std::make_integer_sequence<int, K - 1>{});
-      fail[p] = finish8(s, rinv[p], inv_w + ow, t, fail[p], out[p] + ow, lanes);
+      store8(s, rinv[p], inv_w + ow, out[p] + ow, lanes);
+      least[p] = lanes == 0xFF ? _mm512_min_pd(least[p], _mm512_abs_pd(s))
+                               : _mm512_mask_min_pd(least[p], lanes, least[p], _mm512_abs_pd(s));
       prev[p] = cur[p], cur[p] = next[p];
     }
   };
@@ -727,16 +783,15 @@ IRRUN_AVX512 IRRUN_INLINE int row_s1_avx512(const float* const* rows, i64 r_rt, 
     vblock.template operator()<false>(ow + 8, mask(ow + 8), next);
     hblock(ow, first_lanes(OW - ow));
   }
-  int failed = 0;
-  for (int p = 0; p < P; ++p) failed |= (fail[p] != 0) << p;
-  return failed;
 }
 
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), r input rows each. R > 0: the windows are R
 // consecutive input rows and the run steps by one row, so four output rows share the
-// conversions of their R + 3 input rows.
+// conversions of their R + 3 input rows. Each row is checked against the T of all the group
+// has loaded so far; the greatest T of the group is the last.
 template <int K, int PAD, int R>
-IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r) {
+IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBits& bits,
+                                bool loaded) {
   constexpr int kP = kFusedRows;
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2], OW = pl.g->out[2], step = pl.row_step;
@@ -745,26 +800,36 @@ IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r) {
   for (i64 j = 0; j < (R > 0 ? R + kP - 1 : r); ++j)
     rows[j] = a.plane + (R > 0 ? off[0] + j * IW : off[j]);
   const double* rinv = pl.row_rinv.data();
+  __m512d least[kP];
   bool failed = false;
+  const auto check = [&](i64 q, int count) IRRUN_AVX512_LAMBDA {
+    const __m512d t = _mm512_set1_pd(load_threshold(pl, bits));
+    for (int p = 0; p < count; ++p) {
+      const bool f = _mm512_cmp_pd_mask(least[p], t, _CMP_NGE_UQ) != 0;
+      a.row_failed[q + p - a.q0] = f;
+      failed |= f;
+    }
+  };
   i64 q = q0;
-  if constexpr (R > 0)
+  if constexpr (R > 0) {
+    // The rows of the first pass that row_s1_avx512 does not track, unless the group before
+    // loaded them (`loaded`).
+    if (q + kP <= q1 && !loaded)
+      for (int j = 0; j < R - 1; ++j) track_row(bits, rows[j], IW);
     for (; q + kP <= q1; q += kP) {
       for (int p = 0; p < kP; ++p) prefetch_step(*a.next);
       float* out[kP];
       for (int p = 0; p < kP; ++p) out[p] = a.out_plane + (q + p) * OW;
-      const int f =
-          row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, out);
-      for (int p = 0; p < kP; ++p) a.row_failed[q + p - a.q0] = (f >> p & 1) != 0;
-      failed |= f != 0;
+      row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, out, bits, least);
+      check(q, kP);
       for (auto& row : rows) row += kP * step;
     }
+  }
   for (; q < q1; ++q) {
     prefetch_step(*a.next);
     float* out = a.out_plane + q * OW;
-    const bool f =
-        row_s1_avx512<K, PAD, -1, 1>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out) != 0;
-    a.row_failed[q - a.q0] = f;
-    failed |= f;
+    row_s1_avx512<K, PAD, -1, 1>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, &out, bits, least);
+    check(q, 1);
     for (i64 j = 0; j < r; ++j) rows[j] += step;
   }
   return failed;
@@ -774,6 +839,9 @@ template <int K, int PAD>
 IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2];
+  OwnBound& own = *a.own;
+  LoadBits bits{_mm256_set1_epi32(static_cast<int>(own.u)), _mm256_set1_epi32(own.s)};
+  bool loaded = a.q0 == own.q_next && pl.step_end[static_cast<std::size_t>(a.q0) - 1] > a.q0;
   bool failed = false;
   for (i64 q = a.q0; q < a.q1;) {
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
@@ -782,10 +850,12 @@ IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
     bool consecutive = r == K && pl.row_step == IW;
     for (i64 j = 1; consecutive && j < r; ++j)
       consecutive = pl.row_off[b + static_cast<std::size_t>(j)] == pl.row_off[b] + j * IW;
-    failed |= consecutive ? run_s1_avx512<K, PAD, K>(a, q, q_end, r)
-                          : run_s1_avx512<K, PAD, -1>(a, q, q_end, r);
-    q = q_end;
+    failed |= consecutive ? run_s1_avx512<K, PAD, K>(a, q, q_end, r, bits, loaded)
+                          : run_s1_avx512<K, PAD, -1>(a, q, q_end, r, bits, loaded);
+    q = q_end, loaded = false;
   }
+  reduce_bits(bits, own.u, own.s);
+  own.t = bits_threshold(pl, own.u, own.s), own.q_next = a.q1;
   return failed;
 }
 
@@ -833,9 +903,11 @@ Ops select_avx512(Plan& pl) {
   } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
              (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kFusedMaxRows) {
     ops.band = pick_band_s1_avx512(pl.k_w, pl.pad_left), ops.keeps_v = false;
+    ops.own_bound = true;
   }
   // S8 (uneven bins of 13-14 rows): 0.85 of the time with the band's stats pass.
-  if (ops.band == band_generic && pl.bound_in_pass) ops.vsum_bound = vsum_bound_avx512;
+  if (ops.band == band_generic && pl.bound_in_pass)
+    ops.vsum_bound = vsum_bound_avx512, ops.own_bound = true;
   return ops;
 }
 

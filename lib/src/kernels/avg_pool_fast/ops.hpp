@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "plan.hpp"
@@ -106,6 +108,9 @@ struct Ops {
   // band_generic is to check against the bound of its group's loads instead of the band's.
   void (*vsum_bound)(const float* plane, const i64* off, i64 r, i64 n, double* v,
                      float& m) = nullptr;
+  // band checks against a T of its own loads (vsum_bound, band_s1_avx512), not the band's
+  // stats, which are then not taken, and reports the greatest in BandArgs::own->t.
+  bool own_bound = false;
 };
 
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
@@ -174,15 +179,28 @@ inline void prefetch_step(Prefetch& f) {
   f.p += n, f.left -= n;
 }
 
+// The first check's bound of groups that take it from their own loads (Ops::own_bound), kept
+// from one group of a band to the next.
+struct OwnBound {
+  // band_s1_avx512: the unsigned and signed maxima of the raw bits of the band's loads so far
+  // (bits_threshold), and the row after the last group's: where the next group starts in the
+  // same run of rows, the input rows before its first window's last are loaded already.
+  std::uint32_t u = 0;
+  std::int32_t s = 0;
+  i64 q_next = -1;
+  double t = std::numeric_limits<double>::quiet_NaN();  // out: the group's greatest T
+};
+
 struct BandArgs {
   const Plan* pl;
   const float* plane;
   float* out_plane;
   i64 q0, q1;
-  double t;   // from the band's stats; NaN where the group takes its own bound (vsum_bound)
+  double t;   // from the band's stats; NaN where the group takes its own bound (Ops::own_bound)
   double* v;  // the group's V rows (pl.vlen apart, zero pads), then one spare row
   bool* row_failed;
   Prefetch* next;  // the vector group functions prefetch a chunk of it per row
+  OwnBound* own;   // Ops::own_bound: the band's so far
 };
 
 // One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of

@@ -1,6 +1,8 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -227,6 +229,14 @@ double threshold(const Plan& pl, float lo, float hi) {
   if (!(lo <= hi)) return 0.0;         // no value but NaN: nothing to bound
   if (lo >= 0 || hi <= 0) return 0.0;  // one sign: sum|x| = |s|, relative bound
   return mixed_threshold(pl, std::max(hi, -lo));
+}
+
+double bits_threshold(const Plan& pl, std::uint32_t u, std::int32_t s) {
+  const std::uint32_t neg = u > 0x80000000u ? u & 0x7FFFFFFFu : 0;  // -0 is no negative value
+  const auto pos = static_cast<std::uint32_t>(std::max(s, 0));
+  const float m = std::bit_cast<float>(std::max(neg, pos));
+  if (std::isnan(m)) return std::numeric_limits<double>::quiet_NaN();
+  return neg != 0 && pos != 0 ? mixed_threshold(pl, m) : 0.0;
 }
 
 }  // namespace irrun::kernels::avg_fast

@@ -112,6 +112,13 @@ void make_flat(Plan& pl);
 // proven within one ulp (avg_pool_fast.cpp, accuracy proof).
 double threshold(const Plan& pl, float lo, float hi);
 
+// threshold's T, or more, for the inputs whose raw bits have the unsigned maximum u and the
+// signed maximum s (each taken with 0): u is above 0x80000000 when some input is negative, and
+// then its low 31 bits are their greatest |x|; s is above 0 when some input is positive, and
+// then it is the greatest of them. A NaN's bits lie above infinity's in both: T is then NaN,
+// which fails every check (threshold ignores NaN; here it would otherwise hide among the sums).
+double bits_threshold(const Plan& pl, std::uint32_t u, std::int32_t s);
+
 // T for inputs of mixed sign with |x| <= m: threshold's value, or more, for any band whose
 // greatest |x| is at most m.
 inline double mixed_threshold(const Plan& pl, float m) {

@@ -79,6 +79,7 @@ bool band_generic(const BandArgs& a, const Ops& ops) {
     vsum_row(pl, ops, a.plane, q, a.v + (q - a.q0) * pl.vlen + pl.pad_left,
              ops.vsum_bound ? &m : nullptr);
   const double t = ops.vsum_bound ? mixed_threshold(pl, m) : a.t;
+  if (ops.vsum_bound) a.own->t = t;
   for (i64 q = a.q0; q < a.q1; ++q) {
     const double* vrow = a.v + (q - a.q0) * pl.vlen;
     const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
