@@ -67,8 +67,8 @@ IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_
 }
 
 // The bits of the inputs a group loaded, for bits_threshold: per lane, the unsigned and the
-// signed maximum of their raw bits (two integer operations per eight floats, on pipes the
-// sums leave free; a stats pass over the band took its own trip through the caches).
+// signed maximum of their raw bits (two integer operations per eight floats loaded, where the
+// stats pass they replace read the whole band once more).
 struct LoadBits {
   __m256i u, s;
 };
