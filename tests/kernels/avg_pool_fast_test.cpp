@@ -1004,3 +1004,36 @@ TEST_CASE("fast avg_pool judges each failing output by its own window",
       }
   }
 }
+
+// +inf + -inf is NaN, and x86 makes it a negative NaN where the reference's exact sum gives a
+// positive one: every NaN output must come from the reference. The fused stride-1 rows check a
+// row's least |s| once, against a T from the bits of their loads; with both infinities among
+// them, a row of infinite sums around a few NaN ones would pass a T of infinity.
+TEST_CASE("fast avg_pool takes NaN sums of both infinities from the reference",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  constexpr int kW = 1040;  // rows too wide for flat groups: band_s1_avx512 on AVX-512
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  int cases = 0;
+  for (const int pad : {2, 0})
+    for (const bool exclude : {true, false})
+      for (const float sign : {1.0f, -1.0f})
+        for (const int row : {0, 3, 5, 11})
+          for (const int col : {0, 517, kW - 1}) {
+            const PoolGeometry g =
+                window({1, 1}, {12, kW}, {5, 5}, {1, 1}, {pad, pad}, {pad, pad}, false, exclude);
+            Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 12, kW});
+            float* x = in.mutable_data<float>();
+            std::fill(x, x + 12 * kW, sign * kInf);
+            x[row * kW + col] = -sign * kInf;
+            Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+            irrun::kernels::avg_pool_reference(in, want, g, par);
+            for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+              INFO(describe(g) << " " << -sign << "inf at " << row << ", " << col << " isa "
+                               << static_cast<int>(isa));
+              CHECK(same_bits(run_fast(g, in, par, isa), want));
+              ++cases;
+            }
+          }
+  CHECK(cases == 2 * 2 * 2 * 4 * 3 * 3);
+}

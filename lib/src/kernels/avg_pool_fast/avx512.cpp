@@ -708,8 +708,8 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
 // additions in their order, so the same bits.
 // The check waits for the bound: the rows' loads raise `bits` (R > 0: only the last P input
 // rows, the others were loaded by the pass before or by run_s1_avx512), and least[p] takes,
-// lane by lane, the least |s| of row p. A NaN sum needs a NaN or an infinity among the inputs,
-// which gives a T of NaN or infinity: every sum fails it, so least[] may drop NaN.
+// lane by lane, the least |s| of row p. A NaN sum needs a NaN or both infinities among the
+// inputs, which give a T of NaN (bits_threshold): every sum fails it, so least[] may drop NaN.
 template <int K, int PAD, int R, int P>
 IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                              const double* inv_w, const double* rinv_s,

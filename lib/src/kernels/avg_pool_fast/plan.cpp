@@ -235,8 +235,9 @@ double bits_threshold(const Plan& pl, std::uint32_t u, std::int32_t s) {
   const std::uint32_t neg = u > 0x80000000u ? u & 0x7FFFFFFFu : 0;  // -0 is no negative value
   const auto pos = static_cast<std::uint32_t>(std::max(s, 0));
   const float m = std::bit_cast<float>(std::max(neg, pos));
-  if (std::isnan(m)) return std::numeric_limits<double>::quiet_NaN();
-  return neg != 0 && pos != 0 ? mixed_threshold(pl, m) : 0.0;
+  const bool mixed = neg != 0 && pos != 0;
+  if (std::isnan(m) || (mixed && std::isinf(m))) return std::numeric_limits<double>::quiet_NaN();
+  return mixed ? mixed_threshold(pl, m) : 0.0;
 }
 
 }  // namespace irrun::kernels::avg_fast

@@ -117,6 +117,9 @@ double threshold(const Plan& pl, float lo, float hi);
 // then its low 31 bits are their greatest |x|; s is above 0 when some input is positive, and
 // then it is the greatest of them. A NaN's bits lie above infinity's in both: T is then NaN,
 // which fails every check (threshold ignores NaN; here it would otherwise hide among the sums).
+// So is a T of infinity (both infinities among the inputs): a check of a row's least |s| would
+// pass a row whose NaN sums (+inf + -inf) hide among infinite ones, with the sum's NaN bits, not
+// the reference's.
 double bits_threshold(const Plan& pl, std::uint32_t u, std::int32_t s);
 
 // T for inputs of mixed sign with |x| <= m: threshold's value, or more, for any band whose
