@@ -720,6 +720,25 @@ TEST_CASE("fast avg_pool fused stride-2 rows leave the pad of rescanned rows zer
         CHECK(check_against_oracle(g, out, want, "pad column") == 0);
       }
   }
+  // Nor may it land on a later group's row: right after a short group's rows (the last group of
+  // a band: 36x1000 has bands of 16 output rows in groups of 4, 40x600 groups of 6) lies a V row
+  // of the next plane's groups. Plane 1's output (2, 0) cancels as above (rows 3-5, columns
+  // 0-1: 2^30 - 2^30 + 2^-30 over six taps).
+  for (const auto& [ih, iw] : {std::pair<std::int64_t, std::int64_t>{36, 1000}, {40, 600}}) {
+    const PoolGeometry g = window({1, 2}, {ih, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true);
+    INFO(describe(g));
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    float* x = in.mutable_data<float>();
+    std::fill(x, x + in.element_count(), 0x1p20f);
+    float* p = x + ih * iw;
+    for (std::int64_t h = 3; h <= 5; ++h) p[h * iw] = p[h * iw + 1] = 0.0f;
+    p[3 * iw] = 0x1p30f, p[3 * iw + 1] = -0x1p30f, p[4 * iw] = 0x1p-30f;
+    const std::size_t at = static_cast<std::size_t>(g.out[1] * g.out[2] + 2 * g.out[2]);
+    for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      INFO("isa " << static_cast<int>(isa));
+      CHECK(run_fast(g, in, Parallel(1), isa).data<float>()[at] == static_cast<float>(0x1p-30 / 6));
+    }
+  }
 }
 
 TEST_CASE("fast avg_pool flat groups fall back in straddling blocks", "[kernels][avg_pool_fast]") {

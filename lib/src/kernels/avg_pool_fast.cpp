@@ -213,9 +213,9 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     for (i64 g0 = q0; g0 < q1; g0 += group) {
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
-      if (!ops.band(
-              BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, sc.row_failed.get(), &next, &own},
-              ops))
+      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, vbase + group * vlen,
+                             sc.row_failed.get(), &next, &own},
+                    ops))
         continue;
       recheck_rows(pl, ops, plane, out_plane, g0, g1, vbase, vlen, sc.row_failed.get(),
                    ops.own_bound ? own.t : t);

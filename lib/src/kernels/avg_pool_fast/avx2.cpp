@@ -372,10 +372,11 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
   const i64 IW = g.in[2], OW = g.out[2];
   const i64* begin = pl.row_begin.data();
   const i64* row_off = pl.row_off.data();
-  // The converted row sits in the V buffer's spare row after the group's rows (run_windows),
-  // 64-byte aligned like them: the group's rows keep the zero pads that rescans rely on (they
-  // rebuild a row's values only). Each block loads its columns before it stores the next row's.
-  double* const carry = a.v + (a.q1 - a.q0) * pl.vlen;
+  // The converted row sits in the V buffer's spare row (BandArgs::spare), 64-byte aligned like
+  // the V rows, which keep the zero pads that rescans rely on (they rebuild a row's values only;
+  // right after a short group's rows lies a later group's row). Each block loads its columns
+  // before it stores the next row's.
+  double* const carry = a.spare;
   bool carried = false, failed = false;
   for (i64 q = a.q0; q < a.q1;) {  // runs of rows (Plan::step_end): pointers advance by row_step
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);

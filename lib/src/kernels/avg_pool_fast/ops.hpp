@@ -197,7 +197,10 @@ struct BandArgs {
   float* out_plane;
   i64 q0, q1;
   double t;   // from the band's stats; NaN where the group takes its own bound (Ops::own_bound)
-  double* v;  // the group's V rows (pl.vlen apart, zero pads), then one spare row
+  double* v;  // the group's V rows (pl.vlen apart, zero pads)
+  // One row of pl.vlen doubles of scratch past every group's rows: a short group's next row is
+  // a V row of a later group, whose pads rescans rely on.
+  double* spare;
   bool* row_failed;
   Prefetch* next;  // the vector group functions prefetch a chunk of it per row
   OwnBound* own;   // Ops::own_bound: the band's so far
