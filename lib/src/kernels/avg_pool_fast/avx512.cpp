@@ -3,6 +3,7 @@
 // when the CPU has them).
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -42,17 +43,26 @@ IRRUN_AVX512 void stats_avx512(const float* x, i64 n, float& lo, float& hi) {
   lo = _mm512_reduce_min_ps(l);
 }
 
-// Scale and store the outputs of `lanes` (a mask of the first 1-8 lanes).
+// The first 1-8 lanes (`lanes`) of p; whole blocks take no masks (folded away where lanes is
+// a constant).
+IRRUN_AVX512 inline __m512d load8(const double* p, __mmask8 lanes = 0xFF) {
+  return lanes == 0xFF ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(lanes, p);
+}
+
+// y = s * r, stored in the outputs of `lanes`. Masked stores are slow on some CPUs (AMD Zen 4):
+// only a partial block uses one.
+IRRUN_AVX512 inline void scale_store8(__m512d s, __m512d r, float* out, __mmask8 lanes = 0xFF) {
+  const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, r));
+  if (lanes == 0xFF)
+    _mm256_storeu_ps(out, y);
+  else
+    _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(y));
+}
+
+// Scale (by fl(rinv * inv_w)) and store the outputs of `lanes`.
 IRRUN_AVX512 inline void store8(__m512d s, __m512d rinv, const double* inv_w, float* out,
                                 __mmask8 lanes = 0xFF) {
-  if (lanes == 0xFF) {  // whole blocks take no masks (folded away where lanes is a constant)
-    const __m512d y = _mm512_mul_pd(s, _mm512_mul_pd(rinv, _mm512_loadu_pd(inv_w)));
-    _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
-    return;
-  }
-  // Masked stores are slow on some CPUs (AMD Zen 4): only a partial block uses one.
-  const __m512d y = _mm512_mul_pd(s, _mm512_mul_pd(rinv, _mm512_maskz_loadu_pd(lanes, inv_w)));
-  _mm512_mask_storeu_ps(out, lanes, _mm512_castps256_ps512(_mm512_cvtpd_ps(y)));
+  scale_store8(s, _mm512_mul_pd(rinv, load8(inv_w, lanes)), out, lanes);
 }
 
 // Scale, check and store the outputs of `lanes`; returns the updated fail mask.
@@ -710,7 +720,7 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
 // rows, the others were loaded by the pass before or by run_s1_avx512), and least[p] takes,
 // lane by lane, the least |s| of row p. A NaN sum needs a NaN or both infinities among the
 // inputs, which give a T of NaN (bits_threshold): every sum fails it, so least[] may drop NaN.
-template <int K, int PAD, int R, int P>
+template <int K, int PAD, int R, int P, bool Full = false>
 IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                              const double* inv_w, const double* rinv_s,
                                              float* const* out, LoadBits& bits, __m512d* least) {
@@ -760,9 +770,13 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
         ((s = _mm512_add_pd(s, tap.template operator()<J + 1 - PAD>())), ...);
       }
       (std::make_integer_sequence<int, K - 1>{});
-      store8(s, rinv[p], inv_w + ow, out[p] + ow, lanes);
-      least[p] = lanes == 0xFF ? _mm512_min_pd(least[p], _mm512_abs_pd(s))
-                               : _mm512_mask_min_pd(least[p], lanes, least[p], _mm512_abs_pd(s));
+      if constexpr (Full)  // inv_w is Plan::full_r: the factors fl(rinv * inv_w) themselves
+        scale_store8(s, load8(inv_w + ow, lanes), out[p] + ow, lanes);
+      else
+        store8(s, rinv[p], inv_w + ow, out[p] + ow, lanes);
+      // One vrangepd (least magnitude, sign cleared) for an abs and a min.
+      least[p] = lanes == 0xFF ? _mm512_range_pd(least[p], s, 0x0A)
+                               : _mm512_mask_range_pd(least[p], lanes, least[p], s, 0x0A);
       prev[p] = cur[p], cur[p] = next[p];
     }
   };
@@ -820,7 +834,11 @@ IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
       for (int p = 0; p < kP; ++p) prefetch_step(*a.next);
       float* out[kP];
       for (int p = 0; p < kP; ++p) out[p] = a.out_plane + (q + p) * OW;
-      row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, out, bits, least);
+      if (std::all_of(rinv + q, rinv + q + kP, [&](double v) { return v == pl.full_rinv; }))
+        row_s1_avx512<K, PAD, R, kP, true>(rows, r, IW, OW, pl.full_r.data(), rinv + q, out, bits,
+                                           least);
+      else
+        row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, out, bits, least);
       check(q, kP);
       for (auto& row : rows) row += kP * step;
     }
@@ -904,6 +922,10 @@ Ops select_avx512(Plan& pl) {
              (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kFusedMaxRows) {
     ops.band = pick_band_s1_avx512(pl.k_w, pl.pad_left), ops.keeps_v = false;
     ops.own_bound = true;
+    pl.full_rinv = pl.uniform ? 1.0 : 1.0 / static_cast<double>(pl.max_rows);
+    pl.full_r.resize(pl.inv_w.size());
+    for (std::size_t ow = 0; ow < pl.inv_w.size(); ++ow)
+      pl.full_r[ow] = pl.full_rinv * pl.inv_w[ow];
   }
   // S8 (uneven bins of 13-14 rows): 0.85 of the time with the band's stats pass.
   if (ops.band == band_generic && pl.bound_in_pass)
