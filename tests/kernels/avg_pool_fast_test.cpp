@@ -1024,6 +1024,36 @@ TEST_CASE("fast avg_pool judges each failing output by its own window",
   }
 }
 
+// The reference sums from +0, so a window of -0 only averages to +0; the fast sums start from a
+// window's first tap, and -0 + -0 is -0. Every path and group function, and whole planes.
+TEST_CASE("fast avg_pool averages windows of -0 to +0", "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  const std::vector<PoolGeometry> geometries = {
+      window({1, 2}, {8, 8}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true),       // 2x2 s2
+      window({1, 2}, {9, 19}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),      // 3x3 s2 p1
+      window({1, 1}, {12, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true),     // flat groups
+      window({1, 1}, {12, 1040}, {5, 5}, {1, 1}, {0, 0}, {0, 0}, false, true),   // fused s1
+      window({1, 1}, {12, 1040}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false),  // fused s1, pads
+      window({1, 1}, {10, 40}, {3, 3}, {3, 3}, {0, 0}, {0, 0}, false, false),    // stride 3
+      window({1, 2}, {9, 12, 10}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, true),  // 3-D
+      adaptive({1, 2}, {16, 16}, {4, 4}),      // bins of four
+      adaptive({1, 1}, {224, 224}, {17, 13}),  // uneven bins
+      adaptive({1, 9}, {7, 7}, {1, 1}),        // whole planes
+  };
+  for (const PoolGeometry& g : geometries) {
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    float* x = in.mutable_data<float>();
+    std::fill(x, x + in.element_count(), -0.0f);
+    Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+    irrun::kernels::avg_pool_reference(in, want, g, par);
+    REQUIRE(!std::signbit(want.data<float>()[0]));
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      INFO(describe(g) << " isa " << static_cast<int>(isa));
+      CHECK(same_bits(run_fast(g, in, par, isa), want));
+    }
+  }
+}
+
 // +inf + -inf is NaN, and x86 makes it a negative NaN where the reference's exact sum gives a
 // positive one: every NaN output must come from the reference. The fused stride-1 rows check a
 // row's least |s| once, against a T from the bits of their loads; with both infinities among

@@ -46,12 +46,16 @@ IRRUN_AVX2 inline __m256d add_fma(__m256d a, __m256d x) {
   return _mm256_fmadd_pd(x, _mm256_set1_pd(1.0), a);
 }
 
+// y = s * r + 0 (finish, ops.hpp) as one FMA: the bits of s * r, but a sum of -0 only gives +0,
+// as the reference's sums from +0 do.
+IRRUN_AVX2 inline __m128 scale4(__m256d s, __m256d r) {
+  return _mm256_cvtpd_ps(_mm256_fmadd_pd(s, r, _mm256_setzero_pd()));
+}
+
 // Scale, check and store four outputs; returns the updated fail mask.
 IRRUN_AVX2 inline __m256d finish4(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
                                   __m256d fail, float* out) {
-  const __m256d r = _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w));
-  const __m256d y = _mm256_mul_pd(s, r);
-  _mm_storeu_ps(out, _mm256_cvtpd_ps(y));
+  _mm_storeu_ps(out, scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w))));
   const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
   return _mm256_or_pd(fail, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ));
 }
@@ -125,8 +129,7 @@ IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
 // finish4 for the first n (1-3) outputs of a block: stores and check limited to n lanes.
 IRRUN_AVX2 inline __m256d finish_first(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
                                        __m256d fail, float* out, i64 n) {
-  const __m256d y = _mm256_mul_pd(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w)));
-  store_first(out, _mm256_cvtpd_ps(y), n);
+  store_first(out, scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w))), n);
   const __m256d valid =
       _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_set_epi64x(3, 2, 1, 0)));
   const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
@@ -453,11 +456,11 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
     // finish4 with the factor fl(1 * r) = r: y = s * r, stored, checked.
     int fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ));
     if constexpr (Full) {
-      _mm_storeu_ps(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_loadu_pd(r + k))));
+      _mm_storeu_ps(out + k, scale4(s, _mm256_loadu_pd(r + k)));
     } else {  // r ends with the plane: masked load
       const i64 n = n_out - k;
       const __m256i lanes = _mm256_cvtepi32_epi64(first_lanes4(n));
-      store_first(out + k, _mm256_cvtpd_ps(_mm256_mul_pd(s, _mm256_maskload_pd(r + k, lanes))), n);
+      store_first(out + k, scale4(s, _mm256_maskload_pd(r + k, lanes)), n);
       fail &= (1 << n) - 1;
     }
     if (fail != 0) {  // rare: flag the rows of the failed lanes

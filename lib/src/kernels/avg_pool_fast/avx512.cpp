@@ -49,10 +49,11 @@ IRRUN_AVX512 inline __m512d load8(const double* p, __mmask8 lanes = 0xFF) {
   return lanes == 0xFF ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(lanes, p);
 }
 
-// y = s * r, stored in the outputs of `lanes`. Masked stores are slow on some CPUs (AMD Zen 4):
-// only a partial block uses one.
+// y = s * r + 0 (finish, ops.hpp) as one FMA: the bits of s * r, but a sum of -0 only gives +0,
+// as the reference's sums from +0 do. Stored in the outputs of `lanes`. Masked stores are slow on
+// some CPUs (AMD Zen 4): only a partial block uses one.
 IRRUN_AVX512 inline void scale_store8(__m512d s, __m512d r, float* out, __mmask8 lanes = 0xFF) {
-  const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, r));
+  const __m256 y = _mm512_cvtpd_ps(_mm512_fmadd_pd(s, r, _mm512_setzero_pd()));
   if (lanes == 0xFF)
     _mm256_storeu_ps(out, y);
   else
@@ -517,12 +518,11 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
     // finish8 with the factor fl(1 * r) = r: y = s * r, stored, checked.
     __mmask8 fail;
     if constexpr (Full) {
-      _mm256_storeu_ps(out + k, _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_loadu_pd(r + k))));
+      scale_store8(s, load8(r + k), out + k);
       fail = _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
     } else {
       const __mmask8 lanes = first_lanes(n_out - k);
-      const __m256 y = _mm512_cvtpd_ps(_mm512_mul_pd(s, _mm512_maskz_loadu_pd(lanes, r + k)));
-      _mm512_mask_storeu_ps(out + k, lanes, _mm512_castps256_ps512(y));
+      scale_store8(s, load8(r + k, lanes), out + k, lanes);
       fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
     }
     fails[k / 8] = fail;

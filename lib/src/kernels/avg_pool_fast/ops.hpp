@@ -33,7 +33,7 @@ inline double hsum_fixed(const double* vp, i64 ow, i64 stride, i64 k) {
 // Epilogue of one output: scale, check, store. Returns true when the check fails.
 inline bool finish(double s, double rinv, double inv_w, double t, float* out) {
   const double r = rinv * inv_w;
-  const double y = s * r;
+  const double y = s * r + 0.0;  // a sum of -0 only gives +0, as the reference's sums from +0
   *out = static_cast<float>(y);
   return !(std::fabs(s) >= t);
 }
