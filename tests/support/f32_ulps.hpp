@@ -16,10 +16,13 @@ inline std::int64_t f32_ordinal(float v) {
   return (b >> 31) ? -mag : mag;
 }
 
-// NaN exactly where want is NaN, infinities equal, else within one ulp (+0 and -0 alike).
+// NaN exactly where want is NaN, infinities equal, else within one ulp; where want is a zero,
+// with its sign (an exact 0 is +0, as the reference's sums from +0 give it; a tiny average keeps
+// its sign, which the one ulp around a zero would not check).
 inline bool within_one_f32_ulp(float got, float want) {
   if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
   if (std::isinf(want) || std::isinf(got)) return got == want;
+  if (want == 0 && std::signbit(got) != std::signbit(want)) return false;
   return std::abs(f32_ordinal(got) - f32_ordinal(want)) <= 1;
 }
 
