@@ -1086,3 +1086,120 @@ TEST_CASE("fast avg_pool takes NaN sums of both infinities from the reference",
           }
   CHECK(cases == 2 * 2 * 2 * 4 * 3 * 3);
 }
+
+namespace {
+
+// Specials at `rate` per mille among small exact values: +-inf, quiet and signalling NaNs of
+// both signs with random payloads, +-0, subnormals, +-FLT_MAX; +-0 at twice the rate besides.
+float special_value(Rng& rng, int rate) {
+  const auto r = rng.range(0, 999);
+  if (r < rate) {
+    const auto payload = static_cast<std::uint32_t>(rng.next() >> 42) & 0x3FFFFFu;
+    const std::uint32_t sign = rng.coin() ? 0x80000000u : 0u;
+    switch (rng.range(0, 7)) {
+      case 0:
+        return std::numeric_limits<float>::infinity();
+      case 1:
+        return -std::numeric_limits<float>::infinity();
+      case 2:
+        return std::bit_cast<float>(sign | 0x7FC00000u | payload);  // quiet NaN
+      case 3:
+        return std::bit_cast<float>(sign | 0x7F800000u | payload | 1u);  // signalling NaN
+      case 4:
+        return -0.0f;
+      case 5:
+        return 0.0f;
+      case 6:
+        return std::bit_cast<float>(sign | payload | 1u);  // subnormal
+      default:
+        return (rng.coin() ? -1.0f : 1.0f) * std::numeric_limits<float>::max();
+    }
+  }
+  if (r < 3 * rate) return rng.coin() ? -0.0f : 0.0f;
+  const auto m = static_cast<double>((rng.next() >> 56) | (1ull << 8));
+  return static_cast<float>((rng.coin() ? -1.0 : 1.0) *
+                            std::ldexp(m, static_cast<int>(rng.range(-4, 4)) - 8));
+}
+
+// NaN, infinite and zero results bit for bit (sign and payload) with the reference, the others
+// within one ulp.
+int special_mismatches(const PoolGeometry& g, const Tensor& out, const Tensor& want,
+                       const char* what) {
+  int bad = 0;
+  for (std::size_t i = 0; i < want.element_count(); ++i) {
+    const float y = out.data<float>()[i], r = want.data<float>()[i];
+    const bool exact = !std::isfinite(y) || !std::isfinite(r) || y == 0 || r == 0;
+    if ((exact ? !same_bits(y, r) : !within_one_f32_ulp(y, r)) && ++bad <= 3)
+      FAIL_CHECK(describe(g) << " " << what << " output " << i << ": fast " << std::hex
+                             << std::bit_cast<std::uint32_t>(y) << " reference "
+                             << std::bit_cast<std::uint32_t>(r) << std::dec);
+  }
+  return bad;
+}
+
+}  // namespace
+
+// Every group function and path, on inputs thick with specials and with cancelling +-2^20..2^60
+// pairs (outputs near and under their checks' T): NaN, infinite and zero results must be the
+// reference's bits, whichever first check let them through. (From an adversarial review that
+// found the -0 windows and the AVX2 kept row of the tests above.)
+TEST_CASE("fast avg_pool gives the reference's bits for NaN, infinite and zero results",
+          "[kernels][avg_pool_fast]") {
+  Rng rng(0x5BEC1A15);
+  std::vector<PoolGeometry> geometries = {
+      window({1, 3}, {16, 30}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, true, true),
+      window({1, 3}, {17, 33}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true, false),
+      window({1, 2}, {9, 12, 10}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, true),
+      window({1, 3}, {12, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true),
+      window({1, 3}, {12, 21}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, false, false),
+      window({1, 3}, {12, 21}, {2, 2}, {1, 1}, {0, 0}, {1, 1}, false, true),
+      window({1, 1}, {14, 1040}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, false, true),
+      window({1, 1}, {14, 1040}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
+      window({1, 1}, {14, 300}, {7, 7}, {1, 1}, {3, 3}, {3, 3}, false, false),
+      window({1, 1}, {14, 300}, {7, 5}, {1, 1}, {3, 2}, {3, 2}, false, true),
+      window({1, 2}, {40, 600}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),
+      adaptive({1, 2}, {16, 40}, {4, 10}),
+      adaptive({1, 1}, {224, 224}, {17, 13}),
+      adaptive({1, 2}, {45, 37}, {17, 13}),
+      adaptive({1, 2}, {5, 30, 31}, {2, 7, 5}),
+      adaptive({1, 70}, {7, 7}, {1, 1}),
+      adaptive({1, 11}, {3, 5}, {1, 1}),
+      adaptive({1, 9}, {60, 70}, {1, 1}),
+      window({1, 17}, {4, 4}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, false, true),
+      window({1, 2}, {10, 40}, {3, 3}, {3, 3}, {1, 1}, {2, 2}, true, false),
+      window({1, 2}, {20, 30}, {3, 3}, {2, 2}, {2, 2}, {2, 2}, true, true),
+      window({1, 2}, {9, 31}, {4, 4}, {3, 3}, {1, 1}, {3, 3}, true, true),
+  };
+  for (int i = 0; i < 40; ++i) geometries.push_back(random_geometry(rng));
+  int cases = 0;
+  for (const PoolGeometry& g : geometries) {
+    if (!irrun::kernels::avg_pool_fast_covers(ElementType::f32, g)) continue;
+    for (const int rate : {0, 1, 10, 60}) {
+      Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+      float* x = in.mutable_data<float>();
+      const std::size_t n = in.element_count(), iw = static_cast<std::size_t>(g.in[2]);
+      for (std::size_t i = 0; i < n; ++i) x[i] = special_value(rng, rate);
+      for (std::size_t i = 0; i < n; ++i) {  // pairs side by side or one row apart
+        if (rng.range(0, 15) != 0) continue;
+        const float big =
+            (rng.coin() ? -1.0f : 1.0f) * std::ldexp(1.0f, static_cast<int>(rng.range(20, 60)));
+        x[i] = big;
+        const float rest =
+            rng.coin() ? 0.0f : std::ldexp(big, -static_cast<int>(rng.range(12, 30)));
+        if (const std::size_t j = i + (rng.coin() ? 1 : iw); j < n) x[j] = rest - big;
+      }
+      Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+      irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+      const Tensor base = run_fast(g, in, Parallel(1), Isa::portable);
+      for (const int threads : {1, 3})
+        for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+          INFO("rate " << rate << " threads " << threads << " isa " << static_cast<int>(isa));
+          const Tensor out = run_fast(g, in, Parallel(threads), isa);
+          CHECK(special_mismatches(g, out, want, "fast") == 0);
+          CHECK(same_bits(out, base));
+          ++cases;
+        }
+    }
+  }
+  CHECK(cases > 300);
+}
