@@ -723,9 +723,12 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
 template <int K, int PAD, int R, int P, bool Full = false>
 IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                              const double* inv_w, const double* rinv_s,
-                                             float* const* out, LoadBits& bits, __m512d* least) {
+                                             float* const* out, LoadBits& bits_io, __m512d* least) {
   static_assert(PAD <= 8 && K - 1 - PAD <= 8 && (R > 0 || P == 1));
   constexpr int kIn = R > 0 ? R + P - 1 : 1;
+  // A local copy stays in registers: through the reference, every update went to memory (the
+  // output stores may alias it: __m256i may alias anything).
+  LoadBits bits = bits_io;
   __m512d rinv[P];
   __m512i prev[P], cur[P], next[P];
   for (int p = 0; p < P; ++p)
@@ -797,6 +800,7 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
     vblock.template operator()<false>(ow + 8, mask(ow + 8), next);
     hblock(ow, first_lanes(OW - ow));
   }
+  bits_io = bits;
 }
 
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), r input rows each. R > 0: the windows are R
