@@ -723,7 +723,8 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
 template <int K, int PAD, int R, int P, bool Full = false>
 IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                              const double* inv_w, const double* rinv_s,
-                                             float* const* out, LoadBits& bits_io, __m512d* least) {
+                                             float* const* out, LoadBits& bits_io, __m512d* least,
+                                             PrefetchRange pf) {
   static_assert(PAD <= 8 && K - 1 - PAD <= 8 && (R > 0 || P == 1));
   constexpr int kIn = R > 0 ? R + P - 1 : 1;
   // A local copy stays in registers: through the reference, every update went to memory (the
@@ -793,6 +794,7 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
     vblock.template operator()<false>(0, mask(0), cur);
   i64 ow = 0;
   for (; ow + 8 <= OW && ow + 16 <= IW; ow += 8) {  // whole blocks: no masks
+    prefetch_lines<2>(pf);  // S9: 64 lines of the next band per row, 32 blocks of 8 outputs
     vblock.template operator()<true>(ow + 8, 0xFF, next);
     hblock(ow, 0xFF);
   }
@@ -800,6 +802,7 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
     vblock.template operator()<false>(ow + 8, mask(ow + 8), next);
     hblock(ow, first_lanes(OW - ow));
   }
+  while (pf.p < pf.end) prefetch_lines<1>(pf);
   bits_io = bits;
 }
 
@@ -835,22 +838,22 @@ IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
     if (q + kP <= q1 && !loaded)
       for (int j = 0; j < R - 1; ++j) track_row(bits, rows[j], IW);
     for (; q + kP <= q1; q += kP) {
-      for (int p = 0; p < kP; ++p) prefetch_step(*a.next);
       float* out[kP];
       for (int p = 0; p < kP; ++p) out[p] = a.out_plane + (q + p) * OW;
       if (std::all_of(rinv + q, rinv + q + kP, [&](double v) { return v == pl.full_rinv; }))
         row_s1_avx512<K, PAD, R, kP, true>(rows, r, IW, OW, pl.full_r.data(), rinv + q, out, bits,
-                                           least);
+                                           least, take_steps(*a.next, kP));
       else
-        row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, out, bits, least);
+        row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, out, bits, least,
+                                     take_steps(*a.next, kP));
       check(q, kP);
       for (auto& row : rows) row += kP * step;
     }
   }
   for (; q < q1; ++q) {
-    prefetch_step(*a.next);
     float* out = a.out_plane + q * OW;
-    row_s1_avx512<K, PAD, -1, 1>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, &out, bits, least);
+    row_s1_avx512<K, PAD, -1, 1>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, &out, bits, least,
+                                 take_steps(*a.next, 1));
     check(q, 1);
     for (i64 j = 0; j < r; ++j) rows[j] += step;
   }
