@@ -572,52 +572,67 @@ TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
 
 // An output whose double sum s^ = G lies just under its first check's T must be judged by its
 // own window. Here the window's double sum misses the exact sum by a +-2^-40 that +2^20
-// absorbed, and G / 25 is an f32 midpoint, so the double sum and the exact one round to
-// neighbouring f32 values for one of the two signs (fl(G * r) lies on or just above the
-// midpoint, by r's rounding): the output must be the reference kernel's. T = 25 * 46
-// * 2^20 * 2^-24 = 71.875 (N = 25 taps, depth D = N + K + 16, M = 2^20 from the window's
-// +-2^20, the greatest |x| of the band too); G = 25 * (a + 2^-23) is less than 10^-4 under it.
-// A smaller depth would put G over T and fail this test. The +-2^20 pair sits in each row of the
-// window in turn, for windows across the groups of fused stride-1 rows (band_s1_avx512, which
-// takes T from its own loads, carried from group to group: a row missing from them leaves T = 0
-// and G standing; without pads the first group starts with a pass of four rows), and the flagged
-// rows' rescans must find the output by its stored value.
+// absorbed, and G / N is an f32 midpoint, so the double sum and the exact one round to
+// neighbouring f32 values for one of the two signs (fl(G * r) lies on either side of the
+// midpoint, by r's rounding): the output must be the reference kernel's. For K x K windows of
+// N = K^2 taps, T = N * D * 2^20 * 2^-24 (depth D = N + K + 16, M = 2^20 from the window's
+// +-2^20, the greatest |x| of the band too), and G = N * (a + ulp(a) / 2) lies just under it. A
+// smaller depth would put G over T and fail this test. The +-2^20 pair sits in each row of the
+// window in turn, for windows across the groups of the fused rows that take T from their own
+// loads, carried from group to group (band_s1_avx512, band_s2_avx512): a row missing from them
+// leaves T of the small values alone and G standing. The flagged rows' rescans must find the
+// output by its stored value.
+void check_sums_under_t(const PoolGeometry& g, int k, int stride, int pad) {
+  const Parallel par(1);
+  const int IH = static_cast<int>(g.in[1]), IW = static_cast<int>(g.in[2]);
+  const int OH = static_cast<int>(g.out[1]), OW = static_cast<int>(g.out[2]);
+  const double a_top = (k * k + k + 16) / 16.0;  // T / N
+  const double ulp = std::ldexp(1.0, std::ilogb(a_top) - 23);
+  for (int oh = 0; oh < OH; ++oh)
+    for (const int ow : {pad, OW / 2, OW - 1 - pad})
+      for (int dr = 0; dr < k; ++dr)
+        for (int j = 0; j < 4; ++j) {
+          const int top = oh * stride - pad, left = ow * stride - pad;
+          if (top < 0 || top + k > IH || left < 0 || left + k > IW) continue;  // whole windows
+          const double a = a_top - 2 * (j / 2 + 1) * ulp;  // even last bit: ties go to a
+          const double big = k * k * (a + ulp / 2);
+          const auto hi = static_cast<float>(big);
+          const auto lo = static_cast<float>(big - hi);
+          REQUIRE(static_cast<double>(hi) + lo == big);
+          Tensor in = Tensor::zeros(ElementType::f32, {1, 1, IH, IW});
+          float* x = in.mutable_data<float>();
+          x[(top + dr) * IW + left] = 0x1p20f;
+          x[(top + (dr + 1) % k) * IW + left] = j % 2 ? 0x1p-40f : -0x1p-40f;  // lost
+          x[(top + dr) * IW + left + 1] = -0x1p20f;
+          x[(top + 1) * IW + left + 2] = hi;
+          x[(top + k - 1) * IW + left + 2] += lo;  // k = 2: hi + lo, exact
+          Tensor want = Tensor::zeros(ElementType::f32, {1, 1, OH, OW});
+          irrun::kernels::avg_pool_reference(in, want, g, par);
+          const float y = want.data<float>()[oh * OW + ow];
+          for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+            INFO(describe(g) << " output " << oh << ", " << ow << " pair in row " << top + dr
+                             << " a " << a << " isa " << static_cast<int>(isa));
+            CHECK(same_bits(run_fast(g, in, par, isa).data<float>()[oh * OW + ow], y));
+          }
+        }
+}
+
 TEST_CASE("fast avg_pool judges every sum under its T by its own window",
           "[kernels][avg_pool_fast]") {
-  const Parallel par(1);
-  constexpr int kW = 1040;  // V rows of 1040 doubles: groups of four output rows
+  // 5x5 s1 on rows of 1040: V rows of 1040 doubles, groups of four output rows; without pads
+  // the first group starts with a pass of four rows.
   for (const int pad : {2, 0})
-    for (const bool exclude : {true, false}) {
-      const PoolGeometry g =
-          window({1, 1}, {12, kW}, {5, 5}, {1, 1}, {pad, pad}, {pad, pad}, false, exclude);
-      const int OH = 8 + 2 * pad, OW = kW - 4 + 2 * pad;
-      for (int top = 0; top < 8; ++top)
-        for (const int left : {0, 517, kW - 5})
-          for (int dr = 0; dr < 5; ++dr)
-            for (int j = 0; j < 4; ++j) {
-              const double a = 2.875 - 2 * (j / 2 + 1) * 0x1p-22;  // even last bit: ties go to a
-              const double big = 25 * (a + 0x1p-23);
-              const auto hi = static_cast<float>(big);
-              const auto lo = static_cast<float>(big - hi);
-              REQUIRE(static_cast<double>(hi) + lo == big);
-              Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 12, kW});
-              float* x = in.mutable_data<float>();
-              const int oh = top + pad, ow = left + pad;
-              x[(top + dr) * kW + left] = 0x1p20f;
-              x[(top + (dr + 1) % 5) * kW + left] = j % 2 ? 0x1p-40f : -0x1p-40f;  // lost
-              x[(top + dr) * kW + left + 1] = -0x1p20f;
-              x[(top + 2) * kW + left + 2] = hi;
-              x[(top + 3) * kW + left + 3] = lo;
-              Tensor want = Tensor::zeros(ElementType::f32, {1, 1, OH, OW});
-              irrun::kernels::avg_pool_reference(in, want, g, par);
-              const float y = want.data<float>()[oh * OW + ow];
-              for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
-                INFO("exclude " << exclude << " output " << oh << ", " << ow << " pair in row "
-                                << top + dr << " a " << a << " isa " << static_cast<int>(isa));
-                CHECK(same_bits(run_fast(g, in, par, isa).data<float>()[oh * OW + ow], y));
-              }
-            }
-    }
+    for (const bool exclude : {true, false})
+      check_sums_under_t(
+          window({1, 1}, {12, 1040}, {5, 5}, {1, 1}, {pad, pad}, {pad, pad}, false, exclude), 5, 1,
+          pad);
+  // 3x3 s2 p1 rows in pairs, the pair in each of the five input rows of a pair's windows. Rows
+  // of 100: one group; of 1040: groups of four rows, two pairs; of 4000: bands of four rows,
+  // whose first pair's first input row no group of the band loaded before.
+  for (const int iw : {1040, 100, 4000})
+    for (const bool exclude : {true, false})
+      check_sums_under_t(window({1, 1}, {22, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, exclude),
+                         3, 2, 1);
 }
 
 // Every path stores whole blocks where it can (a row's last block again over outputs already

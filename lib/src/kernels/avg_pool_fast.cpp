@@ -120,6 +120,7 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
 struct Scratch {
   std::vector<double> v;  // groups of vertical sums, each pl.vlen long (zero padding kept)
   std::unique_ptr<bool[]> row_failed;  // per row of the group: some output failed the check
+  LineVector<double> least;            // BandArgs::least
 };
 
 // The flagged rows of group [g0, g1) (rare): an output that passed the first check (T `t_first`)
@@ -174,6 +175,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   double* vbase = sc.v.data() + kVGuard;
   vbase += (8 - (reinterpret_cast<std::uintptr_t>(vbase) / sizeof(double)) % 8) % 8;
   sc.row_failed = std::make_unique<bool[]>(static_cast<std::size_t>(group));
+  sc.least.resize(static_cast<std::size_t>(group * 8));
 
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
   Prefetch next;
@@ -214,7 +216,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
       if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, vbase + group * vlen,
-                             sc.row_failed.get(), &next, &own},
+                             sc.row_failed.get(), &next, &own, sc.least.data()},
                     ops))
         continue;
       recheck_rows(pl, ops, plane, out_plane, g0, g1, vbase, vlen, sc.row_failed.get(),

@@ -105,11 +105,39 @@ IRRUN_AVX512 inline void reduce_bits(const LoadBits& b, std::uint32_t& u_max, st
   u_max = *std::max_element(u, u + 8), s_max = *std::max_element(s, s + 8);
 }
 
-IRRUN_AVX512 inline double load_threshold(const Plan& pl, const LoadBits& b) {
-  std::uint32_t u;
-  std::int32_t s;
-  reduce_bits(b, u, s);
-  return bits_threshold(pl, u, s);
+// The band's load bits so far, for a group function with its own bound (Ops::own_bound).
+IRRUN_AVX512 inline LoadBits own_bits(const OwnBound& own) {
+  return {_mm256_set1_epi32(static_cast<int>(own.u)), _mm256_set1_epi32(own.s)};
+}
+
+// Whether the group before ended inside the run of rows the group starts in: then it loaded the
+// input rows of the first window before its last one.
+inline bool own_continues(const BandArgs& a) {
+  return a.q0 == a.own->q_next && a.pl->step_end[static_cast<std::size_t>(a.q0) - 1] > a.q0;
+}
+
+// Row q's least |s| of each lane, kept for the check at the group's end (check_group).
+IRRUN_AVX512 inline void keep_least(const BandArgs& a, i64 q, const __m512d* least, int count) {
+  for (int p = 0; p < count; ++p) _mm512_store_pd(a.least + 8 * (q + p - a.q0), least[p]);
+}
+
+// The end of a group with its own bound: its bits into the band's OwnBound, and every row, by
+// its least |s| (keep_least), checked against the T of all the band has loaded so far, once for
+// the group (a T per row cost S2's rows of 28 outputs a fifth of their time). Flags the rows in
+// row_failed; true when one failed.
+IRRUN_AVX512 inline bool own_check(const BandArgs& a, const LoadBits& bits) {
+  OwnBound& own = *a.own;
+  reduce_bits(bits, own.u, own.s);
+  own.t = bits_threshold(*a.pl, own.u, own.s), own.q_next = a.q1;
+  const __m512d t = _mm512_set1_pd(own.t);
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    const __m512d least = _mm512_load_pd(a.least + 8 * (q - a.q0));
+    const bool f = _mm512_cmp_pd_mask(least, t, _CMP_NGE_UQ) != 0;
+    a.row_failed[q - a.q0] = f;
+    failed |= f;
+  }
+  return failed;
 }
 
 IRRUN_AVX512 inline __mmask8 first_lanes(i64 count) {
@@ -548,22 +576,28 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
 // P = 2: two output rows of 3-row windows where the first row's last input row is the second
 // one's first (3x3 s2, S1): rows[0..2] are the first row's, rows[2..4] the second's, and the
 // shared row is converted once. Each row gets its own additions in its own order, so the bits
-// of P = 1. Returns a mask of the rows with an output that failed the check.
-template <int K, int R, int P = 1>
+// of P = 1. Returns a mask of the rows with an output that failed the check against t_s.
+// Own: no check against t_s; it waits for the bound, as in row_s1_avx512: the loads raise
+// `bits` (P = 2: all but rows[0], the last row of the pair before, or tracked by
+// run_s2_avx512), and least[p] takes the least |s| of row p, lane by lane.
+template <int K, bool Own, int R, int P = 1>
 IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                             const double* inv_w, const double* rinv_s, double t_s,
-                                            float* const* out) {
+                                            float* const* out, LoadBits& bits_io, __m512d* least) {
   static_assert(K == 2 || K == 3);
   static_assert(P == 1 || (P == 2 && R == 3));
   const i64 r = R >= 0 ? R : r_rt;
   const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  LoadBits bits{};  // in registers (see row_s1_avx512)
+  if constexpr (Own) bits = bits_io;
   const __m512d t = _mm512_set1_pd(t_s);
   __m512d rinv[P];
   __m512i left[P];
   __mmask8 fail[P];
   for (int p = 0; p < P; ++p)
-    rinv[p] = _mm512_set1_pd(rinv_s[p]), left[p] = _mm512_setzero_si512(), fail[p] = 0;
+    rinv[p] = _mm512_set1_pd(rinv_s[p]), left[p] = _mm512_setzero_si512(), fail[p] = 0,
+    least[p] = _mm512_set1_pd(std::numeric_limits<double>::infinity());
   const auto finish = [&](int p, __m512d a0, __m512d a1, i64 ow,
                           __mmask8 lanes) IRRUN_AVX512_LAMBDA {
     const __m512i e = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, even, a1));
@@ -573,12 +607,21 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
       s = _mm512_add_pd(_mm512_castsi512_pd(_mm512_alignr_epi64(o, left[p], 7)), s);
     s = _mm512_add_pd(s, _mm512_castsi512_pd(o));
     left[p] = o;
-    fail[p] = finish8(s, rinv[p], inv_w + ow, t, fail[p], out[p] + ow, lanes);
+    if constexpr (Own) {
+      store8(s, rinv[p], inv_w + ow, out[p] + ow, lanes);
+      least[p] = lanes == 0xFF ? _mm512_range_pd(least[p], s, 0x0A)
+                               : _mm512_mask_range_pd(least[p], lanes, least[p], s, 0x0A);
+    } else {
+      fail[p] = finish8(s, rinv[p], inv_w + ow, t, fail[p], out[p] + ow, lanes);
+    }
   };
   // The j-th input row of output row p.
   const auto row = [&](int p, i64 j) IRRUN_AVX512_LAMBDA { return rows[p * 2 + j]; };
-  const auto whole = [&](const float* x)
-                         IRRUN_AVX512_LAMBDA { return _mm512_cvtps_pd(_mm256_loadu_ps(x)); };
+  const auto whole = [&](const float* x, bool track = true) IRRUN_AVX512_LAMBDA {
+    const __m256 f = _mm256_loadu_ps(x);
+    if (Own && track) track_bits(bits, f);
+    return _mm512_cvtps_pd(f);
+  };
   // Outputs ow .. ow + 7 of the one row (P = 1), from input columns 2 * ow on.
   const auto whole_block = [&](i64 ow) IRRUN_AVX512_LAMBDA {
     const i64 c = 2 * ow;
@@ -594,8 +637,8 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
     for (; ow + 8 <= OW && c + 16 <= IW; ow += 8, c += 16) {  // whole blocks: no masks
       if constexpr (P == 2) {
         const __m512d m0 = whole(rows[2] + c), m1 = whole(rows[2] + c + 8);  // the shared row
-        __m512d a0 = add_fma512(whole(rows[0] + c), whole(rows[1] + c));
-        __m512d a1 = add_fma512(whole(rows[0] + c + 8), whole(rows[1] + c + 8));
+        __m512d a0 = add_fma512(whole(rows[0] + c, false), whole(rows[1] + c));
+        __m512d a1 = add_fma512(whole(rows[0] + c + 8, false), whole(rows[1] + c + 8));
         a0 = add_fma512(a0, m0), a1 = add_fma512(a1, m1);
         __m512d b0 = add_fma512(m0, whole(rows[3] + c)),
                 b1 = add_fma512(m1, whole(rows[3] + c + 8));
@@ -618,7 +661,9 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
   // The row's last blocks: masked-off floats are not read and add as +0 (a ceil window can
   // start past the row).
   const auto load = [&](const float* x, __mmask16 m) IRRUN_AVX512_LAMBDA {
-    return _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, x)));
+    const __m256 f = _mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, x));
+    if (Own) track_bits(bits, f);
+    return _mm512_cvtps_pd(f);
   };
   for (c = 2 * ow; ow < OW; ow += 8, c += 16)
     for (int p = 0; p < P; ++p) {
@@ -636,6 +681,7 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
       }
       finish(p, a0, a1, ow, first_lanes(OW - ow));
     }
+  if constexpr (Own) bits_io = bits;
   int failed = 0;
   for (int p = 0; p < P; ++p) failed |= (fail[p] != 0) << p;
   return failed;
@@ -644,8 +690,11 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), each summing R input rows (R < 0: r): the row
 // pointers advance by Plan::row_step. Runs of 3-row windows whose last row is the next window's
 // first go two rows at a time (row_s2_avx512<K, 3, 2>: S1 in 0.90 of the time, scripts/ab).
-template <int K, int R>
-IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r) {
+// Own: the rows' least |s| kept for own_check, their loads tracked in bits; `loaded`: the
+// group before loaded the run's rows up to q0's (own_continues).
+template <int K, bool Own, int R>
+IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBits& bits,
+                                bool loaded) {
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2], OW = pl.g->out[2], step = pl.row_step;
   const i64 n = R > 0 ? R : r;  // a constant count keeps the pointers in registers
@@ -653,59 +702,69 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r) {
   const i64* off = pl.row_off.data() + pl.row_begin[static_cast<std::size_t>(q0)];
   for (i64 j = 0; j < n; ++j) rows[j] = a.plane + off[j];
   const double* rinv = pl.row_rinv.data();
+  __m512d least[2];
   bool failed = false;
+  // Own: the rows' least |s| for own_check; else the flags of rows with a failed output.
+  const auto keep = [&](i64 q, int f, int count) IRRUN_AVX512_LAMBDA {
+    if constexpr (Own) return keep_least(a, q, least, count);
+    for (int p = 0; p < count; ++p) a.row_failed[q + p - a.q0] = (f >> p & 1) != 0;
+    failed |= f != 0;
+  };
   i64 q = q0;
   if constexpr (R == 3)
-    if (off[2] == off[0] + step)
+    if (off[2] == off[0] + step && q + 1 < q1) {
+      if (Own && !loaded) track_row(bits, rows[0], IW);  // the pairs track their rows 1-4
       for (; q + 1 < q1; q += 2) {
         prefetch_step(*a.next);
         prefetch_step(*a.next);
         const float* pair[5] = {rows[0], rows[1], rows[2], rows[1] + step, rows[2] + step};
         float* out[2] = {a.out_plane + q * OW, a.out_plane + (q + 1) * OW};
-        const int f = row_s2_avx512<K, 3, 2>(pair, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, out);
-        a.row_failed[q - a.q0] = (f & 1) != 0;
-        a.row_failed[q + 1 - a.q0] = (f & 2) != 0;
-        failed |= f != 0;
+        const int f = row_s2_avx512<K, Own, 3, 2>(pair, r, IW, OW, pl.inv_w.data(), rinv + q, a.t,
+                                                  out, bits, least);
+        keep(q, f, 2);
         for (i64 j = 0; j < n; ++j) rows[j] += 2 * step;
       }
+    }
   for (; q < q1; ++q) {
     prefetch_step(*a.next);
     float* out = a.out_plane + q * OW;
-    const bool f = row_s2_avx512<K, R>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out) != 0;
-    a.row_failed[q - a.q0] = f;
-    failed |= f;
+    keep(q,
+         row_s2_avx512<K, Own, R>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out, bits,
+                                  least),
+         1);
     for (i64 j = 0; j < n; ++j) rows[j] += step;
   }
   return failed;
 }
 
-template <int K>
+template <int K, bool Own>
 IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
-  bool failed = false;
+  LoadBits bits = own_bits(*a.own);
+  bool loaded = own_continues(a), failed = false;
   for (i64 q = a.q0; q < a.q1;) {
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
     const i64 r =
         pl.row_begin[static_cast<std::size_t>(q) + 1] - pl.row_begin[static_cast<std::size_t>(q)];
     switch (r) {  // the common row counts unrolled at compile time
       case 2:
-        failed |= run_s2_avx512<K, 2>(a, q, q_end, r);
+        failed |= run_s2_avx512<K, Own, 2>(a, q, q_end, r, bits, loaded);
         break;
       case 3:
-        failed |= run_s2_avx512<K, 3>(a, q, q_end, r);
+        failed |= run_s2_avx512<K, Own, 3>(a, q, q_end, r, bits, loaded);
         break;
       case 6:  // 3x3x3 windows (S5): 3x3 rows inside, 2x3 at the edges
-        failed |= run_s2_avx512<K, 6>(a, q, q_end, r);
+        failed |= run_s2_avx512<K, Own, 6>(a, q, q_end, r, bits, loaded);
         break;
       case 9:
-        failed |= run_s2_avx512<K, 9>(a, q, q_end, r);
+        failed |= run_s2_avx512<K, Own, 9>(a, q, q_end, r, bits, loaded);
         break;
       default:  // select_avx512 takes this path for windows of up to kFusedMaxRows rows
-        failed |= run_s2_avx512<K, -1>(a, q, q_end, r);
+        failed |= run_s2_avx512<K, Own, -1>(a, q, q_end, r, bits, loaded);
     }
-    q = q_end;
+    q = q_end, loaded = false;
   }
-  return failed;
+  return Own ? own_check(a, bits) : failed;
 }
 
 // Rows of stride-1 windows of K columns with PAD pad columns on the left (K = 3, 5, 7; PAD 0 or
@@ -810,10 +869,9 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
 
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), r input rows each. R > 0: the windows are R
 // consecutive input rows and the run steps by one row, so four output rows share the
-// conversions of their R + 3 input rows. Each row is checked against the T of all the group
-// has loaded so far; the greatest T of the group is the last.
+// conversions of their R + 3 input rows. Each row's least |s| is kept for own_check.
 template <int K, int PAD, int R>
-IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBits& bits,
+IRRUN_AVX512 void run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBits& bits,
                                 bool loaded) {
   constexpr int kP = kFusedRows;
   const Plan& pl = *a.pl;
@@ -824,15 +882,6 @@ IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
     rows[j] = a.plane + (R > 0 ? off[0] + j * IW : off[j]);
   const double* rinv = pl.row_rinv.data();
   __m512d least[kP];
-  bool failed = false;
-  const auto check = [&](i64 q, int count) IRRUN_AVX512_LAMBDA {
-    const __m512d t = _mm512_set1_pd(load_threshold(pl, bits));
-    for (int p = 0; p < count; ++p) {
-      const bool f = _mm512_cmp_pd_mask(least[p], t, _CMP_NGE_UQ) != 0;
-      a.row_failed[q + p - a.q0] = f;
-      failed |= f;
-    }
-  };
   i64 q = q0;
   if constexpr (R > 0) {
     // The rows of the first pass that row_s1_avx512 does not track, unless the group before
@@ -848,7 +897,7 @@ IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
       else
         row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, out, bits, least,
                                      take_steps(*a.next, kP));
-      check(q, kP);
+      keep_least(a, q, least, kP);
       for (auto& row : rows) row += kP * step;
     }
   }
@@ -856,20 +905,17 @@ IRRUN_AVX512 bool run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
     float* out = a.out_plane + q * OW;
     row_s1_avx512<K, PAD, -1, 1>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, &out, bits, least,
                                  take_steps(*a.next, 1));
-    check(q, 1);
+    keep_least(a, q, least, 1);
     for (i64 j = 0; j < r; ++j) rows[j] += step;
   }
-  return failed;
 }
 
 template <int K, int PAD>
 IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2];
-  OwnBound& own = *a.own;
-  LoadBits bits{_mm256_set1_epi32(static_cast<int>(own.u)), _mm256_set1_epi32(own.s)};
-  bool loaded = a.q0 == own.q_next && pl.step_end[static_cast<std::size_t>(a.q0) - 1] > a.q0;
-  bool failed = false;
+  LoadBits bits = own_bits(*a.own);
+  bool loaded = own_continues(a);
   for (i64 q = a.q0; q < a.q1;) {
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
     const auto b = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q)]);
@@ -877,13 +923,13 @@ IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
     bool consecutive = r == K && pl.row_step == IW;
     for (i64 j = 1; consecutive && j < r; ++j)
       consecutive = pl.row_off[b + static_cast<std::size_t>(j)] == pl.row_off[b] + j * IW;
-    failed |= consecutive ? run_s1_avx512<K, PAD, K>(a, q, q_end, r, bits, loaded)
-                          : run_s1_avx512<K, PAD, -1>(a, q, q_end, r, bits, loaded);
+    if (consecutive)
+      run_s1_avx512<K, PAD, K>(a, q, q_end, r, bits, loaded);
+    else
+      run_s1_avx512<K, PAD, -1>(a, q, q_end, r, bits, loaded);
     q = q_end, loaded = false;
   }
-  reduce_bits(bits, own.u, own.s);
-  own.t = bits_threshold(pl, own.u, own.s), own.q_next = a.q1;
-  return failed;
+  return own_check(a, bits);
 }
 
 BandFn pick_band_s1_avx512(i64 k, i64 pad_left) {
@@ -918,15 +964,21 @@ Ops select_avx512(Plan& pl) {
     ops.hrow = pick_hrow(kHrowAvx512, pl.stride_w, pl.k_w);
     ops.band = pick_band<BandAvx512, kHrowAvx512>(ops.hrow);
   }
+  // Windows of three rows (S1) read each input row once in pairs of output rows, and take
+  // their bound from those loads (0.94 of the time, scripts/ab); rows read alone (S2: 1.08) or
+  // more than once (3x3x3 windows, S5: 1.11) cost more so than the band's stats pass.
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 3 && pl.pad_left == 1 &&
-      pl.max_rows <= kFusedMaxRows)
-    ops.band = band_s2_avx512<3>, ops.keeps_v = false;
+      pl.max_rows <= kFusedMaxRows) {
+    ops.own_bound = pl.max_rows == 3;
+    ops.band = ops.own_bound ? band_s2_avx512<3, true> : band_s2_avx512<3, false>;
+    ops.keeps_v = false;
+  }
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
       pl.max_rows <= kFusedMaxRows)
-    ops.band = band_s2_avx512<2>, ops.keeps_v = false;
+    ops.band = band_s2_avx512<2, false>, ops.keeps_v = false;
   if (flat_eligible(pl)) {
     make_flat(pl);
-    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
+    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left), ops.own_bound = false;
   } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
              (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kFusedMaxRows) {
     ops.band = pick_band_s1_avx512(pl.k_w, pl.pad_left), ops.keeps_v = false;
