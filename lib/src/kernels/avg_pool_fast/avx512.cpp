@@ -116,7 +116,7 @@ inline bool own_continues(const BandArgs& a) {
   return a.q0 == a.own->q_next && a.pl->step_end[static_cast<std::size_t>(a.q0) - 1] > a.q0;
 }
 
-// Row q's least |s| of each lane, kept for the check at the group's end (check_group).
+// Row q's least |s| of each lane, kept for the check at the group's end (own_check).
 IRRUN_AVX512 inline void keep_least(const BandArgs& a, i64 q, const __m512d* least, int count) {
   for (int p = 0; p < count; ++p) _mm512_store_pd(a.least + 8 * (q + p - a.q0), least[p]);
 }
