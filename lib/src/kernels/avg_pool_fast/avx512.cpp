@@ -748,8 +748,8 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
 template <int K, bool Own>
 IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
-  LoadBits bits = own_bits(*a.own);
-  bool loaded = own_continues(a), failed = false;
+  LoadBits bits = Own ? own_bits(*a.own) : LoadBits{};  // untouched without Own
+  bool loaded = Own && own_continues(a), failed = false;
   for (i64 q = a.q0; q < a.q1;) {
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
     const i64 r =
@@ -986,7 +986,7 @@ Ops select_avx512(Plan& pl) {
     ops.band = band_s2_avx512<2, false>, ops.keeps_v = false;
   if (flat_eligible(pl)) {
     make_flat(pl);
-    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left), ops.own_bound = false;
+    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
   } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
              (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kFusedMaxRows) {
     ops.band = pick_band_s1_avx512(pl.k_w, pl.pad_left), ops.keeps_v = false;
