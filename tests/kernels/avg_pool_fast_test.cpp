@@ -604,8 +604,9 @@ void check_sums_under_t(const PoolGeometry& g, int k, int stride, int pad) {
           x[(top + dr) * IW + left] = 0x1p20f;
           x[(top + (dr + 1) % k) * IW + left] = j % 2 ? 0x1p-40f : -0x1p-40f;  // lost
           x[(top + dr) * IW + left + 1] = -0x1p20f;
-          x[(top + 1) * IW + left + 2] = hi;
-          x[(top + k - 1) * IW + left + 2] += lo;  // k = 2: hi + lo, exact
+          const int hr = k == 2 ? (dr + 1) % 2 : 1;  // k = 2: beside the lost value
+          x[(top + hr) * IW + left + k - 1] = hi;
+          x[(top + (k == 2 ? hr : k - 1)) * IW + left + k - 1] += lo;  // k = 2: hi + lo, exact
           Tensor want = Tensor::zeros(ElementType::f32, {1, 1, OH, OW});
           irrun::kernels::avg_pool_reference(in, want, g, par);
           const float y = want.data<float>()[oh * OW + ow];
@@ -633,6 +634,10 @@ TEST_CASE("fast avg_pool judges every sum under its T by its own window",
     for (const bool exclude : {true, false})
       check_sums_under_t(window({1, 1}, {22, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, exclude),
                          3, 2, 1);
+  // 2x2 s2 rows (their own bound on AVX2): rows of 100 with a partial last block of outputs.
+  for (const int iw : {1040, 100, 4000})
+    check_sums_under_t(window({1, 1}, {22, iw}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true), 2, 2,
+                       0);
 }
 
 // Every path stores whole blocks where it can (a row's last block again over outputs already

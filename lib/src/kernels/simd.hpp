@@ -18,6 +18,8 @@
 #define IRRUN_AVX2 __attribute__((target("avx2,fma")))
 #define IRRUN_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
 #define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f,avx512dq,avx512vl")))
+// Helpers both vector paths inline: AVX2 alone is a subset of either path's target.
+#define IRRUN_AVX2_COMMON __attribute__((target("avx2")))
 
 namespace irrun::kernels::detail {
 

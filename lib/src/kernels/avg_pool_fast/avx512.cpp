@@ -2,6 +2,7 @@
 // eight doubles at a time (compiled for AVX-512F, DQ and VL via target attributes; only called
 // when the CPU has them).
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
+#include "own_bound.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -77,67 +78,9 @@ IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_
   return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
 }
 
-// The bits of the inputs a group loaded, for bits_threshold: per lane, the unsigned and the
-// signed maximum of their raw bits (two integer operations per eight floats loaded, where the
-// stats pass they replace read the whole band once more).
-struct LoadBits {
-  __m256i u, s;
-};
-
-IRRUN_AVX512 inline void track_bits(LoadBits& b, __m256 x) {
-  const __m256i i = _mm256_castps_si256(x);
-  b.u = _mm256_max_epu32(b.u, i), b.s = _mm256_max_epi32(b.s, i);
-}
-
-IRRUN_AVX512 inline void track_row(LoadBits& b, const float* x, i64 n) {
-  i64 c = 0;
-  for (; c + 8 <= n; c += 8) track_bits(b, _mm256_loadu_ps(x + c));
-  if (c < n)
-    track_bits(b, _mm512_castps512_ps256(
-                      _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (n - c)) - 1), x + c)));
-}
-
-IRRUN_AVX512 inline void reduce_bits(const LoadBits& b, std::uint32_t& u_max, std::int32_t& s_max) {
-  alignas(32) std::uint32_t u[8];
-  alignas(32) std::int32_t s[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(u), b.u);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(s), b.s);
-  u_max = *std::max_element(u, u + 8), s_max = *std::max_element(s, s + 8);
-}
-
-// The band's load bits so far, for a group function with its own bound (Ops::own_bound).
-IRRUN_AVX512 inline LoadBits own_bits(const OwnBound& own) {
-  return {_mm256_set1_epi32(static_cast<int>(own.u)), _mm256_set1_epi32(own.s)};
-}
-
-// Whether the group before ended inside the run of rows the group starts in: then it loaded the
-// input rows of the first window before its last one.
-inline bool own_continues(const BandArgs& a) {
-  return a.q0 == a.own->q_next && a.pl->step_end[static_cast<std::size_t>(a.q0) - 1] > a.q0;
-}
-
 // Row q's least |s| of each lane, kept for the check at the group's end (own_check).
 IRRUN_AVX512 inline void keep_least(const BandArgs& a, i64 q, const __m512d* least, int count) {
   for (int p = 0; p < count; ++p) _mm512_store_pd(a.least + 8 * (q + p - a.q0), least[p]);
-}
-
-// The end of a group with its own bound: its bits into the band's OwnBound, and every row, by
-// its least |s| (keep_least), checked against the T of all the band has loaded so far, once for
-// the group (a T per row cost S2's rows of 28 outputs a fifth of their time). Flags the rows in
-// row_failed; true when one failed.
-IRRUN_AVX512 inline bool own_check(const BandArgs& a, const LoadBits& bits) {
-  OwnBound& own = *a.own;
-  reduce_bits(bits, own.u, own.s);
-  own.t = bits_threshold(*a.pl, own.u, own.s), own.q_next = a.q1;
-  const __m512d t = _mm512_set1_pd(own.t);
-  bool failed = false;
-  for (i64 q = a.q0; q < a.q1; ++q) {
-    const __m512d least = _mm512_load_pd(a.least + 8 * (q - a.q0));
-    const bool f = _mm512_cmp_pd_mask(least, t, _CMP_NGE_UQ) != 0;
-    a.row_failed[q - a.q0] = f;
-    failed |= f;
-  }
-  return failed;
 }
 
 IRRUN_AVX512 inline __mmask8 first_lanes(i64 count) {
@@ -785,8 +728,7 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
 // additions in their order, so the same bits.
 // The check waits for the bound: the rows' loads raise `bits` (R > 0: only the last P input
 // rows, the others were loaded by the pass before or by run_s1_avx512), and least[p] takes,
-// lane by lane, the least |s| of row p. A NaN sum needs a NaN or both infinities among the
-// inputs, which give a T of NaN (bits_threshold): every sum fails it, so least[] may drop NaN.
+// lane by lane, the least |s| of row p (own_bound.hpp).
 template <int K, int PAD, int R, int P, bool Full = false>
 IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                              const double* inv_w, const double* rinv_s,

@@ -108,7 +108,7 @@ struct Ops {
   // band_generic is to check against the bound of its group's loads instead of the band's.
   void (*vsum_bound)(const float* plane, const i64* off, i64 r, i64 n, double* v,
                      float& m) = nullptr;
-  // band checks against a T of its own loads (vsum_bound, band_s1/s2_avx512), not the band's
+  // band checks against a T of its own loads (vsum_bound, own_bound.hpp), not the band's
   // stats, which are then not taken, and reports the greatest in BandArgs::own->t.
   bool own_bound = false;
 };
@@ -206,7 +206,7 @@ inline void prefetch_lines(PrefetchRange& r) {
 // The first check's bound of groups that take it from their own loads (Ops::own_bound), kept
 // from one group of a band to the next.
 struct OwnBound {
-  // band_s1/s2_avx512: the unsigned and signed maxima of the raw bits of the band's loads so far
+  // own_bound.hpp: the unsigned and signed maxima of the raw bits of the band's loads so far
   // (bits_threshold), and the row after the last group's: where the next group starts in the
   // same run of rows, the input rows before its first window's last are loaded already.
   std::uint32_t u = 0;
@@ -228,7 +228,7 @@ struct BandArgs {
   bool* row_failed;
   Prefetch* next;  // the vector group functions prefetch a chunk of it per row
   OwnBound* own;   // Ops::own_bound: the band's so far
-  double* least;   // band_s1/s2_avx512: eight doubles per row of the group (64-byte aligned)
+  double* least;   // own_check: eight doubles per row of the group (64-byte aligned)
 };
 
 // One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of
