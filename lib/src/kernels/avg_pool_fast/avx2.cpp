@@ -322,21 +322,19 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
 // kept converted (carry_out) and the next row loads it (carry_in) instead of converting it again: a
 // third of S1's conversions, the bottleneck on Zen 3 (one per cycle). The same additions in the
 // same order as vrow_avx2 then hrow_s2_avx2<K>, so the same bits.
-// Own: no check against t_s; it waits for the bound (own_bound.hpp): every float loaded raises
-// `bits` (a carried row was loaded by the row before, in the same group), and `least` takes the
-// least |s| of each lane. Returns whether an output failed the check against t_s (Own: false).
-template <int K, bool Own, int R>
-IRRUN_AVX2 IRRUN_INLINE bool row_s2_avx2(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
-                                         const double* inv_w, double rinv_s, double t_s,
-                                         const double* carry_in, double* carry_out, float* out,
-                                         LoadBits& bits_io, __m256d& least) {
+// The check waits for the bound (own_bound.hpp): every float loaded raises `bits` (a carried
+// row was loaded by the row before, in the same group), and `least` takes the least |s| of each
+// lane.
+template <int K, int R>
+IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
+                                         const double* inv_w, double rinv_s, const double* carry_in,
+                                         double* carry_out, float* out, LoadBits& bits_io,
+                                         __m256d& least) {
   const i64 r = R > 0 ? R : r_rt;
-  const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s);
-  const __m256d sign = _mm256_set1_pd(-0.0),
+  const __m256d rinv = _mm256_set1_pd(rinv_s), sign = _mm256_set1_pd(-0.0),
                 inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
-  __m256d fail = _mm256_setzero_pd(), left = fail;  // left: lane 0 is the odd column before
-  LoadBits bits{};  // a local copy stays in registers (see row_s1_avx512)
-  if constexpr (Own) bits = bits_io;
+  __m256d left = _mm256_setzero_pd();  // lane 0: the odd column before
+  LoadBits bits = bits_io;             // a local copy stays in registers (see row_s1_avx512)
   least = inf;
   // Outputs ow .. ow + 3 from columns c .. c + 7; Whole: all inside the row and OW, else masked
   // loads past the row (a ceil window can start past it; +0 there) and a partial store.
@@ -347,9 +345,8 @@ IRRUN_AVX2 IRRUN_INLINE bool row_s2_avx2(const float* const* rows, i64 r_rt, i64
       const __m128i m0 = first_lanes4(std::min<i64>(n, 4));
       const __m128i m1 = first_lanes4(std::max<i64>(n - 4, 0));
       const auto cvt = [&](const float* p, __m256d& x0, __m256d& x1) IRRUN_AVX2 {
-        if constexpr (Own)
-          track_bits(bits,
-                     Whole ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, _mm256_set_m128i(m1, m0)));
+        track_bits(bits,
+                   Whole ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, _mm256_set_m128i(m1, m0)));
         x0 = _mm256_cvtps_pd(Whole ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m0));
         x1 = _mm256_cvtps_pd(Whole ? _mm_loadu_ps(p + 4) : _mm_maskload_ps(p + 4, m1));
       };
@@ -377,32 +374,25 @@ IRRUN_AVX2 IRRUN_INLINE bool row_s2_avx2(const float* const* rows, i64 r_rt, i64
       s = _mm256_add_pd(e, o);
     }
     s = _mm256_permute4x64_pd(s, 0xD8);
-    const bool all = Whole || ow + 4 <= OW;
-    if constexpr (Own) {
-      const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
-      __m256d abs = _mm256_andnot_pd(sign, s);
-      if (all) {
-        _mm_storeu_ps(out + ow, y);
-      } else {  // the lanes past OW keep least
-        store_first(out + ow, y, OW - ow);
-        abs = _mm256_blendv_pd(inf, abs, first_lanes4d(OW - ow));
-      }
-      least = _mm256_min_pd(abs, least);
-    } else {
-      fail = all ? finish4(s, rinv, inv_w + ow, t, fail, out + ow)
-                 : finish_first(s, rinv, inv_w + ow, t, fail, out + ow, OW - ow);
+    const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
+    __m256d abs = _mm256_andnot_pd(sign, s);
+    if (Whole || ow + 4 <= OW) {
+      _mm_storeu_ps(out + ow, y);
+    } else {  // the lanes past OW keep least
+      store_first(out + ow, y, OW - ow);
+      abs = _mm256_blendv_pd(inf, abs, first_lanes4d(OW - ow));
     }
+    least = _mm256_min_pd(abs, least);
   };
   i64 ow = 0, c = 0;
   for (; ow + 4 <= OW && c + 8 <= IW; ow += 4, c += 8) block.template operator()<true>(ow, c);
   for (; ow < OW; ow += 4, c += 8) block.template operator()<false>(ow, c);
-  if constexpr (Own) bits_io = bits;
-  return _mm256_movemask_pd(fail) != 0;
+  bits_io = bits;
 }
 
-// Own: the group takes its bound from its rows' loads (S1, S2: no stats pass) and checks every
-// row at its end (own_check); else each output against the band's T.
-template <int K, bool Own>
+// The group takes its bound from its rows' loads (S1, S2: no stats pass) and checks every row at
+// its end (own_check).
+template <int K>
 IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
   const PoolGeometry& g = *pl.g;
@@ -417,7 +407,7 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
   // Every row loads what its windows read, or carries it from the row before in the group: the
   // group's own loads bound its windows, without the band's before it.
   LoadBits bits{};
-  bool carried = false, failed = false;
+  bool carried = false;
   for (i64 q = a.q0; q < a.q1;) {  // runs of rows (Plan::step_end): pointers advance by row_step
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
     const i64 r = begin[q + 1] - begin[q];
@@ -432,23 +422,17 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
         const bool keep = K == 3 && r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] &&
                           row_off[begin[q + 1]] == row_off[begin[q] + r - 1];
         __m256d least;
-        const bool f = row_s2_avx2<K, Own, R>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q], a.t,
-                                              carried ? carry : nullptr, keep ? carry : nullptr,
-                                              a.out_plane + q * OW, bits, least);
+        row_s2_avx2<K, R>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q],
+                          carried ? carry : nullptr, keep ? carry : nullptr, a.out_plane + q * OW,
+                          bits, least);
         carried = keep;
-        if constexpr (Own) {  // both halves of the row's eight doubles (own_check)
-          double* l = a.least + 8 * (q - a.q0);
-          _mm256_store_pd(l, least), _mm256_store_pd(l + 4, least);
-        } else {
-          a.row_failed[q - a.q0] = f;
-          failed |= f;
-        }
+        double* l = a.least + 8 * (q - a.q0);  // both halves of the row's eight (own_check)
+        _mm256_store_pd(l, least), _mm256_store_pd(l + 4, least);
         for (i64 j = 0; j < n; ++j) rows[j] += pl.row_step;
       }
     });
   }
-  if constexpr (Own) return own_check(a, bits);
-  return failed;
+  return own_check(a, bits);
 }
 
 // band_flat_avx512 in blocks of four outputs (halves of its blocks of eight).
@@ -554,9 +538,9 @@ Ops select_avx2(Plan& pl) {
   // extract, cost S1 1.19 and S2 1.27).
   if (pl.fixed_w && pl.stride_w == 2 && pl.max_rows <= 4) {
     if (pl.k_w == 3 && pl.pad_left == 1)
-      ops.band = band_s2_avx2<3, true>, ops.keeps_v = false, ops.own_bound = true;
+      ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
     if (pl.k_w == 2 && pl.pad_left == 0)
-      ops.band = band_s2_avx2<2, true>, ops.keeps_v = false, ops.own_bound = true;
+      ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true;
   }
   if (flat_eligible(pl)) {
     make_flat(pl);
