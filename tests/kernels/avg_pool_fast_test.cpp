@@ -579,9 +579,9 @@ TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
 // +-2^20, the greatest |x| of the band too), and G = N * (a + ulp(a) / 2) lies just under it. A
 // smaller depth would put G over T and fail this test. The +-2^20 pair sits in each row of the
 // window in turn, for windows across the groups of the fused rows that take T from their own
-// loads, carried from group to group (band_s1_avx512, band_s2_avx512): a row missing from them
-// leaves T of the small values alone and G standing. The flagged rows' rescans must find the
-// output by its stored value.
+// loads (band_s1_avx512 and band_s2_avx512, carried from group to group; band_s2_avx2, per
+// group): a row missing from them leaves T of the small values alone and G standing. The flagged
+// rows' rescans must find the output by its stored value.
 void check_sums_under_t(const PoolGeometry& g, int k, int stride, int pad) {
   const Parallel par(1);
   const int IH = static_cast<int>(g.in[1]), IW = static_cast<int>(g.in[2]);

@@ -207,8 +207,9 @@ inline void prefetch_lines(PrefetchRange& r) {
 // from one group of a band to the next.
 struct OwnBound {
   // own_bound.hpp: the unsigned and signed maxima of the raw bits of the band's loads so far
-  // (bits_threshold), and the row after the last group's: where the next group starts in the
-  // same run of rows, the input rows before its first window's last are loaded already.
+  // (bits_threshold; band_s2_avx2: of the last group's, which loads all its windows read), and
+  // the row after the last group's: where the next group starts in the same run of rows, the
+  // input rows before its first window's last are loaded already.
   std::uint32_t u = 0;
   std::int32_t s = 0;
   i64 q_next = -1;
