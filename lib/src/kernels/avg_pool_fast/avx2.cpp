@@ -136,8 +136,7 @@ IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
 IRRUN_AVX2 inline __m256d finish_first(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
                                        __m256d fail, float* out, i64 n) {
   store_first(out, scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w))), n);
-  const __m256d valid =
-      _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_set_epi64x(3, 2, 1, 0)));
+  const __m256d valid = first_lanes4d(n);
   const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
   return _mm256_or_pd(fail, _mm256_and_pd(valid, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ)));
 }
@@ -487,7 +486,7 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
       _mm_storeu_ps(out + k, scale4(s, _mm256_loadu_pd(r + k)));
     } else {  // r ends with the plane: masked load
       const i64 n = n_out - k;
-      const __m256i lanes = _mm256_cvtepi32_epi64(first_lanes4(n));
+      const __m256i lanes = _mm256_castpd_si256(first_lanes4d(n));
       store_first(out + k, scale4(s, _mm256_maskload_pd(r + k, lanes)), n);
       fail &= (1 << n) - 1;
     }
