@@ -542,32 +542,36 @@ TEST_CASE("fast avg_pool fused stride-1 rows", "[kernels][avg_pool_fast]") {
 }
 
 // Fused stride-1 rows run four at a time: one cancelling window, its output in each row of a
-// pass of four in turn (5x5 s1 p2 on 12x80: rows 2-5 are the first pass whose windows are five
-// whole input rows), at a column in the first, a middle or the last block; the rest of the input
-// 2^20, so every other output passes the band's check and only the flagged row is rechecked.
+// pass of four in turn (5x5 s1 p2 on rows 12 high: rows 2-5 are the first pass whose windows are
+// five whole input rows), at a column in the first, a middle or one of the last blocks (rows of
+// 82: a partial block of two outputs); the rest of the input 2^20, so every other output passes
+// the band's check and only the flagged row is rechecked.
 TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
           "[kernels][avg_pool_fast]") {
-  const PoolGeometry g = window({1, 1}, {12, 80}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, false, true);
   const Parallel par(1);
-  for (int oh = 2; oh < 6; ++oh)
-    for (const int ow : {2, 37, 77}) {
-      Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 12, 80});
-      float* x = in.mutable_data<float>();
-      std::fill(x, x + 12 * 80, 0x1p20f);
-      for (int h = oh - 2; h <= oh + 2; ++h)
-        for (int w = ow - 2; w <= ow + 2; ++w) x[h * 80 + w] = 0.0f;
-      x[oh * 80 + ow - 1] = 0x1p30f;
-      x[oh * 80 + ow] = 0x1p-30f;  // a double sum loses it: 0 instead of 2^-30/25
-      x[oh * 80 + ow + 1] = -0x1p30f;
-      std::vector<double> want = oracle_of(g, in);  // exact but for the planted window
-      want[static_cast<std::size_t>(oh * 80 + ow)] = 0x1p-30 / 25;
-      for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
-        INFO("output " << oh << ", " << ow << " isa " << static_cast<int>(isa));
-        const Tensor out = run_fast(g, in, par, isa);
-        CHECK(out.data<float>()[oh * 80 + ow] == static_cast<float>(0x1p-30 / 25));
-        CHECK(check_against_oracle(g, out, want, "fused rows") == 0);
+  for (const int iw : {80, 82}) {
+    const PoolGeometry g = window({1, 1}, {12, iw}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, false, true);
+    for (int oh = 2; oh < 6; ++oh)
+      for (const int ow : {2, 37, iw - 3, iw - 2}) {
+        Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 12, iw});
+        float* x = in.mutable_data<float>();
+        std::fill(x, x + 12 * iw, 0x1p20f);
+        for (int h = oh - 2; h <= oh + 2; ++h)
+          for (int w = ow - 2; w <= std::min(ow + 2, iw - 1); ++w) x[h * iw + w] = 0.0f;
+        x[oh * iw + ow - 1] = 0x1p30f;
+        x[oh * iw + ow] = 0x1p-30f;  // a double sum loses it: 0 instead of 2^-30/n
+        x[oh * iw + ow + 1] = -0x1p30f;
+        std::vector<double> want = oracle_of(g, in);  // exact but for the planted window
+        const double n = 5.0 * (std::min(ow + 2, iw - 1) - (ow - 2) + 1);  // exclude-pad
+        want[static_cast<std::size_t>(oh * iw + ow)] = 0x1p-30 / n;
+        for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+          INFO("output " << oh << ", " << ow << " of " << iw << " isa " << static_cast<int>(isa));
+          const Tensor out = run_fast(g, in, par, isa);
+          CHECK(out.data<float>()[oh * iw + ow] == static_cast<float>(0x1p-30 / n));
+          CHECK(check_against_oracle(g, out, want, "fused rows") == 0);
+        }
       }
-    }
+  }
 }
 
 // An output whose double sum s^ = G lies just under its first check's T must be judged by its
@@ -579,9 +583,9 @@ TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
 // +-2^20, the greatest |x| of the band too), and G = N * (a + ulp(a) / 2) lies just under it. A
 // smaller depth would put G over T and fail this test. The +-2^20 pair sits in each row of the
 // window in turn, for windows across the groups of the fused rows that take T from their own
-// loads (band_s1_avx512 and band_s2_avx512, carried from group to group; band_s2_avx2, per
-// group): a row missing from them leaves T of the small values alone and G standing. The flagged
-// rows' rescans must find the output by its stored value.
+// loads (band_s1_avx512, band_s1_avx2 and band_s2_avx512, carried from group to group;
+// band_s2_avx2, per group): a row missing from them leaves T of the small values alone and G
+// standing. The flagged rows' rescans must find the output by its stored value.
 void check_sums_under_t(const PoolGeometry& g, int k, int stride, int pad) {
   const Parallel par(1);
   const int IH = static_cast<int>(g.in[1]), IW = static_cast<int>(g.in[2]);
@@ -634,6 +638,13 @@ TEST_CASE("fast avg_pool judges every sum under its T by its own window",
     for (const bool exclude : {true, false})
       check_sums_under_t(window({1, 1}, {22, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, exclude),
                          3, 2, 1);
+  // 3x3 and 7x7 s1 "same" rows (their own bound on AVX2 too, band_s1_avx2): rows of 1042 make
+  // groups of four output rows and a partial last block of outputs; rows of 100, one group.
+  for (const int k : {3, 7})
+    for (const int iw : {1042, 100})
+      check_sums_under_t(
+          window({1, 1}, {12, iw}, {k, k}, {1, 1}, {k / 2, k / 2}, {k / 2, k / 2}, false, true), k,
+          1, k / 2);
   // 2x2 s2 rows (their own bound on AVX2): rows of 100 with a partial last block of outputs.
   for (const int iw : {1040, 100, 4000})
     check_sums_under_t(window({1, 1}, {22, iw}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true), 2, 2,

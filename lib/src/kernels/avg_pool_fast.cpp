@@ -163,9 +163,10 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   const PoolGeometry& g = *pl.g;
   const i64 out_rows = g.out[0] * g.out[1];
   const i64 vlen = pl.flat ? g.in[2] : pl.vlen;
-  // Group functions that keep no V rows take at least kFusedRows rows: band_s1_avx512 runs four
-  // rows at a time, and S9's rows of 1024 would otherwise make groups of three.
-  const i64 group = std::max<i64>(ops.keeps_v ? 1 : kFusedRows, kVBufferDoubles / vlen);
+  // Group functions that keep no V rows take at least kFusedRows rows, as do those that sum
+  // that many at once (Ops::min_group): band_s1_avx512 and band_s1_avx2 run four rows at a time,
+  // and S9's rows of 1024 would otherwise make groups of three.
+  const i64 group = std::max<i64>(ops.keeps_v ? ops.min_group : kFusedRows, kVBufferDoubles / vlen);
   Scratch sc;
   // One more row than the group's: scratch for a group function (band_s2_avx2 keeps a
   // converted input row there), apart from the rows and pads that rescans rely on.

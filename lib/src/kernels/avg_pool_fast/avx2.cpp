@@ -78,16 +78,20 @@ IRRUN_AVX2 IRRUN_INLINE bool hrow_avx2(const double* vp, i64 taps, i64 ow_count,
   return failed;
 }
 
+// The stride-1 sums of four outputs from the V values at p (hsum_fixed's order).
+IRRUN_AVX2 IRRUN_INLINE __m256d taps_s1(const double* p, i64 taps) {
+  __m256d s = _mm256_loadu_pd(p);
+  for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, _mm256_loadu_pd(p + j));
+  return s;
+}
+
 // Stride 1, K taps (K > 0 compile-time, or runtime k when K == 0).
 template <int K>
 IRRUN_AVX2 IRRUN_INLINE bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count,
                                           const double* inv_w, double rinv, double t, float* out) {
   const i64 taps = K > 0 ? K : k;
-  return hrow_avx2<1>(vp, taps, ow_count, inv_w, rinv, t, out, [&](const double* p) IRRUN_AVX2 {
-    __m256d s = _mm256_loadu_pd(p);
-    for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, _mm256_loadu_pd(p + j));
-    return s;
-  });
+  return hrow_avx2<1>(vp, taps, ow_count, inv_w, rinv, t, out,
+                      [&](const double* p) IRRUN_AVX2 { return taps_s1(p, taps); });
 }
 
 // Stride 2: taps 2m and 2m+1 of four outputs come from the unpacked pair of loads at 2m.
@@ -434,6 +438,134 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
   return own_check(a, bits);
 }
 
+// The V rows of kFusedRows output rows whose windows are K consecutive input rows, the first at
+// x: each of their K + 3 input rows is converted once and added, in its turn, into the V rows
+// whose windows hold it, so each V row (vlen apart at v) gets vrow_avx2's additions in its order
+// from a third (K = 5) of the conversions. Rows K - 1 on are tracked as they are loaded; the
+// rows before are the previous window's, tracked with it (band_s1_avx2).
+template <int K>
+IRRUN_AVX2 IRRUN_INLINE void vrows_s1_avx2(const float* x, i64 IW, double* v, i64 vlen,
+                                           LoadBits& bits_io, PrefetchRange pf) {
+  constexpr int P = kFusedRows, N = K + P - 1;
+  LoadBits bits = bits_io;  // a local copy stays in registers (see row_s1_avx512)
+  // Columns c .. c + 7; Whole: all inside the row, else masked loads (+0 past IW, stored too:
+  // Plan::vlen leaves room, and the zeros are the right pad).
+  const auto block = [&]<bool Whole>(i64 c) IRRUN_AVX2 {
+    const i64 n = Whole ? 8 : IW - c;
+    const __m128i m0 = first_lanes4(std::min<i64>(n, 4));
+    const __m128i m1 = first_lanes4(std::max<i64>(n - 4, 0));
+    __m256d acc[P][2];
+    for (int j = 0; j < N; ++j) {
+      const float* p = x + j * IW + c;
+      if (j >= K - 1)
+        track_bits(bits,
+                   Whole ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, _mm256_set_m128i(m1, m0)));
+      const __m256d x0 = _mm256_cvtps_pd(Whole ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m0));
+      const __m256d x1 = _mm256_cvtps_pd(Whole ? _mm_loadu_ps(p + 4) : _mm_maskload_ps(p + 4, m1));
+      for (int q = std::max(0, j - K + 1); q <= std::min(P - 1, j); ++q) {
+        if (q == j) {  // the window's first row
+          acc[q][0] = x0, acc[q][1] = x1;
+        } else {
+          acc[q][0] = add_fma(acc[q][0], x0), acc[q][1] = add_fma(acc[q][1], x1);
+        }
+      }
+    }
+    for (int q = 0; q < P; ++q) {
+      _mm256_storeu_pd(v + q * vlen + c, acc[q][0]);
+      _mm256_storeu_pd(v + q * vlen + c + 4, acc[q][1]);
+    }
+  };
+  i64 c = 0;
+  for (; c + 8 <= IW; c += 8) {
+    prefetch_lines<2>(pf);
+    block.template operator()<true>(c);
+  }
+  if (c < IW) block.template operator()<false>(c);
+  while (pf.p < pf.end) prefetch_lines<1>(pf);
+  bits_io = bits;
+}
+
+// hrow_s1_avx2<K> for a row checked at its group's end (own_check): it returns the least |s| of
+// each lane. The last 1-3 outputs are a block too (V is zero-padded, inv_w padded to whole
+// blocks), their other lanes +inf.
+template <int K>
+IRRUN_AVX2 IRRUN_INLINE __m256d hrow_s1_least_avx2(const double* vp, i64 OW, const double* inv_w,
+                                                   double rinv_s, float* out) {
+  const __m256d rinv = _mm256_set1_pd(rinv_s), sign = _mm256_set1_pd(-0.0),
+                inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  __m256d least = inf;
+  i64 ow = 0;
+  for (; ow + 4 <= OW; ow += 4) {
+    const __m256d s = taps_s1(vp + ow, K);
+    _mm_storeu_ps(out + ow, scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow))));
+    least = _mm256_min_pd(_mm256_andnot_pd(sign, s), least);
+  }
+  if (ow < OW) {
+    const __m256d s = taps_s1(vp + ow, K);
+    store_first(out + ow, scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow))), OW - ow);
+    least = _mm256_min_pd(_mm256_blendv_pd(inf, _mm256_andnot_pd(sign, s), first_lanes4d(OW - ow)),
+                          least);
+  }
+  return least;
+}
+
+// Stride-1 windows of K x K (3, 5, 7) consecutive rows of a 2-D plane (S9): four output rows at a
+// time share the conversions of their K + 3 input rows (vrows_s1_avx2); the rows at the plane's
+// edges and a group's last 1-3 go one by one as band_avx2's. V rows are kept. The group takes
+// its bound from the band's loads (own_bound.hpp) instead of a stats pass over the band: windows
+// move down the plane, so each tracks only its rows past the last one tracked.
+template <int K>
+IRRUN_AVX2 bool band_s1_avx2(const BandArgs& a, const Ops&) {
+  constexpr i64 P = kFusedRows;
+  const Plan& pl = *a.pl;
+  const i64 IW = pl.g->in[2], OW = pl.g->out[2], vlen = pl.vlen;
+  const i64* begin = pl.row_begin.data();
+  LoadBits bits = own_bits(*a.own);
+  // Input rows at offsets below `tracked` are tracked: where the group before ended in this
+  // run, all of the first window's rows but its last.
+  i64 tracked = -1;
+  if (own_continues(a) && begin[a.q0 + 1] > begin[a.q0])
+    tracked = pl.row_off[static_cast<std::size_t>(begin[a.q0 + 1] - 1)];
+  // The row pass, its least |s| into the group's (both halves of the row's eight: own_check).
+  const auto hrow = [&](i64 q) IRRUN_AVX2 {
+    const __m256d least = hrow_s1_least_avx2<K>(a.v + (q - a.q0) * vlen, OW, pl.inv_w.data(),
+                                                pl.row_rinv[q], a.out_plane + q * OW);
+    double* l = a.least + 8 * (q - a.q0);
+    _mm256_store_pd(l, least), _mm256_store_pd(l + 4, least);
+  };
+  for (i64 q = a.q0; q < a.q1;) {  // runs of rows (Plan::step_end): offsets advance by row_step
+    const i64 q_run = q, q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = pl.row_off.data() + begin[q];
+    bool consecutive = r == K && pl.row_step == IW;
+    for (i64 j = 1; consecutive && j < r; ++j) consecutive = off[j] == off[0] + j * IW;
+    for (; consecutive && q + P <= q_end; q += P) {
+      const i64 o = off[0] + (q - q_run) * IW;
+      for (i64 j = 0; j < K - 1; ++j)
+        if (o + j * IW >= tracked) track_row(bits, a.plane + o + j * IW, IW);
+      vrows_s1_avx2<K>(a.plane + o, IW, a.v + (q - a.q0) * vlen + pl.pad_left, vlen, bits,
+                       take_steps(*a.next, P));
+      tracked = o + (K + P - 1) * IW;
+      for (i64 p = 0; p < P; ++p) hrow(q + p);
+    }
+    for (; q < q_end; ++q) {
+      prefetch_step(*a.next);
+      const float* plane = a.plane + (q - q_run) * pl.row_step;  // row q's offsets are off's
+      double* v = a.v + (q - a.q0) * vlen + pl.pad_left;
+      if (r == 0) {
+        std::fill(v, v + IW, 0.0);
+      } else {
+        for (i64 j = 0; j < r; ++j)
+          if (plane - a.plane + off[j] >= tracked) track_row(bits, plane + off[j], IW);
+        tracked = std::max(tracked, plane - a.plane + off[r - 1] + IW);
+        with_row_count(r, [&]<int R>() IRRUN_AVX2 { vrow_avx2<R>(plane, off, r, IW, v); });
+      }
+      hrow(q);
+    }
+  }
+  return own_check(a, bits);
+}
+
 // band_flat_avx512 in blocks of four outputs (halves of its blocks of eight).
 template <int K, int PAD = -1>
 IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
@@ -507,6 +639,14 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   return failed;
 }
 
+// Stride-1 windows of K x K rows (K = 3, 5, 7) that band_s1_avx2 runs: on 2-D planes (one depth
+// tap), so that the windows of a run are consecutive rows moving down by one.
+bool s1_square(const Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  return pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
+         pl.ax[0].max_taps == 1 && g.kernel[1] == pl.k_w && g.stride[1] == 1 && g.dilation[1] == 1;
+}
+
 template <HrowFn H>
 struct BandAvx2 {
   static constexpr BandFn fn = band_avx2<H>;
@@ -544,6 +684,9 @@ Ops select_avx2(Plan& pl) {
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx2(pl.k_w, pl.pad_left);
+  } else if (s1_square(pl)) {
+    ops.band = pl.k_w == 3 ? band_s1_avx2<3> : pl.k_w == 5 ? band_s1_avx2<5> : band_s1_avx2<7>;
+    ops.own_bound = true, ops.min_group = kFusedRows;
   }
   return ops;
 }

@@ -102,6 +102,7 @@ struct Ops {
   HrowFn finish_row = nullptr;  // the one-tap stride-1 pass: scale, check, store a row of sums
   bool (*band)(const BandArgs&, const Ops&) = nullptr;  // one group of rows (window kernel)
   bool keeps_v = true;  // band leaves the group's V rows in the buffer (else: rescans rebuild)
+  i64 min_group = 1;    // rows per group, at least (kFusedRows: band sums that many at once)
   // vsum that also raises m to at least the greatest |x| it loads, NaN aside: a signalling NaN
   // may drop the values above it in its column out of m, but every window that holds them
   // holds the NaN too (Plan::bound_in_pass), and its output fails every check. Set where
