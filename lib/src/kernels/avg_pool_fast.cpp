@@ -7,8 +7,9 @@
 //   1. stats: min and max of the band's input span (one contiguous pass, NaN ignored; the first
 //      4 KB of the next band's span are prefetched meanwhile), for the first check (below).
 //      Uneven bins of many rows on AVX-512 (Plan::bound_in_pass) skip it: their vertical pass
-//      takes the greatest |x| from its own loads (Ops::vsum_bound); so do the fused stride-1
-//      rows on AVX-512 (band_s1_avx512: the maxima of the loads' bits, bits_threshold);
+//      takes the greatest |x| from its own loads (Ops::vsum_bound); so do the stride-1 rows of
+//      band_s1_avx512 and band_s1_avx2 and the stride-2 rows of band_s2_avx2, and the 3x3 s2
+//      row pairs of band_s2_avx512 (the maxima of the loads' bits, bits_threshold);
 //   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
 //      double (exact conversion from f32), rows added left to right in table order;
 //   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
@@ -23,7 +24,9 @@
 //   by two output rows is converted once) and advance their row pointers along runs of rows
 //   (Plan::step_end) instead of reading them from the row table. On AVX-512, stride-1 rows of
 //   3, 5 or 7 taps too wide for flat groups do too (band_s1_avx512), four output rows of
-//   windows of consecutive input rows in one pass, each input row converted once for all four.
+//   windows of consecutive input rows in one pass, each input row converted once for all four;
+//   on AVX2 such passes (2-D K x K windows, band_s1_avx2) store their four V rows for the
+//   horizontal pass.
 //   The portable path runs the same additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
@@ -54,7 +57,8 @@
 //   The decision is each output's own: T from the min and max of its window's inputs. The
 //   kernels first check against a T at least as large: the band's, from the stats of a span
 //   holding all of its rows, the mixed-sign T of the greatest |x| their vertical pass loaded
-//   (Ops::vsum_bound), the T of the bits of all the band's loads so far (band_s1_avx512), or
+//   (Ops::vsum_bound), the T of the bits of all the band's loads so far (band_s1_*,
+//   band_s2_avx512) or of the group's (band_s2_avx2), or
 //   for whole planes that of the greatest |x| of a unit of planes. An
 //   output that passes that passes its own T. One that fails is judged by its own T
 //   (recheck_rows, window_threshold; run_whole_plane), so every path makes the same decisions,
