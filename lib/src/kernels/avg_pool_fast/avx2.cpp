@@ -136,6 +136,22 @@ IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
   if (count == 3) _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
 }
 
+// finish4 for rows checked at their group's end (own_check): scales and stores the first n
+// (1-4) outputs of s and lowers least to their |s| (the lanes past n leave it as it is).
+IRRUN_AVX2 IRRUN_INLINE void finish4_least(__m256d s, __m256d rinv, const double* inv_w, float* out,
+                                           i64 n, __m256d& least) {
+  const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w)));
+  __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
+  if (n == 4) {
+    _mm_storeu_ps(out, y);
+  } else {
+    store_first(out, y, n);
+    abs = _mm256_blendv_pd(_mm256_set1_pd(std::numeric_limits<double>::infinity()), abs,
+                           first_lanes4d(n));
+  }
+  least = _mm256_min_pd(abs, least);
+}
+
 // finish4 for the first n (1-3) outputs of a block: stores and check limited to n lanes.
 IRRUN_AVX2 inline __m256d finish_first(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
                                        __m256d fail, float* out, i64 n) {
@@ -334,11 +350,10 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
                                          double* carry_out, float* out, LoadBits& bits_io,
                                          __m256d& least) {
   const i64 r = R > 0 ? R : r_rt;
-  const __m256d rinv = _mm256_set1_pd(rinv_s), sign = _mm256_set1_pd(-0.0),
-                inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  const __m256d rinv = _mm256_set1_pd(rinv_s);
   __m256d left = _mm256_setzero_pd();  // lane 0: the odd column before
   LoadBits bits = bits_io;             // a local copy stays in registers (see row_s1_avx512)
-  least = inf;
+  least = _mm256_set1_pd(std::numeric_limits<double>::infinity());
   // Outputs ow .. ow + 3 from columns c .. c + 7; Whole: all inside the row and OW, else masked
   // loads past the row (a ceil window can start past it; +0 there) and a partial store.
   const auto block = [&]<bool Whole>(i64 ow, i64 c) IRRUN_AVX2 {
@@ -376,16 +391,8 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
     } else {
       s = _mm256_add_pd(e, o);
     }
-    s = _mm256_permute4x64_pd(s, 0xD8);
-    const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
-    __m256d abs = _mm256_andnot_pd(sign, s);
-    if (Whole || ow + 4 <= OW) {
-      _mm_storeu_ps(out + ow, y);
-    } else {  // the lanes past OW keep least
-      store_first(out + ow, y, OW - ow);
-      abs = _mm256_blendv_pd(inf, abs, first_lanes4d(OW - ow));
-    }
-    least = _mm256_min_pd(abs, least);
+    finish4_least(_mm256_permute4x64_pd(s, 0xD8), rinv, inv_w + ow, out + ow,
+                  Whole ? 4 : std::min<i64>(4, OW - ow), least);
   };
   i64 ow = 0, c = 0;
   for (; ow + 4 <= OW && c + 8 <= IW; ow += 4, c += 8) block.template operator()<true>(ow, c);
@@ -481,9 +488,7 @@ IRRUN_AVX2 IRRUN_INLINE void vrows_s1_avx2(const float* x, i64 IW, double* v, i6
   i64 c = 0;
   for (; c + 8 <= IW; c += 8) {
     prefetch_lines<2>(pf);
-    const float* o = out + ((c >> 3) & 1) * 2 * OW + (c & ~i64{15});
-    _mm_prefetch(reinterpret_cast<const char*>(o), _MM_HINT_T1);
-    _mm_prefetch(reinterpret_cast<const char*>(o + OW), _MM_HINT_T1);
+    prefetch_out4(out, OW, c);
     block.template operator()<true>(c);
   }
   if (c < IW) block.template operator()<false>(c);
@@ -497,21 +502,12 @@ IRRUN_AVX2 IRRUN_INLINE void vrows_s1_avx2(const float* x, i64 IW, double* v, i6
 template <int K>
 IRRUN_AVX2 IRRUN_INLINE __m256d hrow_s1_least_avx2(const double* vp, i64 OW, const double* inv_w,
                                                    double rinv_s, float* out) {
-  const __m256d rinv = _mm256_set1_pd(rinv_s), sign = _mm256_set1_pd(-0.0),
-                inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
-  __m256d least = inf;
+  const __m256d rinv = _mm256_set1_pd(rinv_s);
+  __m256d least = _mm256_set1_pd(std::numeric_limits<double>::infinity());
   i64 ow = 0;
-  for (; ow + 4 <= OW; ow += 4) {
-    const __m256d s = taps_s1(vp + ow, K);
-    _mm_storeu_ps(out + ow, scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow))));
-    least = _mm256_min_pd(_mm256_andnot_pd(sign, s), least);
-  }
-  if (ow < OW) {
-    const __m256d s = taps_s1(vp + ow, K);
-    store_first(out + ow, scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow))), OW - ow);
-    least = _mm256_min_pd(_mm256_blendv_pd(inf, _mm256_andnot_pd(sign, s), first_lanes4d(OW - ow)),
-                          least);
-  }
+  for (; ow + 4 <= OW; ow += 4)
+    finish4_least(taps_s1(vp + ow, K), rinv, inv_w + ow, out + ow, 4, least);
+  if (ow < OW) finish4_least(taps_s1(vp + ow, K), rinv, inv_w + ow, out + ow, OW - ow, least);
   return least;
 }
 
@@ -556,14 +552,15 @@ IRRUN_AVX2 bool band_s1_avx2(const BandArgs& a, const Ops&) {
     }
     for (; q < q_end; ++q) {
       prefetch_step(*a.next);
-      const float* plane = a.plane + (q - q_run) * pl.row_step;  // row q's offsets are off's
+      const i64 shift = (q - q_run) * pl.row_step;  // row q's rows: off's, shifted
+      const float* plane = a.plane + shift;
       double* v = a.v + (q - a.q0) * vlen + pl.pad_left;
       if (r == 0) {
         std::fill(v, v + IW, 0.0);
       } else {
         for (i64 j = 0; j < r; ++j)
-          if (plane - a.plane + off[j] >= tracked) track_row(bits, plane + off[j], IW);
-        tracked = std::max(tracked, plane - a.plane + off[r - 1] + IW);
+          if (shift + off[j] >= tracked) track_row(bits, plane + off[j], IW);
+        tracked = std::max(tracked, shift + off[r - 1] + IW);
         with_row_count(r, [&]<int R>() IRRUN_AVX2 { vrow_avx2<R>(plane, off, r, IW, v); });
       }
       hrow(q);

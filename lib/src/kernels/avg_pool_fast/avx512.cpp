@@ -808,11 +808,7 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
     prefetch_lines<2>(pf);
     // And two lines of the next pass's four output rows into L2: the stores waited for each
     // line from memory (S9 0.92 of the time; the same rows 128 columns ahead: no gain).
-    if constexpr (P > 1) {
-      const float* o = out[0] + (P + ((ow >> 3) & 1) * 2) * OW + (ow & ~i64{15});
-      _mm_prefetch(reinterpret_cast<const char*>(o), _MM_HINT_T1);
-      _mm_prefetch(reinterpret_cast<const char*>(o + OW), _MM_HINT_T1);
-    }
+    if constexpr (P > 1) prefetch_out4(out[0] + P * OW, OW, ow);
     vblock.template operator()<true>(ow + 8, 0xFF, next);
     hblock(ow, 0xFF);
   }
