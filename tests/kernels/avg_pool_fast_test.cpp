@@ -1234,3 +1234,63 @@ TEST_CASE("fast avg_pool gives the reference's bits for NaN, infinite and zero r
   }
   CHECK(cases > 300);
 }
+
+// Flat groups keep each lane's least |s| and whether a sum was NaN through the group, and test
+// them once at its end; a group that fails runs its row pass again to flag its rows. The
+// group's last block is partial when rows x width is not a multiple of 8, and what its lanes
+// hold must count too. 2x3 windows (rows R, R + 1) on 4 rows, so one group of 3 output rows:
+// - a cancelling window (2^30 + 2^-30 - 2^30 over zeros, which a double sum gets wrong) at each
+//   output of the partial block, among values of 2^20 or more, which pass the check;
+// - two quiet NaNs at (R, C + 1) and (R + 1, C): the reference's average is the first NaN of
+//   its row-major stream, the double sum's the first of its column sums, so the sum at (R, C)
+//   must fail. Where every output they reach is in the partial block (width 5, (2, 3)), or
+//   every one is in whole blocks.
+TEST_CASE("fast avg_pool flat groups check their partial last block", "[kernels][avg_pool_fast]") {
+  Rng rng(0xF1A7B10Cull);
+  const Parallel par(1);
+  int cancelling = 0, nans = 0;
+  for (const std::int64_t iw : {5, 7, 13}) {
+    const PoolGeometry g = window({1, 1}, {4, iw}, {2, 3}, {1, 1}, {0, 1}, {0, 1}, false, true);
+    const std::int64_t n_out = 3 * iw, partial = n_out / 8 * 8;
+    for (std::int64_t o = 0; o < n_out; ++o) {
+      const std::int64_t row = o / iw, c = o % iw;
+      if (c == 0 || c == iw - 1) continue;  // windows of three columns only
+      // The outputs the NaNs reach: (R - 1 .. R, C .. C + 2) and (R .. R + 1, C - 1 .. C + 1).
+      const std::int64_t first = row > 0 ? (row - 1) * iw + c : c - 1,
+                         last = row < 2 ? (row + 1) * iw + c + 1
+                                        : o + std::min<std::int64_t>(2, iw - 1 - c);
+      for (int rep = 0; rep < 4; ++rep) {
+        const bool nan = rep > 0;
+        if (!nan && o < partial) continue;
+        if (nan && first < partial && last >= partial) continue;
+        Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 4, iw});
+        float* x = in.mutable_data<float>();
+        for (std::int64_t i = 0; i < 4 * iw; ++i)
+          x[i] = std::ldexp(static_cast<float>(i % 7 + 1), 20);
+        float* top = x + row * iw + c;  // input (R, C)
+        if (nan) {
+          const auto quiet = [&] {
+            const auto payload = static_cast<std::uint32_t>(rng.next() >> 42) & 0x3FFFFFu;
+            return std::bit_cast<float>((rng.coin() ? 0x80000000u : 0u) | 0x7FC00000u | payload);
+          };
+          top[1] = quiet(), top[iw] = quiet();
+        } else {
+          top[-1] = 0x1p30f, top[0] = 0x1p-30f, top[1] = -0x1p30f;
+          top[iw - 1] = top[iw] = top[iw + 1] = 0.0f;
+        }
+        Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+        irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+        for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+          INFO("width " << iw << " output " << o << (nan ? " NaNs" : " cancelling") << " isa "
+                        << static_cast<int>(isa));
+          const Tensor out = run_fast(g, in, par, isa);
+          CHECK(special_mismatches(g, out, want, "fast") == 0);
+          CHECK(same_bits(out.data<float>()[o], want.data<float>()[o]));
+        }
+        ++(nan ? nans : cancelling);
+      }
+    }
+  }
+  CHECK(cancelling == 4 + 4 + 6);
+  CHECK(nans == 3 * 25);
+}

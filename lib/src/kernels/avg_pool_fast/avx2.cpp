@@ -569,7 +569,8 @@ IRRUN_AVX2 bool band_s1_avx2(const BandArgs& a, const Ops&) {
   return own_check(a, bits);
 }
 
-// band_flat_avx512 in blocks of four outputs (halves of its blocks of eight).
+// band_flat_avx512 in blocks of four outputs (halves of its blocks of eight), each checked
+// against t as it is stored.
 template <int K, int PAD = -1>
 IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;

@@ -451,63 +451,71 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const double* r = pl.flat_r.data() + a.q0 * IW;
   float* out = a.out_plane + a.q0 * IW;
   const __m512d t = _mm512_set1_pd(a.t);
-  const std::uint64_t *lanes_begin = pl.flat_lanes.data(), *mk = lanes_begin;
+  const std::uint64_t* lanes_begin = pl.flat_lanes.data();
   const std::uint64_t* lanes_end = lanes_begin + pl.mask_period * taps * 8;
-  // Fail masks kept per block and turned into row flags after the loop: flagging rows on the
-  // spot put a branch and its rare code in every block's path (S3's group: ~8% slower, L1-hot).
-  // A flat group has at most kVBufferDoubles outputs (run_windows: rows of kFlatMaxWidth or less).
-  static_assert(kFlatMaxWidth <= kVBufferDoubles);
-  __mmask8 fails[kVBufferDoubles / 8 + 1], any = 0;
-  __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(a.v - 8)),
-          cur = _mm512_castpd_si512(_mm512_loadu_pd(a.v));
-  // Outputs k .. k + 7 (Full) or the last 1-7 outputs of the group (their lanes masked).
-  const auto block = [&]<bool Full>(i64 k) IRRUN_AVX512_LAMBDA {
-    const auto masked = [&](int j, __m512d x) IRRUN_AVX512_LAMBDA {
-      if (j == PAD) return x;
-      return _mm512_castsi512_pd(
-          _mm512_and_si512(_mm512_castpd_si512(x), _mm512_loadu_si512(mk + 8 * j)));
-    };
-    __m512d s;
-    if constexpr (PAD >= 0) {
-      const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(a.v + k + 8));
-      [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
-        const auto tap = [&]<int O>() IRRUN_AVX512_LAMBDA {
-          if constexpr (O < 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(cur, prev, 8 + O));
-          if constexpr (O > 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, O));
-          if constexpr (O == 0) return _mm512_castsi512_pd(cur);
-        };
-        s = masked(0, tap.template operator()<-PAD>());
-        ((s = J == 0 ? s : _mm512_add_pd(s, masked(J, tap.template operator()<J - PAD>()))), ...);
+  // The first check waits for the group's end: each lane keeps its least |s| (vrangepd), and
+  // nan turns NaN with a NaN sum (s * 0 + nan), which vrangepd drops; where a compare and its
+  // mask moves took four operations a block (S3 0.92-0.94). Only a group that fails the check
+  // runs its horizontal pass again, without storing, to flag the rows of its failed outputs.
+  // (On AVX2 the same change measured 1.015-1.025: band_flat_avx2 checks each block.)
+  __m512d least = _mm512_set1_pd(std::numeric_limits<double>::infinity()),
+          nan = _mm512_setzero_pd();
+  const auto pass = [&]<bool Flag>() IRRUN_AVX512_LAMBDA {
+    const std::uint64_t* mk = lanes_begin;
+    __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(a.v - 8)),
+            cur = _mm512_castpd_si512(_mm512_loadu_pd(a.v));
+    // Outputs k .. k + 7 (Full) or the last 1-7 outputs of the group (their lanes masked).
+    const auto block = [&]<bool Full>(i64 k) IRRUN_AVX512_LAMBDA {
+      const auto masked = [&](int j, __m512d x) IRRUN_AVX512_LAMBDA {
+        if (j == PAD) return x;
+        return _mm512_castsi512_pd(
+            _mm512_and_si512(_mm512_castpd_si512(x), _mm512_loadu_si512(mk + 8 * j)));
+      };
+      __m512d s;
+      if constexpr (PAD >= 0) {
+        const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(a.v + k + 8));
+        [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
+          const auto tap = [&]<int O>() IRRUN_AVX512_LAMBDA {
+            if constexpr (O < 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(cur, prev, 8 + O));
+            if constexpr (O > 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, O));
+            if constexpr (O == 0) return _mm512_castsi512_pd(cur);
+          };
+          s = masked(0, tap.template operator()<-PAD>());
+          ((s = J == 0 ? s : _mm512_add_pd(s, masked(J, tap.template operator()<J - PAD>()))), ...);
+        }
+        (std::make_integer_sequence<int, K>{});
+        prev = cur, cur = next;
+      } else {  // whole loads (the V buffer's guards cover the reach), masked lanes ANDed to +0
+        s = masked(0, _mm512_loadu_pd(vp + k));
+        for (i64 j = 1; j < taps; ++j)
+          s = _mm512_add_pd(s, masked(static_cast<int>(j), _mm512_loadu_pd(vp + k + j)));
       }
-      (std::make_integer_sequence<int, K>{});
-      prev = cur, cur = next;
-    } else {  // whole loads (the V buffer's guards cover the reach), masked lanes ANDed to +0
-      s = masked(0, _mm512_loadu_pd(vp + k));
-      for (i64 j = 1; j < taps; ++j)
-        s = _mm512_add_pd(s, masked(static_cast<int>(j), _mm512_loadu_pd(vp + k + j)));
-    }
-    // finish8 with the factor fl(1 * r) = r: y = s * r, stored, checked.
-    __mmask8 fail;
-    if constexpr (Full) {
-      scale_store8(s, load8(r + k), out + k);
-      fail = _mm512_cmp_pd_mask(_mm512_abs_pd(s), t, _CMP_NGE_UQ);
-    } else {
-      const __mmask8 lanes = first_lanes(n_out - k);
-      scale_store8(s, load8(r + k, lanes), out + k, lanes);
-      fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
-    }
-    fails[k / 8] = fail;
-    any |= fail;
-    mk += taps * 8;
-    if (mk == lanes_end) mk = lanes_begin;
+      mk += taps * 8;
+      if (mk == lanes_end) mk = lanes_begin;
+      const __mmask8 lanes = Full ? 0xFF : first_lanes(n_out - k);
+      if constexpr (Flag) {  // rare: flag the rows of the failed lanes
+        const unsigned fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
+        for (i64 l = 0; l < 8; ++l)
+          if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
+      } else if constexpr (Full) {  // finish8 with the factor fl(1 * r) = r: y = s * r
+        scale_store8(s, load8(r + k), out + k);
+        least = _mm512_range_pd(least, s, 0x0A);
+        nan = _mm512_fmadd_pd(s, _mm512_setzero_pd(), nan);
+      } else {
+        scale_store8(s, load8(r + k, lanes), out + k, lanes);
+        least = _mm512_mask_range_pd(least, lanes, least, s, 0x0A);
+        nan = _mm512_mask3_fmadd_pd(s, _mm512_setzero_pd(), nan, lanes);
+      }
+    };
+    i64 k = 0;
+    for (; k + 8 <= n_out; k += 8) block.template operator()<true>(k);
+    if (k < n_out) block.template operator()<false>(k);
   };
-  i64 k = 0;
-  for (; k + 8 <= n_out; k += 8) block.template operator()<true>(k);
-  if (k < n_out) block.template operator()<false>(k);
-  if (any != 0)  // rare: flag the rows of the failed lanes
-    for (i64 l = 0; l < n_out; ++l)
-      if (fails[l / 8] >> (l % 8) & 1) a.row_failed[l / IW] = true;
-  return any != 0;
+  pass.template operator()<false>();
+  if ((_mm512_cmp_pd_mask(least, t, _CMP_NGE_UQ) | _mm512_cmp_pd_mask(nan, nan, _CMP_UNORD_Q)) == 0)
+    return false;
+  pass.template operator()<true>();
+  return true;
 }
 
 // Rows of stride-2 windows of K = 3 taps with one pad column on the left (3x3 s2 p1 pools, S1,
