@@ -400,6 +400,12 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
   bits_io = bits;
 }
 
+// Row q's least |s| of four lanes, for own_check: both halves of the row's eight.
+IRRUN_AVX2 inline void keep_least4(const BandArgs& a, i64 q, __m256d least) {
+  double* l = a.least + 8 * (q - a.q0);
+  _mm256_store_pd(l, least), _mm256_store_pd(l + 4, least);
+}
+
 // The group takes its bound from its rows' loads (S1, S2: no stats pass) and checks every row at
 // its end (own_check).
 template <int K>
@@ -436,8 +442,7 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
                           carried ? carry : nullptr, keep ? carry : nullptr, a.out_plane + q * OW,
                           bits, least);
         carried = keep;
-        double* l = a.least + 8 * (q - a.q0);  // both halves of the row's eight (own_check)
-        _mm256_store_pd(l, least), _mm256_store_pd(l + 4, least);
+        keep_least4(a, q, least);
         for (i64 j = 0; j < n; ++j) rows[j] += pl.row_step;
       }
     });
@@ -528,12 +533,11 @@ IRRUN_AVX2 bool band_s1_avx2(const BandArgs& a, const Ops&) {
   i64 tracked = -1;
   if (own_continues(a) && begin[a.q0 + 1] > begin[a.q0])
     tracked = pl.row_off[static_cast<std::size_t>(begin[a.q0 + 1] - 1)];
-  // The row pass, its least |s| into the group's (both halves of the row's eight: own_check).
+  // The row pass, its least |s| kept for own_check.
   const auto hrow = [&](i64 q) IRRUN_AVX2 {
-    const __m256d least = hrow_s1_least_avx2<K>(a.v + (q - a.q0) * vlen, OW, pl.inv_w.data(),
-                                                pl.row_rinv[q], a.out_plane + q * OW);
-    double* l = a.least + 8 * (q - a.q0);
-    _mm256_store_pd(l, least), _mm256_store_pd(l + 4, least);
+    keep_least4(a, q,
+                hrow_s1_least_avx2<K>(a.v + (q - a.q0) * vlen, OW, pl.inv_w.data(), pl.row_rinv[q],
+                                      a.out_plane + q * OW));
   };
   for (i64 q = a.q0; q < a.q1;) {  // runs of rows (Plan::step_end): offsets advance by row_step
     const i64 q_run = q, q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
