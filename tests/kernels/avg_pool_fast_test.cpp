@@ -1294,3 +1294,29 @@ TEST_CASE("fast avg_pool flat groups check their partial last block", "[kernels]
   CHECK(cancelling == 4 + 4 + 6);
   CHECK(nans == 3 * 25);
 }
+
+// Uneven bins of nine rows: on AVX-512 the vertical pass takes the first check's bound from its
+// own loads (Plan::bound_in_pass), in blocks of 16, 8 and 4 columns, and masked ones under 8. A
+// column whose inputs 3, +2^100, -2^100 sum to +0 in double (exactly to 3) must raise that bound
+// wherever it lies in the row: else the windows holding it pass with sums 3 short.
+TEST_CASE("fast avg_pool takes its own bound from every column it loads",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  int cases = 0;
+  for (std::int64_t iw = 1; iw <= 40; ++iw)
+    for (std::int64_t c = 0; c < iw; ++c) {
+      const PoolGeometry g = adaptive({1, 1}, {9, iw}, {1, iw > 2 ? iw - 1 : 1});
+      Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+      float* x = in.mutable_data<float>();
+      for (std::int64_t i = 0; i < 9 * iw; ++i) x[i] = 1.0f;
+      x[c] = 3.0f, x[iw + c] = 0x1p100f, x[2 * iw + c] = -0x1p100f;
+      Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+      irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+      for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+        INFO("width " << iw << " column " << c << " isa " << static_cast<int>(isa));
+        CHECK(same_bits(run_fast(g, in, par, isa), want));
+      }
+      ++cases;
+    }
+  CHECK(cases == 40 * 41 / 2);
+}
