@@ -953,6 +953,45 @@ TEST_CASE("fast avg_pool whole-plane sums that fail are judged by their own plan
   }
 }
 
+// The greatest |x| of a unit of 64 planes must see every float: one plane per unit holds 1, and
+// 3, +2^100 (eight floats later, the same lane) and -2^100 (the next lane, whose pair cancels
+// the first), so its double sum is 1 where the exact sum is 4; the other planes hold ones, so
+// that they pass the first check. A bound that misses the two big values (both within 16
+// floats) lets the 1 pass too, and nothing judges it again. The plane takes every
+// position in the unit's first and last planes (every offset of 7x7 planes in a stream of
+// eight), and one more unit is partial.
+TEST_CASE("fast avg_pool whole-plane sums take their bound from every float",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  for (const auto& [h, w] :
+       {std::pair<std::int64_t, std::int64_t>{3, 3}, {5, 5}, {7, 7}, {4, 5}, {8, 8}, {6, 9}}) {
+    const std::int64_t n = h * w;
+    std::vector<std::pair<std::int64_t, std::int64_t>> at;  // (plane of the unit, first float)
+    for (std::int64_t j = 0; j < 64; ++j)
+      if (j < 9 || j >= 55)
+        for (std::int64_t i = 0; i + 8 < n; i += 2) at.emplace_back(j, i);
+    at.emplace_back(61, 0);  // in the partial unit of 63 planes
+    const auto planes = static_cast<std::int64_t>(at.size()) * 64 - 1;
+    const PoolGeometry g = adaptive({1, planes}, {h, w}, {1, 1});
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    std::fill_n(in.mutable_data<float>(), planes * n, 1.0f);
+    for (std::size_t u = 0; u < at.size(); ++u) {
+      const auto [j, i] = at[u];
+      float* x = in.mutable_data<float>() + (static_cast<std::int64_t>(u) * 64 + j) * n;
+      std::fill_n(x, n, 0.0f);
+      x[(i + 2) % 8] = 1.0f;
+      x[i] = 3.0f, x[i + 8] = 0x1p100f, x[i + 9 < n ? i + 9 : i + 1] = -0x1p100f;
+    }
+    Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+    irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+    REQUIRE(want.data<float>()[at[0].first] == static_cast<float>(4.0 / static_cast<double>(n)));
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      INFO(h << "x" << w << " planes, isa " << static_cast<int>(isa));
+      CHECK(same_bits(run_fast(g, in, par, isa), want));
+    }
+  }
+}
+
 // Equal adaptive bins of four by four (divisor 1/4 * 1/4, exact): one order probe per bin, over
 // every placement of the two halves and a few of K, with widths that leave partial blocks of the
 // vectorised bins-of-four pass (and widths below one block). The vertical pass adds each column's
