@@ -294,14 +294,22 @@ IRRUN_AVX512 void plane_sums8_stream(const float* x, double* s, __m512& m0, __m5
   }
   for (; i < 8 * N; i += 8)
     m0 = _mm512_range_ps(_mm512_zextps256_ps512(_mm256_loadu_ps(x + i)), m0, 0x0B);
-  __m512d p[8];
-  for (int j = 0; j < 8; ++j) {  // plane lane l is lane (l + jN) % 8
-    const __m512i lane =
-        _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(j * N % 8));
-    p[j] = _mm512_permutexvar_pd(
-        lane, _mm512_insertf64x4(_mm512_castpd256_pd512(a[2 * j]), a[2 * j + 1], 1));
+  // combine_lanes for each plane: its pairs (a0 + a1, a2 + a3, a4 + a5, a6 + a7) taken from
+  // the rotated lanes by two-source permutes, then neighbouring pairs (hadd), then the halves.
+  __m256d q[8];
+  for (int j = 0; j < 8; ++j) {  // plane lane l is lane (l + jN) % 8 of a[2j] : a[2j + 1]
+    const int r = j * N % 8;
+    const __m256i even = _mm256_setr_epi64x(r, r + 2, r + 4, r + 6);
+    const __m256i odd = _mm256_setr_epi64x(r + 1, r + 3, r + 5, r + 7);
+    q[j] = _mm256_add_pd(_mm256_permutex2var_pd(a[2 * j], even, a[2 * j + 1]),
+                         _mm256_permutex2var_pd(a[2 * j], odd, a[2 * j + 1]));
   }
-  _mm512_storeu_pd(s, combine8_avx512(p));
+  for (int k = 0; k < 2; ++k) {                                 // planes 4k .. 4k + 3
+    const __m256d t0 = _mm256_hadd_pd(q[4 * k], q[4 * k + 1]);  // [P0 lo, P1 lo, P0 hi, P1 hi]
+    const __m256d t1 = _mm256_hadd_pd(q[4 * k + 2], q[4 * k + 3]);
+    _mm256_storeu_pd(s + 4 * k, _mm256_add_pd(_mm256_permute2f128_pd(t0, t1, 0x20),
+                                              _mm256_permute2f128_pd(t0, t1, 0x31)));
+  }
 }
 
 IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s, float& bound) {
