@@ -325,7 +325,7 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
   for (auto& mm : m) mm = _mm256_set1_ps(bound);
   const __m512d zero = _mm512_setzero_pd();
   i64 p = 0;
-  if (n == 49) {
+  if (n == 49) {  // 7x7, the global pools of most networks (S4, S7); other sizes load strided
     __m512 m0 = _mm512_set1_ps(bound), m1 = m0;
     for (; p + 8 <= count; p += 8) plane_sums8_stream<49>(x + p * n, s + p, m0, m1);
     const __m512 mm = _mm512_max_ps(m0, m1);
