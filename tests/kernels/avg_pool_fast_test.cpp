@@ -586,31 +586,53 @@ TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
 // loads (band_s1_avx512, band_s1_avx2 and band_s2_avx512, carried from group to group;
 // band_s2_avx2, per group): a row missing from them leaves T of the small values alone and G
 // standing. The flagged rows' rescans must find the output by its stored value.
-void check_sums_under_t(const PoolGeometry& g, int k, int stride, int pad) {
+// For bands checked after their group (check_after): `fill`, the other inputs (G still the
+// window's sum), puts every other output above T, so that the check stands or falls by this one
+// alone; with `snan_unread`, every input no window reads (stride > k) is a signalling NaN, which
+// drops the values before it in its lane out of AVX-512's vrangeps maximum: such bands must not
+// be checked after (Plan::check_after). `stride_w`: along W, if not `stride`; windows of no fixed
+// taps along W (stride > 2) have D = N + 16.
+struct UnderT {
+  float fill = 0;
+  bool snan_unread = false;
+  int stride_w = 0;
+};
+
+void check_sums_under_t(const PoolGeometry& g, int k, int stride, int pad, UnderT opt = {}) {
   const Parallel par(1);
   const int IH = static_cast<int>(g.in[1]), IW = static_cast<int>(g.in[2]);
   const int OH = static_cast<int>(g.out[1]), OW = static_cast<int>(g.out[2]);
-  const double a_top = (k * k + k + 16) / 16.0;  // T / N
+  const int sw = opt.stride_w ? opt.stride_w : stride;
+  const double a_top = (k * k + (sw <= 2 || g.adaptive ? k : 0) + 16) / 16.0;  // T / N
   const double ulp = std::ldexp(1.0, std::ilogb(a_top) - 23);
   for (int oh = 0; oh < OH; ++oh)
     for (const int ow : {pad, OW / 2, OW - 1 - pad})
       for (int dr = 0; dr < k; ++dr)
         for (int j = 0; j < 4; ++j) {
-          const int top = oh * stride - pad, left = ow * stride - pad;
+          const int top = oh * stride - pad, left = ow * sw - pad;
           if (top < 0 || top + k > IH || left < 0 || left + k > IW) continue;  // whole windows
           const double a = a_top - 2 * (j / 2 + 1) * ulp;  // even last bit: ties go to a
-          const double big = k * k * (a + ulp / 2);
+          const int planted = k == 2 ? 4 : 5;              // the window's taps set below
+          const double big = k * k * (a + ulp / 2) - (k * k - planted) * opt.fill;
           const auto hi = static_cast<float>(big);
           const auto lo = static_cast<float>(big - hi);
           REQUIRE(static_cast<double>(hi) + lo == big);
           Tensor in = Tensor::zeros(ElementType::f32, {1, 1, IH, IW});
           float* x = in.mutable_data<float>();
+          std::fill(x, x + IH * IW, opt.fill);
+          if (opt.snan_unread)
+            for (int h = 0; h < IH; ++h)
+              for (int w = 0; w < IW; ++w)
+                if ((h + pad) % stride >= k || (w + pad) % sw >= k)
+                  x[h * IW + w] = std::numeric_limits<float>::signaling_NaN();
           x[(top + dr) * IW + left] = 0x1p20f;
           x[(top + (dr + 1) % k) * IW + left] = j % 2 ? 0x1p-40f : -0x1p-40f;  // lost
           x[(top + dr) * IW + left + 1] = -0x1p20f;
           const int hr = k == 2 ? (dr + 1) % 2 : 1;  // k = 2: beside the lost value
+          const int lr = k == 2 ? hr : k - 1;        // k = 2: hi + lo, exact
           x[(top + hr) * IW + left + k - 1] = hi;
-          x[(top + (k == 2 ? hr : k - 1)) * IW + left + k - 1] += lo;  // k = 2: hi + lo, exact
+          float& xl = x[(top + lr) * IW + left + k - 1];
+          xl = (lr == hr ? xl : 0.0f) + lo;
           Tensor want = Tensor::zeros(ElementType::f32, {1, 1, OH, OW});
           irrun::kernels::avg_pool_reference(in, want, g, par);
           const float y = want.data<float>()[oh * OW + ow];
@@ -646,9 +668,20 @@ TEST_CASE("fast avg_pool judges every sum under its T by its own window",
           window({1, 1}, {12, iw}, {k, k}, {1, 1}, {k / 2, k / 2}, {k / 2, k / 2}, false, true), k,
           1, k / 2);
   // 2x2 s2 rows (their own bound on AVX2): rows of 100 with a partial last block of outputs.
+  // Rows of 100 make one band of one group and rows of 4000 bands of four rows, which are
+  // checked after their group (as are S6's bins of four): there the other outputs must be large
+  // for the check to hang on this one.
   for (const int iw : {1040, 100, 4000})
-    check_sums_under_t(window({1, 1}, {22, iw}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true), 2, 2,
-                       0);
+    for (const float fill : {0.0f, 4.0f})
+      check_sums_under_t(window({1, 1}, {22, iw}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true), 2,
+                         2, 0, {fill});
+  for (const float fill : {0.0f, 4.0f})
+    check_sums_under_t(adaptive({1, 1}, {28, 28}, {7, 7}), 4, 4, 0, {fill});
+  // 3x3 windows of stride 4 leave every fourth row, column, or both, unread.
+  for (const int iw : {47, 48, 100})
+    for (const auto& [sh, sw] : {std::pair{4, 4}, {4, 2}, {2, 4}})
+      check_sums_under_t(window({1, 1}, {23, iw}, {3, 3}, {sh, sw}, {0, 0}, {0, 0}, false, true), 3,
+                         sh, 0, {4.0f, true, sw});
 }
 
 // Every path stores whole blocks where it can (a row's last block again over outputs already

@@ -9,7 +9,9 @@
 //      Uneven bins of many rows on AVX-512 (Plan::bound_in_pass) skip it: their vertical pass
 //      takes the greatest |x| from its own loads (Ops::vsum_bound); so do the stride-1 rows of
 //      band_s1_avx512 and band_s1_avx2 and the stride-2 rows of band_s2_avx2, and the 3x3 s2
-//      row pairs of band_s2_avx512 (the maxima of the loads' bits, bits_threshold);
+//      row pairs of band_s2_avx512 (the maxima of the loads' bits, bits_threshold). Short bands
+//      of one group that write less than they read (S2, S6) take it after the group instead,
+//      from L1, and check the stored outputs against it (check_after);
 //   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
 //      double (exact conversion from f32), rows added left to right in table order;
 //   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
@@ -163,6 +165,36 @@ struct Scratch {
   }
 }
 
+// A band of one group checked after it: the group stores its outputs unchecked (T = 0 fails
+// NaN sums only, which the check below fails too), then the band's span, now in L1, gives the
+// greatest |x| (Ops::amax: one operation per load where min and max took two) and its mixed-sign
+// T. |s| < T gives |y| <= fl32(T * r_max) (rounding is monotone), so if every |y| is above that
+// every output passes. Else the exact stats' T (0 for one sign) is tried, and then the rows are
+// judged output by output. Since every float of the span reaches an output (Plan::check_after), a
+// NaN that drops out of amax makes some y NaN, which fails both checks. A group function
+// (BandFn) that rechecks its rows itself: it returns false.
+bool check_after(const BandArgs& a, const Ops& ops) {
+  const Plan& pl = *a.pl;
+  ops.band(a, ops);
+  const i64 OW = pl.g->out[2];
+  const auto passes = [&](double t) {  // T = 0 passes all but NaN, y_min = -1 too
+    return ops.all_above(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW,
+                         t == 0 ? -1.0f : static_cast<float>(t * pl.r_max));
+  };
+  const auto b = static_cast<std::size_t>(a.q0 / (pl.units_per_band * pl.rows_per_unit));
+  const float* span = a.plane + pl.band_span_begin[b];
+  const i64 span_len = pl.band_span_len[b];
+  if (passes(mixed_threshold(pl, ops.amax(span, span_len)))) return false;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  ops.stats(span, span_len, lo, hi);
+  const double t = threshold(pl, lo, hi);
+  if (passes(t)) return false;
+  std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), true);
+  recheck_rows(pl, ops, a.plane, a.out_plane, a.q0, a.q1, a.v, pl.flat ? pl.g->in[2] : pl.vlen,
+               a.row_failed, t);
+  return false;
+}
+
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
                  i64 unit_end) {
   const PoolGeometry& g = *pl.g;
@@ -187,6 +219,13 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   // only: into L1 it stalled on the miss buffers, which the output's first stores need as well
   // (S3 0.80-0.89 of the time). Where little is written (S6) L1 stays faster.
   const bool writes_input_size = g.out_plane_size() >= g.in_plane_size();
+  // Bands of one group that write less than they read, whose every input float reaches an
+  // output and whose span fits in L1 (S2, S6), are checked after it (check_after): S6 0.85-0.86
+  // of the time, S2 0.92. Where as much is written (S3) the group waits on its stores instead
+  // (1.35); S5's spans of 144 KB lost their stream into L2 (1.04-1.09).
+  const bool after = !ops.own_bound && !writes_input_size && pl.check_after &&
+                     pl.units_per_band * pl.rows_per_unit <= group;
+  const BandFn group_fn = after ? check_after : ops.band;
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
   Prefetch next;
   for (i64 u = unit_begin; u < unit_end; ++u) {
@@ -196,23 +235,27 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     const i64 q1 = std::min(out_rows, q0 + pl.units_per_band * pl.rows_per_unit);
 
     // 1. Stats of the band's input span (a contiguous superset of the rows it reads), unless
-    // the group function takes its bound from its own loads.
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    // the group function takes its bound from its own loads or the band is checked after it.
     const auto b = static_cast<std::size_t>(band);
-    if (pl.band_span_len[b] > 0 && !ops.own_bound)
-      ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
     // Without stats T is NaN, not threshold's 0: a group function that used it by mistake would
-    // fail every output (each then judged by its own window) instead of passing every one.
-    const double t =
-        ops.own_bound ? std::numeric_limits<double>::quiet_NaN() : threshold(pl, lo, hi);
+    // fail every output (each then judged by its own window) instead of passing every one. A
+    // group checked after takes 0 (check_after).
+    double t = after ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+    if (!ops.own_bound && !after) {
+      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+      ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
+      t = threshold(pl, lo, hi);
+    }
 
     // The stats pass of the next band waits for memory unless its span is on its way: the
     // hardware prefetcher ramps up anew on every 4 KB page, and small bands (a 28x28 plane is
     // 3 KB) are done before it does. So the first page of the next span is asked for now, and
     // the rest of a long span (S5, S9: 144 KB) is prefetched into L2 row by row while this
     // band is computed (S9 -8%, S5 -4%; on short spans, S1, this only cost time).
+    // A band checked after its group takes none: its group meets the misses with the hardware
+    // prefetcher's help, and a burst stalled it (S6 0.99 with, 0.84 without).
     next = Prefetch{};
-    if (u + 1 < unit_end) {
+    if (u + 1 < unit_end && !after) {
       const auto nb = static_cast<std::size_t>(band + 1 == pl.bands ? 0 : band + 1);
       const float* p_next = (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
       const i64 len = pl.band_span_len[nb], n = std::min(len, kPrefetchFloats);
@@ -229,7 +272,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     for (i64 g0 = q0; g0 < q1; g0 += group) {
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
-      if (!ops.band(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, vbase + group * vlen,
+      if (!group_fn(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, vbase + group * vlen,
                              sc.row_failed.get(), &next, &own, sc.least.data()},
                     ops))
         continue;

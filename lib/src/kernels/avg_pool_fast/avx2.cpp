@@ -4,10 +4,34 @@
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 #include "own_bound.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace irrun::kernels::avg_fast {
 namespace {
+
+IRRUN_AVX2 float amax_avx2(const float* x, i64 n) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 m0 = _mm256_setzero_ps(), m1 = m0;
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {  // max returns its second operand for a NaN first: ignored
+    m0 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)), m0);
+    m1 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i + 8)), m1);
+  }
+  alignas(32) float m[8];
+  _mm256_store_ps(m, _mm256_max_ps(m0, m1));
+  return std::max(*std::max_element(m, m + 8), amax_portable(x + i, n - i));
+}
+
+IRRUN_AVX2 bool all_above_avx2(const float* y, i64 n, float thr) {
+  const __m256 t = _mm256_set1_ps(thr), sign = _mm256_set1_ps(-0.0f);
+  __m256 below = _mm256_setzero_ps();  // |y| not above thr, or NaN
+  i64 i = 0;
+  for (; i + 8 <= n; i += 8)
+    below = _mm256_or_ps(
+        below, _mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(y + i)), t, _CMP_NGT_UQ));
+  return _mm256_movemask_ps(below) == 0 && all_above_portable(y + i, n - i, thr);
+}
 
 IRRUN_AVX2 void stats_avx2(const float* x, i64 n, float& lo, float& hi) {
   __m256 mx0 = _mm256_set1_ps(hi), mx1 = mx0;
@@ -671,6 +695,7 @@ BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
 
 Ops select_avx2(Plan& pl) {
   Ops ops{stats_avx2, vrow_avx2<0>, plane_sums_avx2};
+  ops.amax = amax_avx2, ops.all_above = all_above_avx2;
   ops.finish_row = hrow_s1_avx2<1>;
   ops.band = band_generic;
   if (pl.fixed_w) {

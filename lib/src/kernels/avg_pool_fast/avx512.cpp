@@ -49,6 +49,36 @@ IRRUN_AVX512 void stats_avx512(const float* x, i64 n, float& lo, float& hi) {
   lo = _mm512_reduce_min_ps(l);
 }
 
+// vrangeps (greater magnitude, sign cleared): one operation per 16 floats. A quiet NaN is
+// ignored; a signalling one gives a quiet NaN, which the next vrangeps of its lane ignores in turn.
+IRRUN_AVX512 float amax_avx512(const float* x, i64 n) {
+  __m512 m[4];
+  for (int j = 0; j < 4; ++j) m[j] = _mm512_setzero_ps();
+  i64 i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int j = 0; j < 4; ++j) m[j] = _mm512_range_ps(_mm512_loadu_ps(x + i + 16 * j), m[j], 0x0B);
+  for (; i + 16 <= n; i += 16) m[0] = _mm512_range_ps(_mm512_loadu_ps(x + i), m[0], 0x0B);
+  if (i < n) {
+    const auto k = static_cast<__mmask16>((1u << (n - i)) - 1);
+    m[1] = _mm512_range_ps(_mm512_maskz_loadu_ps(k, x + i), m[1], 0x0B);
+  }
+  return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(m[0], m[1]), _mm512_max_ps(m[2], m[3])));
+}
+
+IRRUN_AVX512 bool all_above_avx512(const float* y, i64 n, float thr) {
+  const __m512 t = _mm512_set1_ps(thr);
+  __mmask16 below = 0;  // |y| not above thr, or NaN
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16)
+    below |= _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_loadu_ps(y + i)), t, _CMP_NGT_UQ);
+  if (i < n) {
+    const auto m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    below |=
+        _mm512_mask_cmp_ps_mask(m, _mm512_abs_ps(_mm512_maskz_loadu_ps(m, y + i)), t, _CMP_NGT_UQ);
+  }
+  return below == 0;
+}
+
 // The first 1-8 lanes (`lanes`) of p; whole blocks take no masks (folded away where lanes is
 // a constant).
 IRRUN_AVX512 inline __m512d load8(const double* p, __mmask8 lanes = 0xFF) {
@@ -1033,6 +1063,7 @@ BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
 Ops select_avx512(Plan& pl) {
   Ops ops{stats_avx512, vsum_avx512, plane_sums_avx512};
   ops.finish_row = hrow_s1_avx512<1>;
+  ops.amax = amax_avx512, ops.all_above = all_above_avx512;
   ops.band = band_generic;
   if (pl.fixed_w) {
     ops.hrow = pick_hrow(kHrowAvx512, pl.stride_w, pl.k_w);

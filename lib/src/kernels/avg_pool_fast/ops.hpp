@@ -89,6 +89,9 @@ inline double combine_lanes(const double* a) {
 
 using HrowFn = bool (*)(const double*, i64, i64, const double*, double, double, float*);
 
+float amax_portable(const float* x, i64 n);
+bool all_above_portable(const float* y, i64 n, float thr);
+
 struct BandArgs;
 
 struct Ops {
@@ -112,6 +115,11 @@ struct Ops {
   // band checks against a T of its own loads (vsum_bound, own_bound.hpp), not the band's
   // stats, which are then not taken, and reports the greatest in BandArgs::own->t.
   bool own_bound = false;
+  // The check after a group (check_after): the greatest |x| of n floats, at least, with a NaN
+  // ignored or (AVX-512) dropping the values before it in its lane; whether every |y[i]| is
+  // above thr (a NaN is not).
+  float (*amax)(const float* x, i64 n) = amax_portable;
+  bool (*all_above)(const float* y, i64 n, float thr) = all_above_portable;
 };
 
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2

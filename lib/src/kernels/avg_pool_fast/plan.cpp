@@ -130,30 +130,38 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
       pl.row_begin.push_back(static_cast<i64>(pl.row_off.size()));
       pl.row_rinv.push_back(pl.uniform ? 1.0 : (r == 0 ? 0.0 : 1.0 / static_cast<double>(r)));
     }
+  // Rounding is monotone: no product of the factors rounds above that of their maxima.
+  const auto greatest = [](const auto& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0,
+                           [](double a, double b) { return std::max(a, b); });
+  };
+  pl.r_max = greatest(pl.row_rinv) * greatest(pl.inv_w);
   const i64 rows_per_bin = g.adaptive && OH > 0 && IH % OH == 0 ? IH / OH : 0;
   pl.row_step = (g.adaptive ? rows_per_bin : g.stride[1]) * IW;
   pl.step_end = make_runs(pl, out_rows, pl.row_step);
   pl.bound_in_pass = pl.max_rows >= kBoundMinRows &&
                      4 * static_cast<i64>(pl.row_off.size()) <= 5 * g.in[0] * IH &&
                      every_column_read(pl.ax[2], IW);
+  pl.check_after = every_column_read(pl.ax[2], IW);
   pl.band_span_begin.assign(static_cast<std::size_t>(pl.bands), 0);
   pl.band_span_len.assign(static_cast<std::size_t>(pl.bands), 0);
   for (i64 band = 0; band < pl.bands; ++band) {
     const i64 q0 = band * pl.units_per_band * pl.rows_per_unit;
     const i64 q1 = std::min(out_rows, q0 + pl.units_per_band * pl.rows_per_unit);
-    i64 lo_off = std::numeric_limits<i64>::max(), hi_off = -1;
-    for (i64 q = q0; q < q1; ++q) {
-      const auto b0 = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q)]);
-      const auto b1 = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q) + 1]);
-      for (std::size_t j = b0; j < b1; ++j) {
-        lo_off = std::min(lo_off, pl.row_off[j]);
-        hi_off = std::max(hi_off, pl.row_off[j]);
-      }
+    const auto b0 = pl.row_off.begin() + pl.row_begin[static_cast<std::size_t>(q0)];
+    const auto b1 = pl.row_off.begin() + pl.row_begin[static_cast<std::size_t>(q1)];
+    if (b0 == b1) continue;
+    const auto [lo, hi] = std::minmax_element(b0, b1);
+    const i64 len = *hi - *lo + IW;
+    pl.band_span_begin[static_cast<std::size_t>(band)] = *lo;
+    pl.band_span_len[static_cast<std::size_t>(band)] = len;
+    if (!pl.check_after || len > kAfterMaxFloats) {
+      pl.check_after = false;
+      continue;
     }
-    if (hi_off >= 0) {
-      pl.band_span_begin[static_cast<std::size_t>(band)] = lo_off;
-      pl.band_span_len[static_cast<std::size_t>(band)] = hi_off - lo_off + IW;
-    }
+    std::vector<bool> read(static_cast<std::size_t>(len / IW), false);
+    for (auto it = b0; it != b1; ++it) read[static_cast<std::size_t>((*it - *lo) / IW)] = true;
+    pl.check_after = std::all_of(read.begin(), read.end(), [](bool r) { return r; });
   }
   return true;
 }

@@ -21,6 +21,7 @@ constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-si
 constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
 constexpr i64 kPrefetchFloats = 1024;    // floats of the next band's span prefetched (4 KB)
 constexpr i64 kStreamMinFloats = 16384;  // longer spans: the rest prefetched row by row
+constexpr i64 kAfterMaxFloats = 8192;    // spans checked after their group, at most (L1)
 constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
 constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
 constexpr i64 kFlatMaxKernel = 16;       // this wide, planes up to this many outputs
@@ -82,6 +83,7 @@ struct Plan {
   // row_off[row_begin[q] .. row_begin[q+1]), in summation order; row_rinv[q] is the row factor.
   std::vector<i64> row_begin, row_off;
   std::vector<double> row_rinv;
+  double r_max = 0;  // at least every fl(row_rinv[q] * inv_w[ow]): run_windows' check after a group
   // Runs of rows: rows q .. step_end[q]-1 sum as many input rows as q, at q's offsets plus
   // row_step per row (the vertical stride, or an even bin's height, times IW), so a group
   // function advances its row pointers instead of reading them from the table for each row:
@@ -90,6 +92,9 @@ struct Plan {
   std::vector<i64> step_end;
   // Per band: float offset and length of the contiguous input span scanned for min/max.
   std::vector<i64> band_span_begin, band_span_len;
+  // Spans of at most kAfterMaxFloats, every float of each an input of one of its band's windows
+  // (run_windows may then check a band after its group).
+  bool check_after = false;
   // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
   bool flat = false;
   std::vector<i64> run_end;   // rows q .. run_end[q]-1 read the rows of q shifted by IW per row

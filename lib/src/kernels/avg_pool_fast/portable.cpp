@@ -10,6 +10,18 @@ void stats_portable(const float* x, i64 n, float& lo, float& hi) {
   }
 }
 
+float amax_portable(const float* x, i64 n) {
+  float m = 0;
+  for (i64 i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i]));  // NaN compares false: ignored
+  return m;
+}
+
+bool all_above_portable(const float* y, i64 n, float thr) {
+  bool all = true;
+  for (i64 i = 0; i < n; ++i) all &= std::fabs(y[i]) > thr;  // NaN compares false
+  return all;
+}
+
 namespace {
 
 void vsum_portable(const float* plane, const i64* off, i64 r, i64 n, double* v) {
