@@ -139,10 +139,10 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   const i64 rows_per_bin = g.adaptive && OH > 0 && IH % OH == 0 ? IH / OH : 0;
   pl.row_step = (g.adaptive ? rows_per_bin : g.stride[1]) * IW;
   pl.step_end = make_runs(pl, out_rows, pl.row_step);
+  const bool all_columns = every_column_read(pl.ax[2], IW);
   pl.bound_in_pass = pl.max_rows >= kBoundMinRows &&
-                     4 * static_cast<i64>(pl.row_off.size()) <= 5 * g.in[0] * IH &&
-                     every_column_read(pl.ax[2], IW);
-  pl.check_after = every_column_read(pl.ax[2], IW);
+                     4 * static_cast<i64>(pl.row_off.size()) <= 5 * g.in[0] * IH && all_columns;
+  pl.check_after = all_columns;
   pl.band_span_begin.assign(static_cast<std::size_t>(pl.bands), 0);
   pl.band_span_len.assign(static_cast<std::size_t>(pl.bands), 0);
   for (i64 band = 0; band < pl.bands; ++band) {
