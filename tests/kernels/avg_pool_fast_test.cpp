@@ -668,9 +668,8 @@ TEST_CASE("fast avg_pool judges every sum under its T by its own window",
           window({1, 1}, {12, iw}, {k, k}, {1, 1}, {k / 2, k / 2}, {k / 2, k / 2}, false, true), k,
           1, k / 2);
   // 2x2 s2 rows (their own bound on AVX2): rows of 100 with a partial last block of outputs.
-  // Rows of 100 make one band of one group and rows of 4000 bands of four rows, which are
-  // checked after their group (as are S6's bins of four): there the other outputs must be large
-  // for the check to hang on this one.
+  // Rows of 100 make one band of one group, which is checked after it (check_after, as S6's
+  // bins of four are): there the other outputs must be large for the check to hang on this one.
   for (const int iw : {1040, 100, 4000})
     for (const float fill : {0.0f, 4.0f})
       check_sums_under_t(window({1, 1}, {22, iw}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true), 2,
