@@ -90,6 +90,18 @@ using namespace avg_fast;
 using detail::cpu_has_avx2;
 using detail::cpu_has_avx512;
 
+// T of the n floats at x, from their min and max (threshold; 0 for one sign).
+double stats_threshold(const Plan& pl, const Ops& ops, const float* x, i64 n) {
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  ops.stats(x, n, lo, hi);
+  return threshold(pl, lo, hi);
+}
+
+// The length of a group's V rows (a flat group's rows are back to back, IW apart).
+i64 v_stride(const Plan& pl) {
+  return pl.flat ? pl.g->in[2] : pl.vlen;
+}
+
 // ---- Whole-plane kernel: one window covering each input plane.
 
 void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
@@ -113,12 +125,10 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
     // here), no more than the first T otherwise. Every plane, not only those that failed: a NaN
     // fails every check, and m may then have missed values of other planes. The outputs that
     // pass are stored already.
-    for (i64 p = p0; p < p0 + count; ++p) {
-      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-      ops.stats(x + p * n, n, lo, hi);
-      if (!(std::fabs(sums[static_cast<std::size_t>(p - p0)]) >= threshold(pl, lo, hi)))
+    for (i64 p = p0; p < p0 + count; ++p)
+      if (!(std::fabs(sums[static_cast<std::size_t>(p - p0)]) >=
+            stats_threshold(pl, ops, x + p * n, n)))
         y[p] = fallback_output(pl, x + p * n, 0, 0, 0);
-    }
   }
 }
 
@@ -185,13 +195,10 @@ bool check_after(const BandArgs& a, const Ops& ops) {
   const float* span = a.plane + pl.band_span_begin[b];
   const i64 span_len = pl.band_span_len[b];
   if (passes(mixed_threshold(pl, ops.amax(span, span_len)))) return false;
-  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-  ops.stats(span, span_len, lo, hi);
-  const double t = threshold(pl, lo, hi);
+  const double t = stats_threshold(pl, ops, span, span_len);
   if (passes(t)) return false;
   std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), true);
-  recheck_rows(pl, ops, a.plane, a.out_plane, a.q0, a.q1, a.v, pl.flat ? pl.g->in[2] : pl.vlen,
-               a.row_failed, t);
+  recheck_rows(pl, ops, a.plane, a.out_plane, a.q0, a.q1, a.v, v_stride(pl), a.row_failed, t);
   return false;
 }
 
@@ -199,7 +206,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
                  i64 unit_end) {
   const PoolGeometry& g = *pl.g;
   const i64 out_rows = g.out[0] * g.out[1];
-  const i64 vlen = pl.flat ? g.in[2] : pl.vlen;
+  const i64 vlen = v_stride(pl);
   // Group functions that keep no V rows take at least kFusedRows rows, as do those that sum
   // that many at once (Ops::min_group): band_s1_avx512 and band_s1_avx2 run four rows at a time,
   // and S9's rows of 1024 would otherwise make groups of three.
@@ -240,12 +247,10 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // Without stats T is NaN, not threshold's 0: a group function that used it by mistake would
     // fail every output (each then judged by its own window) instead of passing every one. A
     // group checked after takes 0 (check_after).
-    double t = after ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-    if (!ops.own_bound && !after) {
-      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-      ops.stats(plane + pl.band_span_begin[b], pl.band_span_len[b], lo, hi);
-      t = threshold(pl, lo, hi);
-    }
+    const double t = after           ? 0.0
+                     : ops.own_bound ? std::numeric_limits<double>::quiet_NaN()
+                                     : stats_threshold(pl, ops, plane + pl.band_span_begin[b],
+                                                       pl.band_span_len[b]);
 
     // The stats pass of the next band waits for memory unless its span is on its way: the
     // hardware prefetcher ramps up anew on every 4 KB page, and small bands (a 28x28 plane is
