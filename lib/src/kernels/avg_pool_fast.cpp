@@ -185,7 +185,9 @@ struct Scratch {
 // (BandFn) that rechecks its rows itself: it returns false.
 bool check_after(const BandArgs& a, const Ops& ops) {
   const Plan& pl = *a.pl;
-  ops.band(a, ops);
+  BandArgs unchecked = a;
+  unchecked.unchecked = true;
+  ops.band(unchecked, ops);
   const i64 OW = pl.g->out[2];
   const auto passes = [&](double t) {  // T = 0 passes all but NaN, y_min = -1 too
     return ops.all_above(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW,

@@ -790,7 +790,8 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
 // a time, each input float loaded 128 bits wide and converted at 256 bits, the faster width on
 // Zen 4 (round 24). Unpacking columns 0-3 and 4-7 gives outputs 0, 2, 1, 3, put in order before
 // the scaling. Where 512-bit conversions and permutes took this row, S2's rows took 1.2x longer
-// (round 38). Returns whether an output failed the check against t_s.
+// (round 38). Returns whether an output failed the check against t_s (Check: else no check).
+template <bool Check>
 IRRUN_AVX512 IRRUN_INLINE bool row_2x2_avx512(const float* r0, const float* r1, i64 IW, i64 OW,
                                               const double* inv_w, double rinv_s, double t_s,
                                               float* out) {
@@ -813,10 +814,10 @@ IRRUN_AVX512 IRRUN_INLINE bool row_2x2_avx512(const float* r0, const float* r1, 
     const __m128 y = _mm256_cvtpd_ps(_mm256_mask_fmadd_pd(s, 0xFF, r, zero));
     if (lanes == 0xF) {
       _mm_storeu_ps(out + ow, y);
-      fail |= _mm256_cmp_pd_mask(_mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
+      if (Check) fail |= _mm256_cmp_pd_mask(_mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
     } else {
       _mm_mask_storeu_ps(out + ow, lanes, y);
-      fail |= _mm256_mask_cmp_pd_mask(lanes, _mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
+      if (Check) fail |= _mm256_mask_cmp_pd_mask(lanes, _mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
     }
   };
   i64 ow = 0;
@@ -882,7 +883,11 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
                                              bits, least, take_steps(*a.next, 1)),
            1);
     else if constexpr (K == 2 && R == 2 && !Own)
-      keep(q, row_2x2_avx512(rows[0], rows[1], IW, OW, pl.inv_w.data(), rinv[q], a.t, out), 1);
+      keep(q,
+           a.unchecked
+               ? row_2x2_avx512<false>(rows[0], rows[1], IW, OW, pl.inv_w.data(), rinv[q], 0, out)
+               : row_2x2_avx512<true>(rows[0], rows[1], IW, OW, pl.inv_w.data(), rinv[q], a.t, out),
+           1);
     else
       keep(q,
            row_s2_avx512<K, Own, R>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out, bits,

@@ -248,6 +248,9 @@ struct BandArgs {
   Prefetch* next;  // the vector group functions prefetch a chunk of it per row
   OwnBound* own;   // Ops::own_bound: the band's so far
   double* least;   // own_check: eight doubles per row of the group (64-byte aligned)
+  // Set by check_after, which judges the stored outputs itself: a group function may skip its
+  // check (what it returns and flags is not read).
+  bool unchecked = false;
 };
 
 // One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of
