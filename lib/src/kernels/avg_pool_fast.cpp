@@ -185,9 +185,7 @@ struct Scratch {
 // (BandFn) that rechecks its rows itself: it returns false.
 bool check_after(const BandArgs& a, const Ops& ops) {
   const Plan& pl = *a.pl;
-  BandArgs unchecked = a;
-  unchecked.unchecked = true;
-  ops.band(unchecked, ops);
+  ops.band(a, ops);  // a.unchecked: its check is this one
   const i64 OW = pl.g->out[2];
   const auto passes = [&](double t) {  // T = 0 passes all but NaN, y_min = -1 too
     return ops.all_above(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW,
@@ -280,7 +278,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
       if (!group_fn(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, vbase + group * vlen,
-                             sc.row_failed.get(), &next, &own, sc.least.data()},
+                             sc.row_failed.get(), &next, &own, sc.least.data(), after},
                     ops))
         continue;
       recheck_rows(pl, ops, plane, out_plane, g0, g1, vbase, vlen, sc.row_failed.get(),
