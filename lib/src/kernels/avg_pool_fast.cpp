@@ -230,7 +230,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   // output and whose span fits in L1 (S2, S6), are checked after it (check_after): S6 0.85-0.86
   // of the time, S2 0.92. Where as much is written (S3) the group waits on its stores instead
   // (1.35); S5's spans of 144 KB lost their stream into L2 (1.04-1.09).
-  const bool after = !ops.own_bound && !writes_input_size && pl.check_after &&
+  const bool after = (!ops.own_bound || ops.after) && !writes_input_size && pl.check_after &&
                      pl.units_per_band * pl.rows_per_unit <= group;
   const BandFn group_fn = after ? check_after : ops.band;
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit

@@ -12,15 +12,18 @@ namespace {
 
 IRRUN_AVX2 float amax_avx2(const float* x, i64 n) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
-  __m256 m0 = _mm256_setzero_ps(), m1 = m0;
+  // Four chains: with two, S2's planes waited on the latency of vmaxps (amax a fifth of S2).
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 m[4] = {zero, zero, zero, zero};
   i64 i = 0;
-  for (; i + 16 <= n; i += 16) {  // max returns its second operand for a NaN first: ignored
-    m0 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)), m0);
-    m1 = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i + 8)), m1);
-  }
-  alignas(32) float m[8];
-  _mm256_store_ps(m, _mm256_max_ps(m0, m1));
-  return std::max(*std::max_element(m, m + 8), amax_portable(x + i, n - i));
+  for (; i + 32 <= n; i += 32)  // max returns its second operand for a NaN first: ignored
+    for (int j = 0; j < 4; ++j)
+      m[j] = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i + 8 * j)), m[j]);
+  for (; i + 8 <= n; i += 8)
+    m[0] = _mm256_max_ps(_mm256_andnot_ps(sign, _mm256_loadu_ps(x + i)), m[0]);
+  alignas(32) float mm[8];
+  _mm256_store_ps(mm, _mm256_max_ps(_mm256_max_ps(m[0], m[1]), _mm256_max_ps(m[2], m[3])));
+  return std::max(*std::max_element(mm, mm + 8), amax_portable(x + i, n - i));
 }
 
 IRRUN_AVX2 bool all_above_avx2(const float* y, i64 n, float thr) {
@@ -365,10 +368,10 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
 // kept converted (carry_out) and the next row loads it (carry_in) instead of converting it again: a
 // third of S1's conversions, the bottleneck on Zen 3 (one per cycle). The same additions in the
 // same order as vrow_avx2 then hrow_s2_avx2<K>, so the same bits.
-// The check waits for the bound (own_bound.hpp): every float loaded raises `bits` (a carried
+// Own: the check waits for the bound (own_bound.hpp): every float loaded raises `bits` (a carried
 // row was loaded by the row before, in the same group), and `least` takes the least |s| of each
-// lane.
-template <int K, int R>
+// lane. Else nothing is checked or tracked (a band checked after its group, BandArgs::unchecked).
+template <int K, int R, bool Own>
 IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                          const double* inv_w, double rinv_s, const double* carry_in,
                                          double* carry_out, float* out, LoadBits& bits_io,
@@ -387,8 +390,9 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
       const __m128i m0 = first_lanes4(std::min<i64>(n, 4));
       const __m128i m1 = first_lanes4(std::max<i64>(n - 4, 0));
       const auto cvt = [&](const float* p, __m256d& x0, __m256d& x1) IRRUN_AVX2 {
-        track_bits(bits,
-                   Whole ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, _mm256_set_m128i(m1, m0)));
+        if constexpr (Own)
+          track_bits(bits,
+                     Whole ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, _mm256_set_m128i(m1, m0)));
         x0 = _mm256_cvtps_pd(Whole ? _mm_loadu_ps(p) : _mm_maskload_ps(p, m0));
         x1 = _mm256_cvtps_pd(Whole ? _mm_loadu_ps(p + 4) : _mm_maskload_ps(p + 4, m1));
       };
@@ -415,8 +419,14 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
     } else {
       s = _mm256_add_pd(e, o);
     }
-    finish4_least(_mm256_permute4x64_pd(s, 0xD8), rinv, inv_w + ow, out + ow,
-                  Whole ? 4 : std::min<i64>(4, OW - ow), least);
+    s = _mm256_permute4x64_pd(s, 0xD8);
+    const i64 n = Whole ? 4 : std::min<i64>(4, OW - ow);
+    if constexpr (Own) {
+      finish4_least(s, rinv, inv_w + ow, out + ow, n, least);
+    } else {
+      const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
+      n == 4 ? _mm_storeu_ps(out + ow, y) : store_first(out + ow, y, n);
+    }
   };
   i64 ow = 0, c = 0;
   for (; ow + 4 <= OW && c + 8 <= IW; ow += 4, c += 8) block.template operator()<true>(ow, c);
@@ -431,9 +441,9 @@ IRRUN_AVX2 inline void keep_least4(const BandArgs& a, i64 q, __m256d least) {
 }
 
 // The group takes its bound from its rows' loads (S1, S2: no stats pass) and checks every row at
-// its end (own_check).
-template <int K>
-IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
+// its end (own_check), unless it is checked after (Own false: BandArgs::unchecked).
+template <int K, bool Own>
+IRRUN_AVX2 bool run_s2_avx2(const BandArgs& a) {
   const Plan& pl = *a.pl;
   const PoolGeometry& g = *pl.g;
   const i64 IW = g.in[2], OW = g.out[2];
@@ -462,16 +472,21 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
         const bool keep = K == 3 && r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] &&
                           row_off[begin[q + 1]] == row_off[begin[q] + r - 1];
         __m256d least;
-        row_s2_avx2<K, R>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q],
-                          carried ? carry : nullptr, keep ? carry : nullptr, a.out_plane + q * OW,
-                          bits, least);
+        row_s2_avx2<K, R, Own>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q],
+                               carried ? carry : nullptr, keep ? carry : nullptr,
+                               a.out_plane + q * OW, bits, least);
         carried = keep;
-        keep_least4(a, q, least);
+        if (Own) keep_least4(a, q, least);
         for (i64 j = 0; j < n; ++j) rows[j] += pl.row_step;
       }
     });
   }
-  return own_check(a, bits);
+  return Own && own_check(a, bits);
+}
+
+template <int K>
+IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
+  return a.unchecked ? run_s2_avx2<K, false>(a) : run_s2_avx2<K, true>(a);
 }
 
 // The V rows of kFusedRows output rows whose windows are K consecutive input rows, the first at
@@ -711,8 +726,8 @@ Ops select_avx2(Plan& pl) {
   if (pl.fixed_w && pl.stride_w == 2 && pl.max_rows <= 4) {
     if (pl.k_w == 3 && pl.pad_left == 1)
       ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
-    if (pl.k_w == 2 && pl.pad_left == 0)
-      ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true;
+    if (pl.k_w == 2 && pl.pad_left == 0)  // S2: checked after where it can be (0.85)
+      ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true, ops.after = true;
   }
   if (flat_eligible(pl)) {
     make_flat(pl);

@@ -115,6 +115,9 @@ struct Ops {
   // band checks against a T of its own loads (vsum_bound, own_bound.hpp), not the band's
   // stats, which are then not taken, and reports the greatest in BandArgs::own->t.
   bool own_bound = false;
+  // band can run unchecked (BandArgs::unchecked), and a band that can be checked after its group
+  // (check_after) is, even where band takes its own bound otherwise.
+  bool after = false;
   // The check after a group (check_after): the greatest |x| of n floats, at least, with a NaN
   // ignored or (AVX-512) dropping the values before it in its lane; whether every |y[i]| is
   // above thr (a NaN is not).
