@@ -557,6 +557,88 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
   return failed;
 }
 
+// Equal bins of four columns that tile the row from its start (S6: 28x28 to 7x7), without V
+// rows and at 256 bits, the faster width for conversions on Zen 4 (round 24): each bin's four
+// columns are one 128-bit load per input row, widened at 256 bits and added down the window's
+// rows in table order (vrow_avx512's additions); a 4x4 transpose of four bins' sums then puts
+// tap k of the four in one register, and the taps are added in order (hrow_bins4_avx512's). So
+// the same bits. A row's last 1-3 outputs are its last four again (those written twice get the
+// same bits); rows under four outputs take masked loads and stores.
+template <int R>
+IRRUN_AVX512 IRRUN_INLINE __m256d bin4_sums(const float* x, const i64* off, i64 r) {
+  const i64 n = R > 0 ? R : r;
+  __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(x + off[0]));
+  for (i64 j = 1; j < n; ++j) v = add_fma256(v, _mm256_cvtps_pd(_mm_loadu_ps(x + off[j])));
+  return v;
+}
+
+// The four bins' sums from their column sums v0-v3: taps added in order.
+IRRUN_AVX512 IRRUN_INLINE __m256d bins4_taps(__m256d v0, __m256d v1, __m256d v2, __m256d v3) {
+  const __m256d lo01 = _mm256_unpacklo_pd(v0, v1), hi01 = _mm256_unpackhi_pd(v0, v1);
+  const __m256d lo23 = _mm256_unpacklo_pd(v2, v3), hi23 = _mm256_unpackhi_pd(v2, v3);
+  __m256d s = _mm256_permute2f128_pd(lo01, lo23, 0x20);            // tap 0 of each bin
+  s = _mm256_add_pd(s, _mm256_permute2f128_pd(hi01, hi23, 0x20));  // tap 1
+  s = _mm256_add_pd(s, _mm256_permute2f128_pd(lo01, lo23, 0x31));  // tap 2
+  return _mm256_add_pd(s, _mm256_permute2f128_pd(hi01, hi23, 0x31));
+}
+
+template <bool Check>
+IRRUN_AVX512 bool rows_bins4_avx512(const BandArgs& a) {
+  const Plan& pl = *a.pl;
+  const i64 OW = pl.g->out[2];
+  const i64* begin = pl.row_begin.data();
+  const double* inv_w = pl.inv_w.data();
+  const __m256d t = _mm256_set1_pd(a.t), zero = _mm256_setzero_pd();
+  const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+  bool failed = false;
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    prefetch_step(*a.next);
+    const i64 r = begin[q + 1] - begin[q];
+    const i64* off = pl.row_off.data() + begin[q];
+    float* out = a.out_plane + q * OW;
+    const __m256d rinv = _mm256_set1_pd(pl.row_rinv[static_cast<std::size_t>(q)]);
+    __mmask8 fail = 0;
+    // Scale, check and store the four sums s of outputs ow .. ow + 3 (`lanes` of them).
+    const auto finish = [&](__m256d s, i64 ow, __mmask8 lanes) IRRUN_AVX512_LAMBDA {
+      const __m256d w =
+          lanes == 0xF ? _mm256_loadu_pd(inv_w + ow) : _mm256_maskz_loadu_pd(lanes, inv_w + ow);
+      const __m128 y = _mm256_cvtpd_ps(_mm256_mask_fmadd_pd(s, 0xFF, _mm256_mul_pd(rinv, w), zero));
+      if (lanes == 0xF)  // masked stores are slow on Zen 4
+        _mm_storeu_ps(out + ow, y);
+      else
+        _mm_mask_storeu_ps(out + ow, lanes, y);
+      if constexpr (Check)
+        fail |= _mm256_mask_cmp_pd_mask(lanes, _mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
+    };
+    if (r == 0) {  // no input rows: every sum +0
+      for (i64 ow = 0; ow < OW; ow += 4)
+        finish(zero, ow, static_cast<__mmask8>(OW - ow >= 4 ? 0xF : (1u << (OW - ow)) - 1));
+    } else if (OW >= 4) {
+      with_row_count(r, [&]<int R>() IRRUN_AVX512_LAMBDA {
+        const auto block = [&](i64 ow) IRRUN_AVX512_LAMBDA {
+          const float* x = a.plane + 4 * ow;
+          finish(bins4_taps(bin4_sums<R>(x, off, r), bin4_sums<R>(x + 4, off, r),
+                            bin4_sums<R>(x + 8, off, r), bin4_sums<R>(x + 12, off, r)),
+                 ow, 0xF);
+        };
+        i64 ow = 0;
+        for (; ow + 4 <= OW; ow += 4) block(ow);
+        if (ow < OW) block(OW - 4);
+      });
+    } else {  // one to three bins
+      __m256d v[4] = {zero, zero, zero, zero};
+      for (i64 b = 0; b < OW; ++b) v[b] = bin4_sums<0>(a.plane + 4 * b, off, r);
+      finish(bins4_taps(v[0], v[1], v[2], v[3]), 0, static_cast<__mmask8>((1u << OW) - 1));
+    }
+    if constexpr (Check) a.row_failed[q - a.q0] = fail != 0, failed |= fail != 0;
+  }
+  return failed;
+}
+
+IRRUN_AVX512 bool band_bins4_avx512(const BandArgs& a, const Ops&) {
+  return a.unchecked ? rows_bins4_avx512<false>(a) : rows_bins4_avx512<true>(a);
+}
+
 template <HrowFn H>
 struct BandAvx512 {
   static constexpr BandFn fn = band_avx512<H>;
@@ -1140,6 +1222,9 @@ Ops select_avx512(Plan& pl) {
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
       pl.max_rows <= kFusedMaxRows)
     ops.band = band_s2_avx512<2, false>, ops.keeps_v = false;
+  // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).
+  if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2])
+    ops.band = band_bins4_avx512, ops.keeps_v = false;
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
