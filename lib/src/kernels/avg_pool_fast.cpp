@@ -11,7 +11,8 @@
 //      band_s1_avx512 and band_s1_avx2 and the stride-2 rows of band_s2_avx2, and the 3x3 s2
 //      row pairs of band_s2_avx512 (the maxima of the loads' bits, bits_threshold). Short bands
 //      of one group that write less than they read (S2, S6) take it after the group instead,
-//      from L1, and check the stored outputs against it (check_after);
+//      from L1, and check the stored outputs against it (check_after), the group running
+//      unchecked (BandArgs::unchecked; on AVX2 the 2x2 s2 rows, Ops::after, untracked too);
 //   2. vertical: for each output row, V[w] = sum of the window's input rows at column w, in
 //      double (exact conversion from f32), rows added left to right in table order;
 //   3. horizontal: s[ow] = sum of V over the window's columns, taps added left to right
@@ -24,12 +25,13 @@
 //   (band_flat_*); 3x3 s2 p1 and 2x2 s2 rows (on AVX2 of windows up to four rows high) keep
 //   their vertical sums in registers (band_s2_avx512, band_s2_avx2; on AVX2 an input row shared
 //   by two output rows is converted once) and advance their row pointers along runs of rows
-//   (Plan::step_end) instead of reading them from the row table. On AVX-512, stride-1 rows of
-//   3, 5 or 7 taps too wide for flat groups do too (band_s1_avx512), four output rows of
-//   windows of consecutive input rows in one pass, each input row converted once for all four;
-//   on AVX2 such passes (2-D K x K windows, band_s1_avx2) store their four V rows for the
-//   horizontal pass.
-//   The portable path runs the same additions through band_generic.
+//   (Plan::step_end) instead of reading them from the row table; on AVX-512 the 2x2 s2 rows of
+//   two input rows run at 256 bits (row_2x2_avx512), and bins of four that tile the row run
+//   without V rows, four bins' column sums transposed (band_bins4_avx512). On AVX-512,
+//   stride-1 rows of 3, 5 or 7 taps too wide for flat groups do too (band_s1_avx512), four
+//   output rows of windows of consecutive input rows in one pass, each input row converted once
+//   for all four; on AVX2 such passes (2-D K x K windows, band_s1_avx2) store their four V rows for
+//   the horizontal pass. The portable path runs the same additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time on AVX-512 (7x7 planes as one stream of
 // their floats, plane_sums8_stream) and four on AVX2 (plane_sum_portable gives the order), with
