@@ -686,6 +686,40 @@ TEST_CASE("fast avg_pool judges every sum under its T by its own window",
                          sh, 0, {4.0f, true, sw});
 }
 
+// Small planes checked after their group are checked a few at a time (S6: two 28x28 planes, 2x2
+// s2 on 16x16: eight): the check must take its bound from every plane of the chunk and judge
+// every output of it. One plane holds ones and a window whose double sum loses 3 beside +-2^60
+// (and the ones under them), in turn each plane of the chunks; the other planes hold ones (a
+// bound from them alone passes that window) or 2^50 (their outputs pass the chunk's bound, so
+// the check hangs on that window). Every path on one and two threads (whose ranges cut the
+// chunks elsewhere) must give the reference's bits.
+TEST_CASE("fast avg_pool checks every plane of a chunk checked after", "[kernels][avg_pool_fast]") {
+  const PoolGeometry geometries[] = {
+      adaptive({1, 6}, {28, 28}, {7, 7}),
+      window({1, 11}, {16, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true),
+  };
+  for (const PoolGeometry& g : geometries) {
+    const std::int64_t planes = g.planes(), IW = g.in[2], n = g.in_plane_size();
+    for (const float fill : {1.0f, 0x1p50f})
+      for (std::int64_t j = 0; j < planes; ++j) {
+        Tensor in = Tensor::zeros(ElementType::f32, {1, planes, g.in[1], IW});
+        float* x = in.mutable_data<float>();
+        std::fill(x, x + planes * n, fill);
+        std::fill(x + j * n, x + (j + 1) * n, 1.0f);
+        float* w = x + j * n;  // the window of output (0, 0)
+        w[0] = 0x1p60f, w[IW] = 3.0f, w[1] = -0x1p60f, w[IW + 1] = 256.0f;
+        Tensor want = Tensor::zeros(ElementType::f32, {1, planes, g.out[1], g.out[2]});
+        irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+        for (const int threads : {1, 2})
+          for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+            INFO(describe(g) << " fill " << fill << " plane " << j << " threads " << threads
+                             << " isa " << static_cast<int>(isa));
+            CHECK(same_bits(run_fast(g, in, Parallel(threads), isa), want));
+          }
+      }
+  }
+}
+
 // Every path stores whole blocks where it can (a row's last block again over outputs already
 // written, a flat group's blocks across row ends): none may store past the output tensor, which
 // here is caller memory with canaries after it (and before it).

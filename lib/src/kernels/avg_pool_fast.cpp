@@ -177,6 +177,12 @@ struct Scratch {
   }
 }
 
+// The least |y| of outputs that pass the check after against T: |s| < T gives |y| <=
+// fl32(T * r_max). T = 0 passes all but NaN (-1).
+float after_floor(const Plan& pl, double t) {
+  return t == 0 ? -1.0f : static_cast<float>(t * pl.r_max);
+}
+
 // A band of one group checked after it: the group stores its outputs unchecked (T = 0 fails
 // NaN sums only, which the check below fails too), then the band's span, now in L1, gives the
 // greatest |x| (Ops::amax: one operation per load where min and max took two) and its mixed-sign
@@ -189,9 +195,8 @@ bool check_after(const BandArgs& a, const Ops& ops) {
   const Plan& pl = *a.pl;
   ops.band(a, ops);  // a.unchecked: its check is this one
   const i64 OW = pl.g->out[2];
-  const auto passes = [&](double t) {  // T = 0 passes all but NaN, y_min = -1 too
-    return ops.all_above(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW,
-                         t == 0 ? -1.0f : static_cast<float>(t * pl.r_max));
+  const auto passes = [&](double t) {
+    return ops.all_above(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, after_floor(pl, t));
   };
   const auto b = static_cast<std::size_t>(a.q0 / (pl.units_per_band * pl.rows_per_unit));
   const float* span = a.plane + pl.band_span_begin[b];
@@ -237,6 +242,43 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   const BandFn group_fn = after ? check_after : ops.band;
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
   Prefetch next;
+  OwnBound own;
+  const auto args = [&](i64 plane, i64 q0, i64 q1, double t) {
+    return BandArgs{&pl,
+                    x + plane * g.in_plane_size(),
+                    y + plane * g.out_plane_size(),
+                    q0,
+                    q1,
+                    t,
+                    vbase,
+                    vbase + group * vlen,
+                    sc.row_failed.get(),
+                    &next,
+                    &own,
+                    sc.least.data(),
+                    after};
+  };
+  // Whole planes checked after (S6: 28x28 planes of 3 KB), without the band machinery: the
+  // planes of a span of at most kAfterChunkFloats run first (S6: two), then one check covers
+  // them all, whose T (from their greatest |x|)
+  // is at least each plane's: a plane that passes its own check passes it, and one that fails
+  // its own fails it. Only a failing chunk is judged plane by plane (check_after), so the outputs
+  // do not depend on how the threads' ranges cut the chunks. A NaN dropped from the maximum
+  // makes some output NaN, which fails the check.
+  if (after && pl.bands == 1 && pl.band_span_begin[0] == 0 &&
+      pl.band_span_len[0] == g.in_plane_size()) {
+    const i64 in = g.in_plane_size(), out = g.out_plane_size();
+    const i64 chunk = std::max<i64>(1, kAfterChunkFloats / in);
+    for (i64 p0 = unit_begin; p0 < unit_end; p0 += chunk) {
+      const i64 p1 = std::min(unit_end, p0 + chunk);
+      for (i64 q = p0; q < p1; ++q) ops.band(args(q, 0, out_rows, 0.0), ops);
+      const double t = mixed_threshold(pl, ops.amax(x + p0 * in, (p1 - p0) * in));
+      if (ops.all_above(y + p0 * out, (p1 - p0) * out, after_floor(pl, t))) continue;
+      // Again plane by plane: rescans read the V rows of their own plane's group.
+      for (i64 q = p0; q < p1; ++q) check_after(args(q, 0, out_rows, 0.0), ops);
+    }
+    return;
+  }
   for (i64 u = unit_begin; u < unit_end; ++u) {
     const float* plane = x + p * g.in_plane_size();
     float* out_plane = y + p * g.out_plane_size();
@@ -275,14 +317,11 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
         next = {p_next + n, len - n, ((len - n + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
     }
 
-    OwnBound own;
+    own = OwnBound{};
     for (i64 g0 = q0; g0 < q1; g0 += group) {
       const i64 g1 = std::min(q1, g0 + group);
       // 2-3. Vertical and horizontal sums, scaling, check, store.
-      if (!group_fn(BandArgs{&pl, plane, out_plane, g0, g1, t, vbase, vbase + group * vlen,
-                             sc.row_failed.get(), &next, &own, sc.least.data(), after},
-                    ops))
-        continue;
+      if (!group_fn(args(p, g0, g1, t), ops)) continue;
       recheck_rows(pl, ops, plane, out_plane, g0, g1, vbase, vlen, sc.row_failed.get(),
                    ops.own_bound ? own.t : t);
     }

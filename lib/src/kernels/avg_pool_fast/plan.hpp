@@ -22,6 +22,7 @@ constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows
 constexpr i64 kPrefetchFloats = 1024;    // floats of the next band's span prefetched (4 KB)
 constexpr i64 kStreamMinFloats = 16384;  // longer spans: the rest prefetched row by row
 constexpr i64 kAfterMaxFloats = 8192;    // spans checked after their group, at most (L1)
+constexpr i64 kAfterChunkFloats = 2048;  // whole planes checked after together, at most
 constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
 constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
 constexpr i64 kFlatMaxKernel = 16;       // this wide, planes up to this many outputs
