@@ -260,11 +260,11 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   };
   // Whole planes checked after (S6: 28x28 planes of 3 KB), without the band machinery: the
   // planes of a span of at most kAfterChunkFloats run first (S6: two), then one check covers
-  // them all, whose T (from their greatest |x|)
-  // is at least each plane's: a plane that passes its own check passes it, and one that fails
-  // its own fails it. Only a failing chunk is judged plane by plane (check_after), so the outputs
-  // do not depend on how the threads' ranges cut the chunks. A NaN dropped from the maximum
-  // makes some output NaN, which fails the check.
+  // them all, whose T (from their greatest |x|) is at least each plane's: a plane that passes
+  // its own check passes it, and one that fails its own fails it. Only a failing chunk is
+  // judged plane by plane (check_after), so the outputs do not depend on how the threads'
+  // ranges cut the chunks. A NaN dropped from the maximum makes some output NaN, which fails
+  // the check.
   if (after && pl.bands == 1 && pl.band_span_begin[0] == 0 &&
       pl.band_span_len[0] == g.in_plane_size()) {
     const i64 in = g.in_plane_size(), out = g.out_plane_size();

@@ -726,7 +726,7 @@ Ops select_avx2(Plan& pl) {
   if (pl.fixed_w && pl.stride_w == 2 && pl.max_rows <= 4) {
     if (pl.k_w == 3 && pl.pad_left == 1)
       ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
-    if (pl.k_w == 2 && pl.pad_left == 0)  // S2: checked after where it can be (0.85)
+    if (pl.k_w == 2 && pl.pad_left == 0)  // S2: checked after where it can be (0.91)
       ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true, ops.after = true;
   }
   if (flat_eligible(pl)) {

@@ -563,7 +563,7 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
 // rows in table order (vrow_avx512's additions); a 4x4 transpose of four bins' sums then puts
 // tap k of the four in one register, and the taps are added in order (hrow_bins4_avx512's). So
 // the same bits. A row's last 1-3 outputs are its last four again (those written twice get the
-// same bits); rows under four outputs take masked loads and stores.
+// same bits); rows under four outputs store masked.
 template <int R>
 IRRUN_AVX512 IRRUN_INLINE __m256d bin4_sums(const float* x, const i64* off, i64 r) {
   const i64 n = R > 0 ? R : r;
