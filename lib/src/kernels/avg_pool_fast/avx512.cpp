@@ -873,11 +873,14 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
 // Zen 4 (round 24). Unpacking columns 0-3 and 4-7 gives outputs 0, 2, 1, 3, put in order before
 // the scaling. Where 512-bit conversions and permutes took this row, S2's rows took 1.2x longer
 // (round 38). Returns whether an output failed the check against t_s (Check: else no check).
-template <bool Check>
+// EqualW: every column factor inv_w[ow] is the same (Plan::equal_w), so is every product
+// fl(rinv * inv_w[ow]): one for the row, none per block.
+template <bool Check, bool EqualW>
 IRRUN_AVX512 IRRUN_INLINE bool row_2x2_avx512(const float* r0, const float* r1, i64 IW, i64 OW,
                                               const double* inv_w, double rinv_s, double t_s,
                                               float* out) {
   const __m256d rinv = _mm256_set1_pd(rinv_s), t = _mm256_set1_pd(t_s), zero = _mm256_setzero_pd();
+  const __m256d r_row = _mm256_set1_pd(rinv_s * inv_w[0]);
   const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
   __mmask8 fail = 0;
   // Outputs ow .. ow + 3 (those of `lanes`), from columns 2 * ow on; masked-off floats are not
@@ -891,8 +894,10 @@ IRRUN_AVX512 IRRUN_INLINE bool row_2x2_avx512(const float* r0, const float* r1, 
     const __m256d b = add_fma256(wide(r0 + c + 4, m1), wide(r1 + c + 4, m1));
     const __m256d s = _mm256_permute4x64_pd(
         _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b)), 0xD8);
-    const __m256d r = _mm256_mul_pd(rinv, lanes == 0xF ? _mm256_loadu_pd(inv_w + ow)
-                                                       : _mm256_maskz_loadu_pd(lanes, inv_w + ow));
+    const __m256d r =
+        EqualW ? r_row
+               : _mm256_mul_pd(rinv, lanes == 0xF ? _mm256_loadu_pd(inv_w + ow)
+                                                  : _mm256_maskz_loadu_pd(lanes, inv_w + ow));
     const __m128 y = _mm256_cvtpd_ps(_mm256_mask_fmadd_pd(s, 0xFF, r, zero));
     if (lanes == 0xF) {
       _mm_storeu_ps(out + ow, y);
@@ -915,6 +920,20 @@ IRRUN_AVX512 IRRUN_INLINE bool row_2x2_avx512(const float* r0, const float* r1, 
     block(ow, lanes(OW - ow), lanes(n), lanes(n - 4));
   }
   return fail != 0;
+}
+
+// row_2x2_avx512 for the band: unchecked where it is checked after, one factor per row where
+// the column factors are equal.
+IRRUN_AVX512 IRRUN_INLINE bool row_2x2(const BandArgs& a, const float* r0, const float* r1,
+                                       double rinv, float* out) {
+  const Plan& pl = *a.pl;
+  const i64 IW = pl.g->in[2], OW = pl.g->out[2];
+  const double* w = pl.inv_w.data();
+  if (a.unchecked)
+    return pl.equal_w ? row_2x2_avx512<false, true>(r0, r1, IW, OW, w, rinv, 0, out)
+                      : row_2x2_avx512<false, false>(r0, r1, IW, OW, w, rinv, 0, out);
+  return pl.equal_w ? row_2x2_avx512<true, true>(r0, r1, IW, OW, w, rinv, a.t, out)
+                    : row_2x2_avx512<true, false>(r0, r1, IW, OW, w, rinv, a.t, out);
 }
 
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), each summing R input rows (R < 0: r): the row
@@ -965,11 +984,7 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
                                              bits, least, take_steps(*a.next, 1)),
            1);
     else if constexpr (K == 2 && R == 2 && !Own)
-      keep(q,
-           a.unchecked
-               ? row_2x2_avx512<false>(rows[0], rows[1], IW, OW, pl.inv_w.data(), rinv[q], 0, out)
-               : row_2x2_avx512<true>(rows[0], rows[1], IW, OW, pl.inv_w.data(), rinv[q], a.t, out),
-           1);
+      keep(q, row_2x2(a, rows[0], rows[1], rinv[q], out), 1);
     else
       keep(q,
            row_s2_avx512<K, Own, R>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out, bits,

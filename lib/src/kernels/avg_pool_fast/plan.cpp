@@ -91,6 +91,8 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
     pl.inv_w[static_cast<std::size_t>(ow)] =
         pl.uniform ? 1.0 / pl.kvol.hi : (tw == 0 ? 0.0 : 1.0 / static_cast<double>(tw));
   }
+  pl.equal_w = std::all_of(pl.inv_w.begin(), pl.inv_w.begin() + g.out[2],
+                           [&](double w) { return w == pl.inv_w[0]; });
 
   // d: rounded additions on any path; bounded generously for every summation order
   // (avg_pool_fast.cpp, accuracy proof).

@@ -67,6 +67,7 @@ struct Plan {
   bool fixed_w = false;  // horizontal windows of fixed K taps over a zero-padded row
   i64 stride_w = 1, k_w = 1, pad_left = 0, vlen = 0;
   LineVector<double> inv_w;  // per output column (padded to a multiple of 4)
+  bool equal_w = false;      // inv_w[ow] the same for every output column
   double t_factor = 0;       // T = M * t_factor for a mixed-sign band
   i64 units_per_plane = 1;   // bands per plane (window kernel)
   i64 rows_per_unit = 1;     // output rows (flattened od*OH + oh) per band unit
