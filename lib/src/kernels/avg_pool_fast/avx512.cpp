@@ -611,8 +611,7 @@ IRRUN_AVX512 bool rows_bins4_avx512(const BandArgs& a) {
         fail |= _mm256_mask_cmp_pd_mask(lanes, _mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
     };
     if (r == 0) {  // no input rows: every sum +0
-      for (i64 ow = 0; ow < OW; ow += 4)
-        finish(zero, ow, static_cast<__mmask8>(OW - ow >= 4 ? 0xF : (1u << (OW - ow)) - 1));
+      for (i64 ow = 0; ow < OW; ow += 4) finish(zero, ow, first_lanes(std::min<i64>(4, OW - ow)));
     } else if (OW >= 4) {
       with_row_count(r, [&]<int R>() IRRUN_AVX512_LAMBDA {
         const auto block = [&](i64 ow) IRRUN_AVX512_LAMBDA {
@@ -628,7 +627,7 @@ IRRUN_AVX512 bool rows_bins4_avx512(const BandArgs& a) {
     } else {  // one to three bins
       __m256d v[4] = {zero, zero, zero, zero};
       for (i64 b = 0; b < OW; ++b) v[b] = bin4_sums<0>(a.plane + 4 * b, off, r);
-      finish(bins4_taps(v[0], v[1], v[2], v[3]), 0, static_cast<__mmask8>((1u << OW) - 1));
+      finish(bins4_taps(v[0], v[1], v[2], v[3]), 0, first_lanes(OW));
     }
     if constexpr (Check) a.row_failed[q - a.q0] = fail != 0, failed |= fail != 0;
   }
@@ -913,11 +912,8 @@ IRRUN_AVX512 IRRUN_INLINE bool row_2x2_avx512(const float* r0, const float* r1, 
   // written get the same bits again); masked stores are slow on Zen 4.
   if (ow < OW && OW >= 4 && 2 * OW <= IW) return block(OW - 4, 0xF, 0xF, 0xF), fail != 0;
   for (; ow < OW; ow += 4) {
-    const i64 n = std::max<i64>(0, IW - 2 * ow);
-    const auto lanes = [](i64 k) {
-      return static_cast<__mmask8>(k >= 4 ? 0xF : k <= 0 ? 0 : (1u << k) - 1);
-    };
-    block(ow, lanes(OW - ow), lanes(n), lanes(n - 4));
+    const auto lanes = [](i64 k) { return first_lanes(std::clamp<i64>(k, 0, 4)); };
+    block(ow, lanes(OW - ow), lanes(IW - 2 * ow), lanes(IW - 2 * ow - 4));
   }
   return fail != 0;
 }
