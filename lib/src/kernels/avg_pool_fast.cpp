@@ -177,12 +177,6 @@ struct Scratch {
   }
 }
 
-// The least |y| of outputs that pass the check after against T: |s| < T gives |y| <=
-// fl32(T * r_max). T = 0 passes all but NaN (-1).
-float after_floor(const Plan& pl, double t) {
-  return t == 0 ? -1.0f : static_cast<float>(t * pl.r_max);
-}
-
 // A band of one group checked after it: the group stores its outputs unchecked (T = 0 fails
 // NaN sums only, which the check below fails too), then the band's span, now in L1, gives the
 // greatest |x| (Ops::amax: one operation per load where min and max took two) and its mixed-sign

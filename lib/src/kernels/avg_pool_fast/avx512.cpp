@@ -113,9 +113,42 @@ IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_
   return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
 }
 
+// own_check by the stored outputs: the group's all pass the T of all the band has loaded so far
+// when every |y| is above after_floor's bound (one compare per sixteen outputs, from L1, where
+// the least |s| of each row took one per eight in the loop: S1 0.97 of the time). Else rows
+// are flagged by their own outputs. A NaN y fails every check.
+IRRUN_AVX512 bool own_check_outputs(const BandArgs& a, const LoadBits& bits) {
+  const float floor = after_floor(*a.pl, own_threshold(a, bits));
+  const i64 OW = a.pl->g->out[2];
+  if (all_above_avx512(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, floor)) return false;
+  for (i64 q = a.q0; q < a.q1; ++q)
+    a.row_failed[q - a.q0] = !all_above_avx512(a.out_plane + q * OW, OW, floor);
+  return true;
+}
+
 // Row q's least |s| of each lane, kept for the check at the group's end (own_check).
 IRRUN_AVX512 inline void keep_least(const BandArgs& a, i64 q, const __m512d* least, int count) {
   for (int p = 0; p < count; ++p) _mm512_store_pd(a.least + 8 * (q + p - a.q0), least[p]);
+}
+
+// LoadBits taken sixteen floats at a time from a 512-bit load of their own: two operations per
+// sixteen floats where tracking the 256-bit loads that are widened took four (S1 0.95 of the
+// time). Bits 0 raise neither maximum.
+struct LoadBits16 {
+  __m512i u, s;
+};
+
+IRRUN_AVX512 inline void track16(LoadBits16& b, const float* x) {
+  const __m512i i = _mm512_loadu_si512(x);
+  b.u = _mm512_max_epu32(b.u, i), b.s = _mm512_max_epi32(b.s, i);
+}
+
+IRRUN_AVX512 inline LoadBits fold_bits(LoadBits b, const LoadBits16& w) {
+  b.u = _mm256_max_epu32(
+      b.u, _mm256_max_epu32(_mm512_castsi512_si256(w.u), _mm512_extracti64x4_epi64(w.u, 1)));
+  b.s = _mm256_max_epi32(
+      b.s, _mm256_max_epi32(_mm512_castsi512_si256(w.s), _mm512_extracti64x4_epi64(w.s, 1)));
+  return b;
 }
 
 IRRUN_AVX512 inline __mmask8 first_lanes(i64 count) {
@@ -752,13 +785,13 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
 // one's first (3x3 s2, S1): rows[0..2] are the first row's, rows[2..4] the second's, and the
 // shared row is converted once. Each row gets its own additions in its own order, so the bits
 // of P = 1. Returns a mask of the rows with an output that failed the check against t_s.
-// Own: no check against t_s; it waits for the bound, as in row_s1_avx512: the loads raise
-// `bits` (P = 2: all but rows[0], the last row of the pair before, or tracked by
-// run_s2_avx512), and least[p] takes the least |s| of row p, lane by lane.
+// Own: no check against t_s; it waits for the bound, and then checks the stored outputs
+// (own_check_outputs): the loads raise `bits` (P = 2: all but rows[0], the last row of the
+// pair before, or tracked by run_s2_avx512).
 template <int K, bool Own, int R, int P = 1, bool Pf = false>
 IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                             const double* inv_w, const double* rinv_s, double t_s,
-                                            float* const* out, LoadBits& bits_io, __m512d* least,
+                                            float* const* out, LoadBits& bits_io,
                                             PrefetchRange pf = {}) {
   static_assert(K == 2 || K == 3);
   static_assert(P == 1 || (P == 2 && R == 3));
@@ -772,8 +805,7 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
   __m512i left[P];
   __mmask8 fail[P];
   for (int p = 0; p < P; ++p)
-    rinv[p] = _mm512_set1_pd(rinv_s[p]), left[p] = _mm512_setzero_si512(), fail[p] = 0,
-    least[p] = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+    rinv[p] = _mm512_set1_pd(rinv_s[p]), left[p] = _mm512_setzero_si512(), fail[p] = 0;
   const auto finish = [&](int p, __m512d a0, __m512d a1, i64 ow,
                           __mmask8 lanes) IRRUN_AVX512_LAMBDA {
     const __m512i e = _mm512_castpd_si512(_mm512_permutex2var_pd(a0, even, a1));
@@ -785,8 +817,6 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
     left[p] = o;
     if constexpr (Own) {
       store8(s, rinv[p], inv_w + ow, out[p] + ow, lanes);
-      least[p] = lanes == 0xFF ? _mm512_range_pd(least[p], s, 0x0A)
-                               : _mm512_mask_range_pd(least[p], lanes, least[p], s, 0x0A);
     } else {
       fail[p] = finish8(s, rinv[p], inv_w + ow, t, fail[p], out[p] + ow, lanes);
     }
@@ -809,17 +839,22 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
     finish(0, a0, a1, ow, 0xFF);
   };
   i64 ow = 0, c = 0;
+  LoadBits16 bits16{_mm512_setzero_si512(), _mm512_setzero_si512()};
   if (r > 0)
     for (; ow + 8 <= OW && c + 16 <= IW; ow += 8, c += 16) {  // whole blocks: no masks
       if constexpr (Pf) prefetch_lines<5>(pf);
       if constexpr (P == 2) {
-        const __m512d m0 = whole(rows[2] + c), m1 = whole(rows[2] + c + 8);  // the shared row
-        __m512d a0 = add_fma512(whole(rows[0] + c, false), whole(rows[1] + c));
-        __m512d a1 = add_fma512(whole(rows[0] + c + 8, false), whole(rows[1] + c + 8));
+        if constexpr (Own)
+          for (int j = 1; j < 5; ++j) track16(bits16, rows[j] + c);
+        const auto w = [&](const float* x) IRRUN_AVX512_LAMBDA {  // tracked above
+          return _mm512_cvtps_pd(_mm256_loadu_ps(x));
+        };
+        const __m512d m0 = w(rows[2] + c), m1 = w(rows[2] + c + 8);  // the shared row
+        __m512d a0 = add_fma512(w(rows[0] + c), w(rows[1] + c));
+        __m512d a1 = add_fma512(w(rows[0] + c + 8), w(rows[1] + c + 8));
         a0 = add_fma512(a0, m0), a1 = add_fma512(a1, m1);
-        __m512d b0 = add_fma512(m0, whole(rows[3] + c)),
-                b1 = add_fma512(m1, whole(rows[3] + c + 8));
-        b0 = add_fma512(b0, whole(rows[4] + c)), b1 = add_fma512(b1, whole(rows[4] + c + 8));
+        __m512d b0 = add_fma512(m0, w(rows[3] + c)), b1 = add_fma512(m1, w(rows[3] + c + 8));
+        b0 = add_fma512(b0, w(rows[4] + c)), b1 = add_fma512(b1, w(rows[4] + c + 8));
         finish(0, a0, a1, ow, 0xFF);
         finish(1, b0, b1, ow, 0xFF);
       } else {
@@ -860,7 +895,7 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
     }
   if constexpr (Pf)
     while (pf.p < pf.end) prefetch_lines<1>(pf);
-  if constexpr (Own) bits_io = bits;
+  if constexpr (Own) bits_io = fold_bits(bits, bits16);
   int failed = 0;
   for (int p = 0; p < P; ++p) failed |= (fail[p] != 0) << p;
   return failed;
@@ -935,8 +970,8 @@ IRRUN_AVX512 IRRUN_INLINE bool row_2x2(const BandArgs& a, const float* r0, const
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), each summing R input rows (R < 0: r): the row
 // pointers advance by Plan::row_step. Runs of 3-row windows whose last row is the next window's
 // first go two rows at a time (row_s2_avx512<K, 3, 2>: S1 in 0.90 of the time, scripts/ab).
-// Own: the rows' least |s| kept for own_check, their loads tracked in bits; `loaded`: the
-// group before loaded the run's rows up to q0's (own_continues).
+// Own: the rows' loads tracked in bits, their outputs checked by the group (own_check_outputs);
+// `loaded`: the group before loaded the run's rows up to q0's (own_continues).
 template <int K, bool Own, int R>
 IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBits& bits,
                                 bool loaded) {
@@ -947,11 +982,10 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
   const i64* off = pl.row_off.data() + pl.row_begin[static_cast<std::size_t>(q0)];
   for (i64 j = 0; j < n; ++j) rows[j] = a.plane + off[j];
   const double* rinv = pl.row_rinv.data();
-  __m512d least[2];
   bool failed = false;
-  // Own: the rows' least |s| for own_check; else the flags of rows with a failed output.
+  // Without Own: the flags of rows with a failed output.
   const auto keep = [&](i64 q, int f, int count) IRRUN_AVX512_LAMBDA {
-    if constexpr (Own) return keep_least(a, q, least, count);
+    if constexpr (Own) return;
     for (int p = 0; p < count; ++p) a.row_failed[q + p - a.q0] = (f >> p & 1) != 0;
     failed |= f != 0;
   };
@@ -964,8 +998,8 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
         prefetch_step(*a.next);
         const float* pair[5] = {rows[0], rows[1], rows[2], rows[1] + step, rows[2] + step};
         float* out[2] = {a.out_plane + q * OW, a.out_plane + (q + 1) * OW};
-        const int f = row_s2_avx512<K, Own, 3, 2>(pair, r, IW, OW, pl.inv_w.data(), rinv + q, a.t,
-                                                  out, bits, least);
+        const int f =
+            row_s2_avx512<K, Own, 3, 2>(pair, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, out, bits);
         keep(q, f, 2);
         for (i64 j = 0; j < n; ++j) rows[j] += 2 * step;
       }
@@ -977,14 +1011,12 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
     if (a.next->left > 0)
       keep(q,
            row_s2_avx512<K, Own, R, 1, true>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out,
-                                             bits, least, take_steps(*a.next, 1)),
+                                             bits, take_steps(*a.next, 1)),
            1);
     else if constexpr (K == 2 && R == 2 && !Own)
       keep(q, row_2x2(a, rows[0], rows[1], rinv[q], out), 1);
     else
-      keep(q,
-           row_s2_avx512<K, Own, R>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out, bits,
-                                    least),
+      keep(q, row_s2_avx512<K, Own, R>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out, bits),
            1);
     for (i64 j = 0; j < n; ++j) rows[j] += step;
   }
@@ -1018,7 +1050,7 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
     }
     q = q_end, loaded = false;
   }
-  return Own ? own_check(a, bits) : failed;
+  return Own ? own_check_outputs(a, bits) : failed;
 }
 
 // Rows of stride-1 windows of K columns with PAD pad columns on the left (K = 3, 5, 7; PAD 0 or

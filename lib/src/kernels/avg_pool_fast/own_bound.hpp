@@ -46,11 +46,12 @@ inline bool own_continues(const BandArgs& a) {
   return a.q0 == a.own->q_next && a.pl->step_end[static_cast<std::size_t>(a.q0) - 1] > a.q0;
 }
 
-// The end of a group with its own bound: its bits into the band's OwnBound, and every row, by
-// its least |s| (eight doubles at a.least + 8 * (q - q0)), checked against the T of all the
-// band has loaded so far, once for the group (a T per row cost S2's rows of 28 outputs a fifth
-// of their time). Flags the rows in row_failed; true when one failed.
-IRRUN_AVX2_COMMON inline bool own_check(const BandArgs& a, const LoadBits& bits) {
+// The end of a group with its own bound: its bits into the band's OwnBound (own_threshold
+// returns their T), and every row, by its least |s| (eight doubles at a.least + 8 * (q - q0)),
+// checked against the T of all the band has loaded so far, once for the group (a T per row cost
+// S2's rows of 28 outputs a fifth of their time). Flags the rows in row_failed; true when one
+// failed.
+IRRUN_AVX2_COMMON inline double own_threshold(const BandArgs& a, const LoadBits& bits) {
   OwnBound& own = *a.own;
   alignas(32) std::uint32_t u[8];
   alignas(32) std::int32_t s[8];
@@ -58,7 +59,11 @@ IRRUN_AVX2_COMMON inline bool own_check(const BandArgs& a, const LoadBits& bits)
   _mm256_store_si256(reinterpret_cast<__m256i*>(s), bits.s);
   own.u = *std::max_element(u, u + 8), own.s = *std::max_element(s, s + 8);
   own.t = bits_threshold(*a.pl, own.u, own.s), own.q_next = a.q1;
-  const __m256d t = _mm256_set1_pd(own.t);
+  return own.t;
+}
+
+IRRUN_AVX2_COMMON inline bool own_check(const BandArgs& a, const LoadBits& bits) {
+  const __m256d t = _mm256_set1_pd(own_threshold(a, bits));
   bool failed = false;
   for (i64 q = a.q0; q < a.q1; ++q) {
     const double* least = a.least + 8 * (q - a.q0);

@@ -140,6 +140,13 @@ inline double mixed_threshold(const Plan& pl, float m) {
   return static_cast<double>(m) * pl.t_factor;
 }
 
+// The least |y| of outputs that pass a check of their stored values against T: |s| < T gives
+// |y| <= fl32(T * r_max) (rounding is monotone). T = 0 passes all but NaN (-1); a T of NaN
+// passes none.
+inline float after_floor(const Plan& pl, double t) {
+  return t == 0 ? -1.0f : static_cast<float>(t * pl.r_max);
+}
+
 // The exact average of one output (the fallback for outputs that fail the check): the reference
 // kernel's bits.
 float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow);
