@@ -369,18 +369,17 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
 // third of S1's conversions, the bottleneck on Zen 3 (one per cycle). The same additions in the
 // same order as vrow_avx2 then hrow_s2_avx2<K>, so the same bits.
 // Own: the check waits for the bound (own_bound.hpp): every float loaded raises `bits` (a carried
-// row was loaded by the row before, in the same group), and `least` takes the least |s| of each
-// lane. Else nothing is checked or tracked (a band checked after its group, BandArgs::unchecked).
+// row was loaded by the row before, in the same group), and the group checks the stored outputs
+// (own_check_outputs). Else nothing is checked or tracked (a band checked after its group,
+// BandArgs::unchecked).
 template <int K, int R, bool Own>
 IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                          const double* inv_w, double rinv_s, const double* carry_in,
-                                         double* carry_out, float* out, LoadBits& bits_io,
-                                         __m256d& least) {
+                                         double* carry_out, float* out, LoadBits& bits_io) {
   const i64 r = R > 0 ? R : r_rt;
   const __m256d rinv = _mm256_set1_pd(rinv_s);
   __m256d left = _mm256_setzero_pd();  // lane 0: the odd column before
   LoadBits bits = bits_io;             // a local copy stays in registers (see row_s1_avx512)
-  least = _mm256_set1_pd(std::numeric_limits<double>::infinity());
   // Outputs ow .. ow + 3 from columns c .. c + 7; Whole: all inside the row and OW, else masked
   // loads past the row (a ceil window can start past it; +0 there) and a partial store.
   const auto block = [&]<bool Whole>(i64 ow, i64 c) IRRUN_AVX2 {
@@ -421,12 +420,8 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
     }
     s = _mm256_permute4x64_pd(s, 0xD8);
     const i64 n = Whole ? 4 : std::min<i64>(4, OW - ow);
-    if constexpr (Own) {
-      finish4_least(s, rinv, inv_w + ow, out + ow, n, least);
-    } else {
-      const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
-      n == 4 ? _mm_storeu_ps(out + ow, y) : store_first(out + ow, y, n);
-    }
+    const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
+    n == 4 ? _mm_storeu_ps(out + ow, y) : store_first(out + ow, y, n);
   };
   i64 ow = 0, c = 0;
   for (; ow + 4 <= OW && c + 8 <= IW; ow += 4, c += 8) block.template operator()<true>(ow, c);
@@ -441,7 +436,7 @@ IRRUN_AVX2 inline void keep_least4(const BandArgs& a, i64 q, __m256d least) {
 }
 
 // The group takes its bound from its rows' loads (S1, S2: no stats pass) and checks every row at
-// its end (own_check), unless it is checked after (Own false: BandArgs::unchecked).
+// its end (own_check_outputs), unless it is checked after (Own false: BandArgs::unchecked).
 template <int K, bool Own>
 IRRUN_AVX2 bool run_s2_avx2(const BandArgs& a) {
   const Plan& pl = *a.pl;
@@ -471,17 +466,15 @@ IRRUN_AVX2 bool run_s2_avx2(const BandArgs& a) {
         // never share one, and their loop then has no carry branches).
         const bool keep = K == 3 && r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] &&
                           row_off[begin[q + 1]] == row_off[begin[q] + r - 1];
-        __m256d least;
         row_s2_avx2<K, R, Own>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q],
                                carried ? carry : nullptr, keep ? carry : nullptr,
-                               a.out_plane + q * OW, bits, least);
+                               a.out_plane + q * OW, bits);
         carried = keep;
-        if (Own) keep_least4(a, q, least);
         for (i64 j = 0; j < n; ++j) rows[j] += pl.row_step;
       }
     });
   }
-  return Own && own_check(a, bits);
+  return Own && own_check_outputs(a, bits, all_above_avx2);
 }
 
 template <int K>

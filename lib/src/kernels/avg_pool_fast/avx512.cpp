@@ -113,19 +113,6 @@ IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_
   return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
 }
 
-// own_check by the stored outputs: the group's all pass the T of all the band has loaded so far
-// when every |y| is above after_floor's bound (one compare per sixteen outputs, from L1, where
-// the least |s| of each row took one per eight in the loop: S1 0.97 of the time). Else rows
-// are flagged by their own outputs. A NaN y fails every check.
-IRRUN_AVX512 bool own_check_outputs(const BandArgs& a, const LoadBits& bits) {
-  const float floor = after_floor(*a.pl, own_threshold(a, bits));
-  const i64 OW = a.pl->g->out[2];
-  if (all_above_avx512(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, floor)) return false;
-  for (i64 q = a.q0; q < a.q1; ++q)
-    a.row_failed[q - a.q0] = !all_above_avx512(a.out_plane + q * OW, OW, floor);
-  return true;
-}
-
 // Row q's least |s| of each lane, kept for the check at the group's end (own_check).
 IRRUN_AVX512 inline void keep_least(const BandArgs& a, i64 q, const __m512d* least, int count) {
   for (int p = 0; p < count; ++p) _mm512_store_pd(a.least + 8 * (q + p - a.q0), least[p]);
@@ -785,8 +772,8 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
 // one's first (3x3 s2, S1): rows[0..2] are the first row's, rows[2..4] the second's, and the
 // shared row is converted once. Each row gets its own additions in its own order, so the bits
 // of P = 1. Returns a mask of the rows with an output that failed the check against t_s.
-// Own: no check against t_s; it waits for the bound, and then checks the stored outputs
-// (own_check_outputs): the loads raise `bits` (P = 2: all but rows[0], the last row of the
+// Own: no check against t_s; it waits for the bound, and the group then checks the stored
+// outputs (own_check_outputs): the loads raise `bits` (P = 2: all but rows[0], the last row of the
 // pair before, or tracked by run_s2_avx512).
 template <int K, bool Own, int R, int P = 1, bool Pf = false>
 IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
@@ -1050,7 +1037,7 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
     }
     q = q_end, loaded = false;
   }
-  return Own ? own_check_outputs(a, bits) : failed;
+  return Own ? own_check_outputs(a, bits, all_above_avx512) : failed;
 }
 
 // Rows of stride-1 windows of K columns with PAD pad columns on the left (K = 3, 5, 7; PAD 0 or
