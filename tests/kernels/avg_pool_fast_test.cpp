@@ -791,6 +791,42 @@ TEST_CASE("fast avg_pool fused stride-2 row pairs flag each row's failures",
   }
 }
 
+// 2x2 s2 rows (S2's, on AVX-512 four outputs at a time) on planes too tall to be checked after
+// their group: every output of a row's partial last block is checked, also where every window
+// divides by the kernel's area (ceil with a pad counted, one factor for the row). One window at
+// a time cancels: 2^30 + 2^-30 over -2^30 + 0 sums to 0 in double, not 2^-30. The others (2^20
+// and more) pass the band's check: only the planted one can flag its row.
+TEST_CASE("fast avg_pool 2x2 s2 rows check every output of their last block",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  int planted = 0;
+  for (const bool ceil_pad : {false, true})
+    for (const std::int64_t iw : {2, 3, 5, 6, 7, 10, 11}) {
+      const std::int64_t ih = (8192 / iw + 4) / 2 * 2, pe = ceil_pad ? 1 : 0;
+      const PoolGeometry g =
+          window({1, 1}, {ih, iw}, {2, 2}, {2, 2}, {0, 0}, {0, pe}, ceil_pad, !ceil_pad);
+      const std::int64_t ow_count = g.out[2], oh = g.out[1] / 2;
+      for (std::int64_t ow = 0; ow < ow_count && 2 * ow + 1 < iw; ++ow) {
+        Tensor in = Tensor::zeros(ElementType::f32, {1, 1, ih, iw});
+        float* x = in.mutable_data<float>();
+        for (std::int64_t i = 0; i < ih * iw; ++i)
+          x[i] = std::ldexp(static_cast<float>(i % 7 + 1), 20);
+        float* top = x + 2 * oh * iw + 2 * ow;
+        top[0] = 0x1p30f, top[iw] = 0x1p-30f, top[1] = -0x1p30f, top[iw + 1] = 0.0f;
+        Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+        irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+        for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+          INFO("width " << iw << (ceil_pad ? " ceil, pad counted" : "") << " output " << ow
+                        << " isa " << static_cast<int>(isa));
+          const Tensor out = run_fast(g, in, par, isa);
+          CHECK(same_bits(out, want));
+        }
+        ++planted;
+      }
+    }
+  CHECK(planted == 2 * (1 + 1 + 2 + 3 + 3 + 5 + 5));
+}
+
 // The AVX2 3x3 s2 p1 rows keep a converted input row in the group's V buffer for the next row.
 // A rescan rebuilds a failed row's V values but not its zero pad column: that row must not have
 // landed on it. Output (0, 0) cancels (2^30 + 2^-30 over -2^30 + 0: its double sum is 0); its

@@ -913,19 +913,26 @@ IRRUN_AVX512 IRRUN_INLINE bool row_2x2_avx512(const float* r0, const float* r1, 
     };
     const __m256d a = add_fma256(wide(r0 + c, m0), wide(r1 + c, m0));
     const __m256d b = add_fma256(wide(r0 + c + 4, m1), wide(r1 + c + 4, m1));
-    const __m256d s = _mm256_permute4x64_pd(
-        _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b)), 0xD8);
+    // Outputs 0, 2, 1, 3; put in order after the scaling where it takes one factor (EqualW),
+    // in four floats (an in-lane shuffle) instead of four doubles (a cross-lane permute).
+    __m256d s = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
+    if (!EqualW) s = _mm256_permute4x64_pd(s, 0xD8);
     const __m256d r =
         EqualW ? r_row
                : _mm256_mul_pd(rinv, lanes == 0xF ? _mm256_loadu_pd(inv_w + ow)
                                                   : _mm256_maskz_loadu_pd(lanes, inv_w + ow));
-    const __m128 y = _mm256_cvtpd_ps(_mm256_mask_fmadd_pd(s, 0xFF, r, zero));
+    __m128 y = _mm256_cvtpd_ps(_mm256_mask_fmadd_pd(s, 0xFF, r, zero));
+    if (EqualW) y = _mm_shuffle_ps(y, y, 0xD8);
     if (lanes == 0xF) {
       _mm_storeu_ps(out + ow, y);
       if (Check) fail |= _mm256_cmp_pd_mask(_mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
     } else {
       _mm_mask_storeu_ps(out + ow, lanes, y);
-      if (Check) fail |= _mm256_mask_cmp_pd_mask(lanes, _mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
+      // EqualW: s holds outputs 0, 2, 1, 3, and so must the lanes checked.
+      const auto s_lanes =
+          EqualW ? static_cast<__mmask8>((lanes & 9) | (lanes & 2) << 1 | (lanes & 4) >> 1) : lanes;
+      if (Check)
+        fail |= _mm256_mask_cmp_pd_mask(s_lanes, _mm256_and_pd(s, abs_mask), t, _CMP_NGE_UQ);
     }
   };
   i64 ow = 0;
