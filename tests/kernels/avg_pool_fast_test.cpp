@@ -1148,6 +1148,32 @@ TEST_CASE("fast avg_pool bins of four add in the same order on every ISA",
 // window has one sign, T = 0: it keeps its double sum, though its row, band and group hold
 // 2^100. The two kinds of result differ by one ulp on some probes. A signalling NaN after
 // +-2^100 in the middle bin of those rows makes that bin NaN and must change nothing else.
+// Bins of four across the row whose bins down the plane hold the same number of rows (7 to 3:
+// three each, overlapping) or not (8 to 3: 3, 4, 3), or the rows of 4-wide stride-4 windows
+// (dilated down the plane: not consecutive), on planes small enough to run whole planes checked
+// after, several to a chunk: on AVX-512 those with equal bins of consecutive rows run as one
+// flat pass over the chunk (planes_bins4_avx512), the others row by row.
+TEST_CASE("fast avg_pool bins of four over whole planes, even or not down the plane",
+          "[kernels][avg_pool_fast]") {
+  Rng rng(0xB1254F1Aull);
+  std::vector<PoolGeometry> geometries;
+  for (const std::int64_t ow : {1, 2, 3, 7}) {
+    for (const auto [ih, oh] : {std::array<std::int64_t, 2>{7, 3}, {8, 3}, {10, 4}, {12, 3}})
+      geometries.push_back(adaptive({3, 5}, {ih, 4 * ow}, {oh, ow}));
+    for (const std::int64_t d : {1, 2})
+      for (const bool exclude_pad : {true, false})
+        geometries.push_back(window({3, 5}, {9, 4 * ow}, {3, 4}, {2, 4}, {1, 0}, {1, 0}, false,
+                                    exclude_pad, {d, 1}));
+  }
+  for (const PoolGeometry& g : geometries)
+    for (const Data mode : {Data::mixed, Data::cancel, Data::specials}) {
+      INFO(describe(g) << " data " << static_cast<int>(mode));
+      const Tensor in = random_input(rng, g, mode);
+      const Tensor best = check_paths(g, in, Parallel(2), Parallel(1));
+      CHECK(same_bits(best, run_fast(g, in, Parallel(1), Isa::best)));
+    }
+}
+
 TEST_CASE("fast avg_pool judges each failing output by its own window",
           "[kernels][avg_pool_fast]") {
   std::vector<std::vector<float>> probes;

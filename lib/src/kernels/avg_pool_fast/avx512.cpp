@@ -658,6 +658,59 @@ IRRUN_AVX512 bool band_bins4_avx512(const BandArgs& a, const Ops&) {
   return a.unchecked ? rows_bins4_avx512<false>(a) : rows_bins4_avx512<true>(a);
 }
 
+// Ops::planes for bins of four (S6: two 28x28 planes a chunk): the chunk's outputs as one row,
+// four at a time, each lane's bin from Plan::bins4_start, so four bins of a block may lie in
+// different rows or planes; the last block is the last four outputs again (those written twice
+// get the same bits). rows_bins4_avx512's operations on each bin, without its work per row
+// (S6's rows of seven outputs took two blocks and their set-up).
+IRRUN_AVX512 void planes_bins4_avx512(const Plan& pl, const float* x, float* y, i64 count) {
+  const i64 n = count * pl.g->out_plane_size();
+  const i64* start = pl.bins4_start.data();
+  const i64 rows = static_cast<i64>(pl.bins4_rows.size());
+  // Every bin has four columns and `rows` rows: one factor fl(row_rinv[q] * inv_w[ow]).
+  const __m256d r = _mm256_set1_pd(pl.row_rinv[0] * pl.inv_w[0]), zero = _mm256_setzero_pd();
+  with_row_count(rows, [&]<int R>() IRRUN_AVX512_LAMBDA {
+    const i64* off = pl.bins4_rows.data();
+    const auto block = [&](i64 o) IRRUN_AVX512_LAMBDA {
+      const __m256d s = bins4_taps(
+          bin4_sums<R>(x + start[o], off, rows), bin4_sums<R>(x + start[o + 1], off, rows),
+          bin4_sums<R>(x + start[o + 2], off, rows), bin4_sums<R>(x + start[o + 3], off, rows));
+      _mm_storeu_ps(y + o, _mm256_cvtpd_ps(_mm256_mask_fmadd_pd(s, 0xFF, r, zero)));
+    };
+    i64 o = 0;
+    for (; o + 4 <= n; o += 4) block(o);
+    if (o < n) block(n - 4);
+  });
+}
+
+// The tables of planes_bins4_avx512, where every output row's bins sum the same number of
+// consecutive input rows and a chunk holds four outputs or more; else none (ops.planes unset).
+// (run_windows takes band for a thread's last chunk where it holds fewer.)
+bool make_bins4_planes(Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2], IW = g.in[2];
+  const i64 chunk = std::max<i64>(1, kAfterChunkFloats / std::max<i64>(1, in));
+  const i64 rows = pl.row_begin.size() > 1 ? pl.row_begin[1] - pl.row_begin[0] : 0;
+  if (rows == 0 || chunk * out < 4) return false;
+  for (std::size_t q = 0; q + 1 < pl.row_begin.size(); ++q)
+    for (i64 k = 0; k < rows; ++k) {
+      const auto b = static_cast<std::size_t>(pl.row_begin[q]);
+      if (pl.row_begin[q + 1] - pl.row_begin[q] != rows ||
+          pl.row_off[b + static_cast<std::size_t>(k)] != pl.row_off[b] + k * IW)
+        return false;
+    }
+  pl.chunk_planes = chunk;
+  pl.bins4_rows.resize(static_cast<std::size_t>(rows));
+  for (i64 k = 0; k < rows; ++k) pl.bins4_rows[static_cast<std::size_t>(k)] = k * IW;
+  pl.bins4_start.resize(static_cast<std::size_t>(chunk * out));
+  for (i64 o = 0; o < chunk * out; ++o) {
+    const i64 p = o / out, q = o % out / OW, ow = o % OW;
+    const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
+    pl.bins4_start[at(o)] = p * in + pl.row_off[at(pl.row_begin[at(q)])] + 4 * ow;
+  }
+  return true;
+}
+
 template <HrowFn H>
 struct BandAvx512 {
   static constexpr BandFn fn = band_avx512<H>;
@@ -1260,8 +1313,10 @@ Ops select_avx512(Plan& pl) {
       pl.max_rows <= kFusedMaxRows)
     ops.band = band_s2_avx512<2, false>, ops.keeps_v = false;
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).
-  if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2])
+  if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2]) {
     ops.band = band_bins4_avx512, ops.keeps_v = false;
+    if (pl.check_after && make_bins4_planes(pl)) ops.planes = planes_bins4_avx512;
+  }
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);

@@ -123,6 +123,10 @@ struct Ops {
   // above thr (a NaN is not).
   float (*amax)(const float* x, i64 n) = amax_portable;
   bool (*all_above)(const float* y, i64 n, float thr) = all_above_portable;
+  // Whole planes checked after their group (run_windows): `count` planes from x, at most
+  // Plan::chunk_planes and four outputs or more, their outputs at y stored unchecked with
+  // band's bits, in one pass.
+  void (*planes)(const Plan&, const float* x, float* y, i64 count) = nullptr;
 };
 
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
