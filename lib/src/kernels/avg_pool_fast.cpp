@@ -262,7 +262,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   if (after && pl.bands == 1 && pl.band_span_begin[0] == 0 &&
       pl.band_span_len[0] == g.in_plane_size()) {
     const i64 in = g.in_plane_size(), out = g.out_plane_size();
-    const i64 chunk = std::max<i64>(1, kAfterChunkFloats / in);
+    const i64 chunk = after_chunk_planes(g);
     for (i64 p0 = unit_begin; p0 < unit_end; p0 += chunk) {
       const i64 p1 = std::min(unit_end, p0 + chunk);
       if (ops.planes && pl.chunk_planes == chunk && (p1 - p0) * out >= 4)

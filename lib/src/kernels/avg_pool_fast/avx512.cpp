@@ -683,22 +683,27 @@ IRRUN_AVX512 void planes_bins4_avx512(const Plan& pl, const float* x, float* y, 
   });
 }
 
+// Whether every output row sums `rows` consecutive input rows.
+bool rows_consecutive(const Plan& pl, i64 rows) {
+  const i64 IW = pl.g->in[2];
+  for (std::size_t q = 0; q + 1 < pl.row_begin.size(); ++q) {
+    const auto b = static_cast<std::size_t>(pl.row_begin[q]);
+    if (pl.row_begin[q + 1] - pl.row_begin[q] != rows) return false;
+    for (i64 k = 1; k < rows; ++k)
+      if (pl.row_off[b + static_cast<std::size_t>(k)] != pl.row_off[b] + k * IW) return false;
+  }
+  return true;
+}
+
 // The tables of planes_bins4_avx512, where every output row's bins sum the same number of
 // consecutive input rows and a chunk holds four outputs or more; else none (ops.planes unset).
 // (run_windows takes band for a thread's last chunk where it holds fewer.)
 bool make_bins4_planes(Plan& pl) {
   const PoolGeometry& g = *pl.g;
   const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2], IW = g.in[2];
-  const i64 chunk = std::max<i64>(1, kAfterChunkFloats / std::max<i64>(1, in));
+  const i64 chunk = after_chunk_planes(g);
   const i64 rows = pl.row_begin.size() > 1 ? pl.row_begin[1] - pl.row_begin[0] : 0;
-  if (rows == 0 || chunk * out < 4) return false;
-  for (std::size_t q = 0; q + 1 < pl.row_begin.size(); ++q)
-    for (i64 k = 0; k < rows; ++k) {
-      const auto b = static_cast<std::size_t>(pl.row_begin[q]);
-      if (pl.row_begin[q + 1] - pl.row_begin[q] != rows ||
-          pl.row_off[b + static_cast<std::size_t>(k)] != pl.row_off[b] + k * IW)
-        return false;
-    }
+  if (rows == 0 || chunk * out < 4 || !rows_consecutive(pl, rows)) return false;
   pl.chunk_planes = chunk;
   pl.bins4_rows.resize(static_cast<std::size_t>(rows));
   for (i64 k = 0; k < rows; ++k) pl.bins4_rows[static_cast<std::size_t>(k)] = k * IW;
@@ -1014,6 +1019,26 @@ IRRUN_AVX512 IRRUN_INLINE bool row_2x2(const BandArgs& a, const float* r0, const
                     : row_2x2_avx512<true, false>(r0, r1, IW, OW, w, rinv, a.t, out);
 }
 
+// Ops::planes for 2x2 s2 windows of two input rows each (S2): row_2x2_avx512 on every row of
+// the chunk's planes, unchecked, in one loop (per row, run_windows and band_s2_avx512 took their
+// dispatch and set-up: S2 0.965-0.968 of the time; 1.010 with the factor read once per call, a
+// layout effect).
+template <bool EqualW>
+IRRUN_AVX512 void planes_2x2(const Plan& pl, const float* x, float* y, i64 count) {
+  const i64 IW = pl.g->in[2], OW = pl.g->out[2], rows = pl.g->out[0] * pl.g->out[1];
+  const i64 in = pl.g->in_plane_size();
+  const double* w = pl.inv_w.data();
+  for (i64 p = 0; p < count; ++p, x += in) {
+    const float* r0 = x + pl.row_off[0];  // one run of rows (Plan::step_end): no table loads
+    for (i64 q = 0; q < rows; ++q, y += OW, r0 += pl.row_step)
+      row_2x2_avx512<false, EqualW>(r0, r0 + IW, IW, OW, w, pl.row_rinv[q], 0, y);
+  }
+}
+
+IRRUN_AVX512 void planes_2x2_avx512(const Plan& pl, const float* x, float* y, i64 count) {
+  pl.equal_w ? planes_2x2<true>(pl, x, y, count) : planes_2x2<false>(pl, x, y, count);
+}
+
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), each summing R input rows (R < 0: r): the row
 // pointers advance by Plan::row_step. Runs of 3-row windows whose last row is the next window's
 // first go two rows at a time (row_s2_avx512<K, 3, 2>: S1 in 0.90 of the time, scripts/ab).
@@ -1310,8 +1335,12 @@ Ops select_avx512(Plan& pl) {
     ops.keeps_v = false;
   }
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
-      pl.max_rows <= kFusedMaxRows)
+      pl.max_rows <= kFusedMaxRows) {
     ops.band = band_s2_avx512<2, false>, ops.keeps_v = false;
+    if (pl.check_after && rows_consecutive(pl, 2) && !pl.step_end.empty() &&
+        pl.step_end[0] == static_cast<i64>(pl.step_end.size()))
+      pl.chunk_planes = after_chunk_planes(*pl.g), ops.planes = planes_2x2_avx512;
+  }
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).
   if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2]) {
     ops.band = band_bins4_avx512, ops.keeps_v = false;

@@ -145,6 +145,12 @@ inline double mixed_threshold(const Plan& pl, float m) {
   return static_cast<double>(m) * pl.t_factor;
 }
 
+// Planes per chunk of whole planes checked after their group (run_windows): kAfterChunkFloats
+// of input, at least one plane.
+inline i64 after_chunk_planes(const PoolGeometry& g) {
+  return std::max<i64>(1, kAfterChunkFloats / std::max<i64>(1, g.in_plane_size()));
+}
+
 // The least |y| of outputs that pass a check of their stored values against T: |s| < T gives
 // |y| <= fl32(T * r_max) (rounding is monotone). T = 0 passes all but NaN (-1); a T of NaN
 // passes none.
