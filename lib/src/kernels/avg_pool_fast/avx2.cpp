@@ -482,6 +482,20 @@ IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
   return a.unchecked ? run_s2_avx2<K, false>(a) : run_s2_avx2<K, true>(a);
 }
 
+// Ops::planes for 2x2 s2 windows of two input rows each (S2), as planes_2x2_avx512: every row
+// of the chunk's planes unchecked and untracked, in one loop.
+IRRUN_AVX2 void planes_2x2_avx2(const Plan& pl, const float* x, float* y, i64 count) {
+  const i64 IW = pl.g->in[2], OW = pl.g->out[2], rows = pl.g->out[0] * pl.g->out[1];
+  const i64 in = pl.g->in_plane_size();
+  LoadBits bits{};  // untouched: nothing tracked
+  for (i64 p = 0; p < count; ++p, x += in) {
+    const float* r[2] = {x + pl.row_off[0], x + pl.row_off[0] + IW};  // one run of rows
+    for (i64 q = 0; q < rows; ++q, y += OW, r[0] += pl.row_step, r[1] += pl.row_step)
+      row_s2_avx2<2, 2, false>(r, 2, IW, OW, pl.inv_w.data(), pl.row_rinv[q], nullptr, nullptr, y,
+                               bits);
+  }
+}
+
 // The V rows of kFusedRows output rows whose windows are K consecutive input rows, the first at
 // x: each of their K + 3 input rows is converted once and added, in its turn, into the V rows
 // whose windows hold it, so each V row (vlen apart at v) gets vrow_avx2's additions in its order
@@ -719,8 +733,11 @@ Ops select_avx2(Plan& pl) {
   if (pl.fixed_w && pl.stride_w == 2 && pl.max_rows <= 4) {
     if (pl.k_w == 3 && pl.pad_left == 1)
       ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
-    if (pl.k_w == 2 && pl.pad_left == 0)  // S2: checked after where it can be (0.91)
+    if (pl.k_w == 2 && pl.pad_left == 0) {  // S2: checked after where it can be (0.91)
       ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true, ops.after = true;
+      if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl))
+        pl.chunk_planes = after_chunk_planes(*pl.g), ops.planes = planes_2x2_avx2;
+    }
   }
   if (flat_eligible(pl)) {
     make_flat(pl);

@@ -683,18 +683,6 @@ IRRUN_AVX512 void planes_bins4_avx512(const Plan& pl, const float* x, float* y, 
   });
 }
 
-// Whether every output row sums `rows` consecutive input rows.
-bool rows_consecutive(const Plan& pl, i64 rows) {
-  const i64 IW = pl.g->in[2];
-  for (std::size_t q = 0; q + 1 < pl.row_begin.size(); ++q) {
-    const auto b = static_cast<std::size_t>(pl.row_begin[q]);
-    if (pl.row_begin[q + 1] - pl.row_begin[q] != rows) return false;
-    for (i64 k = 1; k < rows; ++k)
-      if (pl.row_off[b + static_cast<std::size_t>(k)] != pl.row_off[b] + k * IW) return false;
-  }
-  return true;
-}
-
 // The tables of planes_bins4_avx512, where every output row's bins sum the same number of
 // consecutive input rows and a chunk holds four outputs or more; else none (ops.planes unset).
 // (run_windows takes band for a thread's last chunk where it holds fewer.)
@@ -1337,8 +1325,7 @@ Ops select_avx512(Plan& pl) {
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
       pl.max_rows <= kFusedMaxRows) {
     ops.band = band_s2_avx512<2, false>, ops.keeps_v = false;
-    if (pl.check_after && rows_consecutive(pl, 2) && !pl.step_end.empty() &&
-        pl.step_end[0] == static_cast<i64>(pl.step_end.size()))
+    if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl))
       pl.chunk_planes = after_chunk_planes(*pl.g), ops.planes = planes_2x2_avx512;
   }
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).

@@ -168,6 +168,21 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   return true;
 }
 
+bool rows_consecutive(const Plan& pl, i64 rows) {
+  const i64 IW = pl.g->in[2];
+  for (std::size_t q = 0; q + 1 < pl.row_begin.size(); ++q) {
+    const auto b = static_cast<std::size_t>(pl.row_begin[q]);
+    if (pl.row_begin[q + 1] - pl.row_begin[q] != rows) return false;
+    for (i64 k = 1; k < rows; ++k)
+      if (pl.row_off[b + static_cast<std::size_t>(k)] != pl.row_off[b] + k * IW) return false;
+  }
+  return true;
+}
+
+bool one_run(const Plan& pl) {
+  return !pl.step_end.empty() && pl.step_end[0] == static_cast<i64>(pl.step_end.size());
+}
+
 bool flat_eligible(const Plan& pl) {
   const PoolGeometry& g = *pl.g;
   return pl.fixed_w && pl.stride_w == 1 && g.out[2] == g.in[2] && g.in[2] <= kFlatMaxWidth &&

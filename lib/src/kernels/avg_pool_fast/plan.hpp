@@ -120,6 +120,11 @@ struct Plan {
 // taps, or a summation depth past the bound's range).
 bool make_plan(const PoolGeometry& g, Plan& pl);
 
+// Whether every output row sums `rows` consecutive input rows; whether all output rows are one
+// run (Plan::step_end: the first input row steps by row_step from each to the next).
+bool rows_consecutive(const Plan& pl, i64 rows);
+bool one_run(const Plan& pl);
+
 // Flat groups (band_flat_*) for narrow stride-1 rows with OW == IW: whether they apply, and
 // their run and mask tables in pl.
 bool flat_eligible(const Plan& pl);
