@@ -265,7 +265,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     const i64 chunk = after_chunk_planes(g);
     for (i64 p0 = unit_begin; p0 < unit_end; p0 += chunk) {
       const i64 p1 = std::min(unit_end, p0 + chunk);
-      if (ops.planes && pl.chunk_planes == chunk && (p1 - p0) * out >= 4)
+      if (ops.planes && (p1 - p0) * out >= 4)
         ops.planes(pl, x + p0 * in, y + p0 * out, p1 - p0);
       else
         for (i64 q = p0; q < p1; ++q) ops.band(args(q, 0, out_rows, 0.0), ops);

@@ -735,8 +735,7 @@ Ops select_avx2(Plan& pl) {
       ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
     if (pl.k_w == 2 && pl.pad_left == 0) {  // S2: checked after where it can be (0.91)
       ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true, ops.after = true;
-      if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl))
-        pl.chunk_planes = after_chunk_planes(*pl.g), ops.planes = planes_2x2_avx2;
+      if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) ops.planes = planes_2x2_avx2;
     }
   }
   if (flat_eligible(pl)) {

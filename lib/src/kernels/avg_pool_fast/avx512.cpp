@@ -692,7 +692,6 @@ bool make_bins4_planes(Plan& pl) {
   const i64 chunk = after_chunk_planes(g);
   const i64 rows = pl.row_begin.size() > 1 ? pl.row_begin[1] - pl.row_begin[0] : 0;
   if (rows == 0 || chunk * out < 4 || !rows_consecutive(pl, rows)) return false;
-  pl.chunk_planes = chunk;
   pl.bins4_rows.resize(static_cast<std::size_t>(rows));
   for (i64 k = 0; k < rows; ++k) pl.bins4_rows[static_cast<std::size_t>(k)] = k * IW;
   pl.bins4_start.resize(static_cast<std::size_t>(chunk * out));
@@ -1325,8 +1324,7 @@ Ops select_avx512(Plan& pl) {
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
       pl.max_rows <= kFusedMaxRows) {
     ops.band = band_s2_avx512<2, false>, ops.keeps_v = false;
-    if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl))
-      pl.chunk_planes = after_chunk_planes(*pl.g), ops.planes = planes_2x2_avx512;
+    if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) ops.planes = planes_2x2_avx512;
   }
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).
   if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2]) {

@@ -124,7 +124,7 @@ struct Ops {
   float (*amax)(const float* x, i64 n) = amax_portable;
   bool (*all_above)(const float* y, i64 n, float thr) = all_above_portable;
   // Whole planes checked after their group (run_windows): `count` planes from x, at most
-  // Plan::chunk_planes and four outputs or more, their outputs at y stored unchecked with
+  // after_chunk_planes and four outputs or more, their outputs at y stored unchecked with
   // band's bits, in one pass.
   void (*planes)(const Plan&, const float* x, float* y, i64 count) = nullptr;
 };

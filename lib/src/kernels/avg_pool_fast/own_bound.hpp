@@ -46,11 +46,8 @@ inline bool own_continues(const BandArgs& a) {
   return a.q0 == a.own->q_next && a.pl->step_end[static_cast<std::size_t>(a.q0) - 1] > a.q0;
 }
 
-// The end of a group with its own bound: its bits into the band's OwnBound (own_threshold
-// returns their T), and every row, by its least |s| (eight doubles at a.least + 8 * (q - q0)),
-// checked against the T of all the band has loaded so far, once for the group (a T per row cost
-// S2's rows of 28 outputs a fifth of their time). Flags the rows in row_failed; true when one
-// failed.
+// The end of a group with its own bound: its bits into the band's OwnBound; returns the T of
+// all the band has loaded so far.
 IRRUN_AVX2_COMMON inline double own_threshold(const BandArgs& a, const LoadBits& bits) {
   OwnBound& own = *a.own;
   alignas(32) std::uint32_t u[8];
@@ -62,6 +59,9 @@ IRRUN_AVX2_COMMON inline double own_threshold(const BandArgs& a, const LoadBits&
   return own.t;
 }
 
+// own_threshold, then every row, by its least |s| (eight doubles at a.least + 8 * (q - q0)),
+// checked against that T, once for the group (a T per row cost S2's rows of 28 outputs a fifth
+// of their time). Flags the rows in row_failed; true when one failed.
 IRRUN_AVX2_COMMON inline bool own_check(const BandArgs& a, const LoadBits& bits) {
   const __m256d t = _mm256_set1_pd(own_threshold(a, bits));
   bool failed = false;

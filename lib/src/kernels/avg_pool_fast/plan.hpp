@@ -107,9 +107,8 @@ struct Plan {
   double full_rinv = 0;
   LineVector<double> full_r;
   // Whole planes of bins of four run flat (planes_bins4_avx512): per output of a chunk of
-  // chunk_planes planes, its bin's first input float (from the chunk's first); every bin sums
-  // bins4_rows.size() rows at these offsets.
-  i64 chunk_planes = 0;
+  // after_chunk_planes planes, its bin's first input float (from the chunk's first); every bin
+  // sums bins4_rows.size() rows at these offsets.
   std::vector<i64> bins4_start, bins4_rows;
   // [block of eight % mask_period][tap][lane]: all ones where the lane's tap is in its own row.
   LineVector<std::uint64_t> flat_lanes;
