@@ -7,6 +7,7 @@
 //                                  (forward inference: pooling_max writes no indices, so the M
 //                                  rows with indices are labelled "values only")
 //   dnnl_blocked/<S>/threads:<t>   oneDNN on nChw8c/nCdhw8c, including the reorders in and out
+//   torch_<variant>/<S>/threads:<t> PyTorch, when built with it (torch_peer.cpp)
 //   mem_read/<MiB>, mem_copy/<MiB> bandwidth probes: L3-resident and DRAM-sized buffers
 //   widen_sum/<MiB>/<bits>         each float of a buffer widened to double and added, in
 //                                  512- or 256-bit vectors: the least work of a kernel that sums
@@ -19,8 +20,9 @@
 // Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
 // same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v too) IRs
 // (for `irrun bench`) and exits; `--irrun_write_peer_ops=FILE` writes the peers' op of each shape
-// as JSON (for bench/ort/ort_bench.js) and exits. `--irrun_isa=avx2` caps both irrun's fast kernels
-// and oneDNN (dnnl::set_max_cpu_isa) at AVX2+FMA: the Zen 3 machine has no AVX-512.
+// as JSON (for bench/ort/ort_bench.js) and exits. `--irrun_isa=avx2` caps irrun's fast kernels,
+// oneDNN (dnnl::set_max_cpu_isa) and PyTorch (ATEN_CPU_CAPABILITY) at AVX2+FMA: the Zen 3
+// machine has no AVX-512. `--irrun_no_torch` leaves PyTorch's rows out.
 #include <benchmark/benchmark.h>
 
 #include <immintrin.h>
@@ -43,6 +45,10 @@
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
 #include "shapes.hpp"
+
+#ifdef IRRUN_BENCH_TORCH
+#include "torch_peer.hpp"
+#endif
 
 #ifdef IRRUN_BENCH_DNNL
 #include <omp.h>
@@ -517,6 +523,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  [[maybe_unused]] bool torch = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const std::string flag = "--irrun_write_models=";
@@ -538,9 +545,20 @@ int main(int argc, char** argv) {
       argv[i] = argv[argc - 1];  // not Google Benchmark's flag: drop it
       --argc;
       --i;
+    } else if (a == "--irrun_no_torch") {
+      torch = false;
+      argv[i] = argv[argc - 1];
+      --argc;
+      --i;
     }
   }
   register_all();
+#ifdef IRRUN_BENCH_TORCH
+  if (torch)
+    register_torch_benchmarks(g_isa == irrun::kernels::Isa::best   ? nullptr
+                              : g_isa == irrun::kernels::Isa::avx2 ? "avx2"
+                                                                   : "default");
+#endif
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
