@@ -7,6 +7,8 @@
 //                                  (forward inference: pooling_max writes no indices, so the M
 //                                  rows with indices are labelled "values only")
 //   dnnl_blocked/<S>/threads:<t>   oneDNN on nChw8c/nCdhw8c, including the reorders in and out
+//                                  (the label of an exact op gives the share of its outputs over
+//                                  one ulp from irrun's reference: accuracy.hpp)
 //   torch_<variant>/<S>/threads:<t> PyTorch, when built with it (torch_peer.cpp)
 //   mem_read/<MiB>, mem_copy/<MiB> bandwidth probes: L3-resident and DRAM-sized buffers
 //   widen_sum/<MiB>/<bits>         each float of a buffer widened to double and added, in
@@ -37,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "accuracy.hpp"
 #include "irrun/blob.hpp"
 #include "irrun/check.hpp"
 #include "irrun/dim.hpp"
@@ -75,7 +78,7 @@ void set_counters(benchmark::State& state, double bytes) {
 
 void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
   const auto g = *infer(s).geometry;
-  const irrun::Tensor in = irrun::random_tensor(irrun::ElementType::f32, s.in, 1);
+  const irrun::Tensor in = bench_input(s);
   irrun::Tensor out = irrun::Tensor::zeros(irrun::ElementType::f32, out_dims(s));
   std::optional<irrun::Tensor> indices;
   if (has_indices(s)) indices = irrun::Tensor::zeros(irrun::ElementType::i64, out_dims(s));
@@ -135,10 +138,11 @@ void bm_dnnl(benchmark::State& state, const Shape& s, int threads, bool blocked)
       memory::dims(s.dpr.begin(), s.dpr.end()));
   const pooling_forward::primitive_desc pd(desc, eng);
   // Forward inference max pooling has no workspace: oneDNN writes the values only.
-  state.SetLabel(std::string(pd.impl_info_str()) + (s.dnnl_exact ? "" : " (proxy op)") +
-                 (has_indices(s) ? " (values only)" : ""));
+  const std::string label = std::string(pd.impl_info_str()) + (s.dnnl_exact ? "" : " (proxy op)") +
+                            (has_indices(s) ? " (values only)" : "");
+  state.SetLabel(label);
 
-  const irrun::Tensor in = irrun::random_tensor(irrun::ElementType::f32, s.in, 1);
+  const irrun::Tensor in = bench_input(s);
   memory src_user(src_plain, eng, const_cast<std::byte*>(in.buffer.data()));
   memory dst_user(dst_plain, eng);
   memory src(src_md, eng), dst(dst_md, eng);
@@ -148,7 +152,7 @@ void bm_dnnl(benchmark::State& state, const Shape& s, int threads, bool blocked)
     to_blocked.emplace(src_user, src);
     to_plain.emplace(dst, dst_user);
   }
-  for (auto _ : state) {
+  const auto once = [&] {
     if (blocked) {
       to_blocked->execute(strm, src_user, src);
       pool.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
@@ -157,6 +161,15 @@ void bm_dnnl(benchmark::State& state, const Shape& s, int threads, bool blocked)
       pool.execute(strm, {{DNNL_ARG_SRC, src_user}, {DNNL_ARG_DST, dst_user}});
     }
     strm.wait();
+  };
+  // The op's values against irrun's reference (not for a proxy op, which computes another one).
+  once();
+  if (s.dnnl_exact &&
+      !report_accuracy(state, label, static_cast<const float*>(dst_user.get_data_handle()),
+                       reference_output(s, in)))
+    return;
+  for (auto _ : state) {
+    once();
     benchmark::ClobberMemory();
   }
   set_counters(state, 4.0 * static_cast<double>(count(s.in) + count(dst_dims)));

@@ -19,19 +19,11 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
-#include "irrun/blob.hpp"
-#include "irrun/kernels/avg_pool.hpp"
-#include "irrun/kernels/max_pool.hpp"
-#include "irrun/parallel.hpp"
-#include "shapes.hpp"
+#include "accuracy.hpp"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
@@ -63,16 +55,6 @@ std::vector<i64> pads(const Shape& s) {
   return s.pads_begin;
 }
 
-// Ordered distance of two floats in ulps (finite values).
-std::int64_t ulps(float a, float b) {
-  const auto key = [](float f) {
-    std::int32_t i;
-    std::memcpy(&i, &f, sizeof i);
-    return i < 0 ? std::int64_t{INT32_MIN} - i : std::int64_t{i};
-  };
-  return std::abs(key(a) - key(b));
-}
-
 // The op, from x into out (and indices where the op writes them).
 void run(const Shape& s, Variant v, const at::Tensor& x, at::Tensor& out, at::Tensor& idx) {
   if (v == Variant::mean) {
@@ -95,16 +77,9 @@ void run(const Shape& s, Variant v, const at::Tensor& x, at::Tensor& out, at::Te
 
 void bm_torch(benchmark::State& state, const Shape& s, int threads, Variant v) {
   at::set_num_threads(threads);
-  const auto g = *infer(s).geometry;
   const auto dims = out_dims(s);
-  const irrun::Tensor in = irrun::random_tensor(irrun::ElementType::f32, s.in, 1);
-  irrun::Tensor ref = irrun::Tensor::zeros(irrun::ElementType::f32, dims);
-  irrun::Tensor ref_idx = irrun::Tensor::zeros(irrun::ElementType::i64, dims);
-  const irrun::Parallel par(2);
-  if (s.max)
-    irrun::kernels::max_pool_reference(in, ref, &ref_idx, g, par);
-  else
-    irrun::kernels::avg_pool_reference(in, ref, g, par);
+  const irrun::Tensor in = bench_input(s);
+  const irrun::Tensor ref = reference_output(s, in);
 
   const auto f32 = at::TensorOptions().dtype(at::kFloat);
   const at::Tensor x = at::from_blob(const_cast<std::byte*>(in.buffer.data()), s.in, f32);
@@ -134,27 +109,13 @@ void bm_torch(benchmark::State& state, const Shape& s, int threads, Variant v) {
     state.SkipWithError("PyTorch's output is not the expected shape or layout");
     return;
   }
-  // A wrong layout or kernel shows as values far from the average (PyTorch 1.13's avg_pool3d_out
-  // wrote NCDHW order into a channels-last output); f32 sums of these windows stay within 1e-5.
-  i64 beyond = 0;
-  const float* a = y.data_ptr<float>();
-  const float* b = reinterpret_cast<const float*>(ref.buffer.data());
-  for (i64 k = 0; k < y.numel(); ++k) {
-    if (!(std::abs(a[k] - b[k]) <= 1e-5f)) {
-      state.SkipWithError(("PyTorch's output " + std::to_string(k) + " is " + std::to_string(a[k]) +
-                           ", irrun's reference " + std::to_string(b[k]))
-                              .c_str());
-      return;
-    }
-    beyond += ulps(a[k], b[k]) > 1;
-  }
-  const double share = 100.0 * static_cast<double>(beyond) / static_cast<double>(y.numel());
-  char pct[32];
-  std::snprintf(pct, sizeof pct, "%.2f%%", share);
-  state.SetLabel(std::string("pytorch ") + name(v) + ", " + pct +
-                 " of outputs over 1 ulp from irrun's" +
-                 (s.max && !has_indices(s) ? " (+ indices)" : ""));
-  state.counters["over_1ulp_pct"] = share;
+  // A wrong layout shows as values far from the average: PyTorch 1.13's avg_pool3d_out wrote
+  // NCDHW order into a channels-last output.
+  if (!report_accuracy(
+          state,
+          std::string("pytorch ") + name(v) + (s.max && !has_indices(s) ? " (+ indices)" : ""),
+          y.data_ptr<float>(), ref))
+    return;
   for (auto _ : state) {
     once();
     benchmark::ClobberMemory();
