@@ -1151,8 +1151,8 @@ TEST_CASE("fast avg_pool bins of four add in the same order on every ISA",
 // Bins of four across the row whose bins down the plane hold the same number of rows (7 to 3:
 // three each, overlapping) or not (8 to 3: 3, 4, 3), or the rows of 4-wide stride-4 windows
 // (dilated down the plane: not consecutive), on planes small enough to run whole planes checked
-// after, several to a chunk: on AVX-512 those with equal bins of consecutive rows run as one
-// flat pass over the chunk (planes_bins4_avx512), the others row by row.
+// after, several to a chunk: on AVX2 and AVX-512 those with equal bins of consecutive rows run
+// as one flat pass over the chunk (planes_bins4), the others row by row.
 TEST_CASE("fast avg_pool bins of four over whole planes, even or not down the plane",
           "[kernels][avg_pool_fast]") {
   Rng rng(0xB1254F1Aull);

@@ -27,7 +27,8 @@
 //   by two output rows is converted once) and advance their row pointers along runs of rows
 //   (Plan::step_end) instead of reading them from the row table; on AVX-512 the 2x2 s2 rows of
 //   two input rows run at 256 bits (row_2x2_avx512), and bins of four that tile the row run
-//   without V rows, four bins' column sums transposed (band_bins4_avx512). On AVX-512,
+//   without V rows, four bins' column sums transposed (band_bins4_avx512; whole planes of
+//   them on both paths as one pass over a chunk's outputs, planes_bins4). On AVX-512,
 //   stride-1 rows of 3, 5 or 7 taps too wide for flat groups do too (band_s1_avx512), four
 //   output rows of windows of consecutive input rows in one pass, each input row converted once
 //   for all four; on AVX2 such passes (2-D K x K windows, band_s1_avx2) store their four V rows for

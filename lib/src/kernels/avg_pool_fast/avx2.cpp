@@ -1,6 +1,7 @@
 // The AVX2+FMA path of the fast f32 AvgPool: the portable path's operations in the same order,
 // four doubles at a time (compiled for AVX2+FMA via target attributes; only called when the CPU
 // has it, so the binary runs on any x86-64).
+#include "bins4.hpp"
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 #include "own_bound.hpp"
 
@@ -715,6 +716,36 @@ BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
 
 }  // namespace
 
+// The chunk's outputs as one row, four at a time, each lane's bin from Plan::bins4_start, so
+// four bins of a block may lie in different rows or planes; the last block is the last four
+// outputs again (those written twice get the same bits). Per row, the set-up and a second block
+// for a row's last three outputs had taken most of S6's row time (S6 0.78 of the time on
+// AVX-512, round 39, where it ran first).
+IRRUN_AVX2 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count) {
+  const i64 n = count * pl.g->out_plane_size();
+  const i64* start = pl.bins4_start.data();
+  const i64 rows = static_cast<i64>(pl.bins4_rows.size());
+  // Every bin has four columns and `rows` rows: one factor fl(row_rinv[q] * inv_w[ow]).
+  const __m256d r = _mm256_set1_pd(pl.row_rinv[0] * pl.inv_w[0]);
+  with_row_count(rows, [&]<int R>() IRRUN_AVX2 {
+    const i64* off = pl.bins4_rows.data();
+    const auto sums = [&](const float* p) IRRUN_AVX2 {  // a bin's column sums (bins4.hpp)
+      const i64 m = R > 0 ? R : rows;
+      __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(p + off[0]));
+      for (i64 j = 1; j < m; ++j) v = add_fma(v, _mm256_cvtps_pd(_mm_loadu_ps(p + off[j])));
+      return v;
+    };
+    const auto block = [&](i64 o) IRRUN_AVX2 {
+      const __m256d s = bins4_taps(sums(x + start[o]), sums(x + start[o + 1]),
+                                   sums(x + start[o + 2]), sums(x + start[o + 3]));
+      _mm_storeu_ps(y + o, scale4(s, r));
+    };
+    i64 o = 0;
+    for (; o + 4 <= n; o += 4) block(o);
+    if (o < n) block(n - 4);
+  });
+}
+
 Ops select_avx2(Plan& pl) {
   Ops ops{stats_avx2, vrow_avx2<0>, plane_sums_avx2};
   ops.amax = amax_avx2, ops.all_above = all_above_avx2;
@@ -738,6 +769,10 @@ Ops select_avx2(Plan& pl) {
       if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) ops.planes = planes_2x2_avx2;
     }
   }
+  // Bins of four that tile the row from its start (S6), of whole planes checked after.
+  if (ops.hrow == hrow_bins4_avx2 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2] &&
+      pl.check_after && make_bins4_planes(pl))
+    ops.planes = planes_bins4;
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx2(pl.k_w, pl.pad_left);

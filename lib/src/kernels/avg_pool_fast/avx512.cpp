@@ -1,6 +1,7 @@
 // The AVX-512 path of the fast f32 AvgPool: the portable path's operations in the same order,
 // eight doubles at a time (compiled for AVX-512F, DQ and VL via target attributes; only called
 // when the CPU has them).
+#include "bins4.hpp"
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 #include "own_bound.hpp"
 
@@ -578,28 +579,14 @@ IRRUN_AVX512 bool band_avx512(const BandArgs& a, const Ops&) {
 }
 
 // Equal bins of four columns that tile the row from its start (S6: 28x28 to 7x7), without V
-// rows and at 256 bits, the faster width for conversions on Zen 4 (round 24): each bin's four
-// columns are one 128-bit load per input row, widened at 256 bits and added down the window's
-// rows in table order (vrow_avx512's additions); a 4x4 transpose of four bins' sums then puts
-// tap k of the four in one register, and the taps are added in order (hrow_bins4_avx512's). So
-// the same bits. A row's last 1-3 outputs are its last four again (those written twice get the
-// same bits); rows under four outputs store masked.
+// rows (bins4.hpp). A row's last 1-3 outputs are its last four again (those written twice get
+// the same bits); rows under four outputs store masked.
 template <int R>
 IRRUN_AVX512 IRRUN_INLINE __m256d bin4_sums(const float* x, const i64* off, i64 r) {
   const i64 n = R > 0 ? R : r;
   __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(x + off[0]));
   for (i64 j = 1; j < n; ++j) v = add_fma256(v, _mm256_cvtps_pd(_mm_loadu_ps(x + off[j])));
   return v;
-}
-
-// The four bins' sums from their column sums v0-v3: taps added in order.
-IRRUN_AVX512 IRRUN_INLINE __m256d bins4_taps(__m256d v0, __m256d v1, __m256d v2, __m256d v3) {
-  const __m256d lo01 = _mm256_unpacklo_pd(v0, v1), hi01 = _mm256_unpackhi_pd(v0, v1);
-  const __m256d lo23 = _mm256_unpacklo_pd(v2, v3), hi23 = _mm256_unpackhi_pd(v2, v3);
-  __m256d s = _mm256_permute2f128_pd(lo01, lo23, 0x20);            // tap 0 of each bin
-  s = _mm256_add_pd(s, _mm256_permute2f128_pd(hi01, hi23, 0x20));  // tap 1
-  s = _mm256_add_pd(s, _mm256_permute2f128_pd(lo01, lo23, 0x31));  // tap 2
-  return _mm256_add_pd(s, _mm256_permute2f128_pd(hi01, hi23, 0x31));
 }
 
 template <bool Check>
@@ -656,51 +643,6 @@ IRRUN_AVX512 bool rows_bins4_avx512(const BandArgs& a) {
 
 IRRUN_AVX512 bool band_bins4_avx512(const BandArgs& a, const Ops&) {
   return a.unchecked ? rows_bins4_avx512<false>(a) : rows_bins4_avx512<true>(a);
-}
-
-// Ops::planes for bins of four (S6: two 28x28 planes a chunk): the chunk's outputs as one row,
-// four at a time, each lane's bin from Plan::bins4_start, so four bins of a block may lie in
-// different rows or planes; the last block is the last four outputs again (those written twice
-// get the same bits). rows_bins4_avx512's operations on each bin, without its work per row
-// (S6's rows of seven outputs took two blocks and their set-up).
-IRRUN_AVX512 void planes_bins4_avx512(const Plan& pl, const float* x, float* y, i64 count) {
-  const i64 n = count * pl.g->out_plane_size();
-  const i64* start = pl.bins4_start.data();
-  const i64 rows = static_cast<i64>(pl.bins4_rows.size());
-  // Every bin has four columns and `rows` rows: one factor fl(row_rinv[q] * inv_w[ow]).
-  const __m256d r = _mm256_set1_pd(pl.row_rinv[0] * pl.inv_w[0]), zero = _mm256_setzero_pd();
-  with_row_count(rows, [&]<int R>() IRRUN_AVX512_LAMBDA {
-    const i64* off = pl.bins4_rows.data();
-    const auto block = [&](i64 o) IRRUN_AVX512_LAMBDA {
-      const __m256d s = bins4_taps(
-          bin4_sums<R>(x + start[o], off, rows), bin4_sums<R>(x + start[o + 1], off, rows),
-          bin4_sums<R>(x + start[o + 2], off, rows), bin4_sums<R>(x + start[o + 3], off, rows));
-      _mm_storeu_ps(y + o, _mm256_cvtpd_ps(_mm256_mask_fmadd_pd(s, 0xFF, r, zero)));
-    };
-    i64 o = 0;
-    for (; o + 4 <= n; o += 4) block(o);
-    if (o < n) block(n - 4);
-  });
-}
-
-// The tables of planes_bins4_avx512, where every output row's bins sum the same number of
-// consecutive input rows and a chunk holds four outputs or more; else none (ops.planes unset).
-// (run_windows takes band for a thread's last chunk where it holds fewer.)
-bool make_bins4_planes(Plan& pl) {
-  const PoolGeometry& g = *pl.g;
-  const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2], IW = g.in[2];
-  const i64 chunk = after_chunk_planes(g);
-  const i64 rows = pl.row_begin.size() > 1 ? pl.row_begin[1] - pl.row_begin[0] : 0;
-  if (rows == 0 || chunk * out < 4 || !rows_consecutive(pl, rows)) return false;
-  pl.bins4_rows.resize(static_cast<std::size_t>(rows));
-  for (i64 k = 0; k < rows; ++k) pl.bins4_rows[static_cast<std::size_t>(k)] = k * IW;
-  pl.bins4_start.resize(static_cast<std::size_t>(chunk * out));
-  for (i64 o = 0; o < chunk * out; ++o) {
-    const i64 p = o / out, q = o % out / OW, ow = o % OW;
-    const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
-    pl.bins4_start[at(o)] = p * in + pl.row_off[at(pl.row_begin[at(q)])] + 4 * ow;
-  }
-  return true;
 }
 
 template <HrowFn H>
@@ -1329,7 +1271,7 @@ Ops select_avx512(Plan& pl) {
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).
   if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2]) {
     ops.band = band_bins4_avx512, ops.keeps_v = false;
-    if (pl.check_after && make_bins4_planes(pl)) ops.planes = planes_bins4_avx512;
+    if (pl.check_after && make_bins4_planes(pl)) ops.planes = planes_bins4;
   }
   if (flat_eligible(pl)) {
     make_flat(pl);

@@ -183,6 +183,23 @@ bool one_run(const Plan& pl) {
   return !pl.step_end.empty() && pl.step_end[0] == static_cast<i64>(pl.step_end.size());
 }
 
+bool make_bins4_planes(Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2], IW = g.in[2];
+  const i64 chunk = after_chunk_planes(g);
+  const i64 rows = pl.row_begin.size() > 1 ? pl.row_begin[1] - pl.row_begin[0] : 0;
+  if (rows == 0 || chunk * out < 4 || !rows_consecutive(pl, rows)) return false;
+  pl.bins4_rows.resize(static_cast<std::size_t>(rows));
+  for (i64 k = 0; k < rows; ++k) pl.bins4_rows[static_cast<std::size_t>(k)] = k * IW;
+  pl.bins4_start.resize(static_cast<std::size_t>(chunk * out));
+  for (i64 o = 0; o < chunk * out; ++o) {
+    const i64 p = o / out, q = o % out / OW, ow = o % OW;
+    const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
+    pl.bins4_start[at(o)] = p * in + pl.row_off[at(pl.row_begin[at(q)])] + 4 * ow;
+  }
+  return true;
+}
+
 bool flat_eligible(const Plan& pl) {
   const PoolGeometry& g = *pl.g;
   return pl.fixed_w && pl.stride_w == 1 && g.out[2] == g.in[2] && g.in[2] <= kFlatMaxWidth &&

@@ -106,7 +106,7 @@ struct Plan {
   // take y = s * full_r[ow] with one multiplication fewer per eight outputs.
   double full_rinv = 0;
   LineVector<double> full_r;
-  // Whole planes of bins of four run flat (planes_bins4_avx512): per output of a chunk of
+  // Whole planes of bins of four run flat (planes_bins4): per output of a chunk of
   // after_chunk_planes planes, its bin's first input float (from the chunk's first); every bin
   // sums bins4_rows.size() rows at these offsets.
   std::vector<i64> bins4_start, bins4_rows;
@@ -123,6 +123,10 @@ bool make_plan(const PoolGeometry& g, Plan& pl);
 // run (Plan::step_end: the first input row steps by row_step from each to the next).
 bool rows_consecutive(const Plan& pl, i64 rows);
 bool one_run(const Plan& pl);
+// The tables of planes_bins4 (Plan::bins4_start, bins4_rows), where every output row's bins sum
+// the same number of consecutive input rows and a chunk holds four outputs or more; false (no
+// tables) otherwise. (run_windows takes band for a thread's last chunk where it holds fewer.)
+bool make_bins4_planes(Plan& pl);
 
 // Flat groups (band_flat_*) for narrow stride-1 rows with OW == IW: whether they apply, and
 // their run and mask tables in pl.
