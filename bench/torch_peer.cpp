@@ -2,9 +2,10 @@
 // into irrun_bench when CMake finds Torch. A translation unit of its own: ATen's headers take
 // seconds to compile and bring their own warnings.
 //
-//   torch_nchw/<S>/threads:<t>  the op (avg_pool2d/3d, adaptive_avg_pool2d, max_pool2d with or
-//                               without indices, adaptive_max_pool2d) on contiguous NCHW tensors,
-//                               into preallocated outputs (the `_out` forms)
+//   torch_nchw/<S>/threads:<t>  the op (avg_pool2d/3d, adaptive_avg_pool2d,
+//                               max_pool2d_with_indices, adaptive_max_pool2d: PyTorch's max pools
+//                               always write indices) on contiguous NCHW tensors, into
+//                               preallocated outputs (the `_out` forms)
 //   torch_cl/<S>/threads:<t>    the same on channels-last tensors (PyTorch's vectorised
 //                               kernels), including the copies into and out of that layout
 //   torch_mean/<S>/threads:<t>  at::mean over H and W, for windows or bins that cover the plane
