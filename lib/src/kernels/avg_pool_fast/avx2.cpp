@@ -1,8 +1,9 @@
 // The AVX2+FMA path of the fast f32 AvgPool: the portable path's operations in the same order,
 // four doubles at a time (compiled for AVX2+FMA via target attributes; only called when the CPU
 // has it, so the binary runs on any x86-64).
-#include "bins4.hpp"
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
+
+#include "bins4.hpp"
 #include "own_bound.hpp"
 
 #include <algorithm>
@@ -771,7 +772,7 @@ Ops select_avx2(Plan& pl) {
   }
   // Bins of four that tile the row from its start (S6), of whole planes checked after.
   if (ops.hrow == hrow_bins4_avx2 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2] &&
-      pl.check_after && make_bins4_planes(pl))
+      make_bins4_planes(pl))
     ops.planes = planes_bins4;
   if (flat_eligible(pl)) {
     make_flat(pl);

@@ -1,8 +1,9 @@
 // The AVX-512 path of the fast f32 AvgPool: the portable path's operations in the same order,
 // eight doubles at a time (compiled for AVX-512F, DQ and VL via target attributes; only called
 // when the CPU has them).
-#include "bins4.hpp"
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
+
+#include "bins4.hpp"
 #include "own_bound.hpp"
 
 #include <algorithm>
@@ -1271,7 +1272,7 @@ Ops select_avx512(Plan& pl) {
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).
   if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2]) {
     ops.band = band_bins4_avx512, ops.keeps_v = false;
-    if (pl.check_after && make_bins4_planes(pl)) ops.planes = planes_bins4;
+    if (make_bins4_planes(pl)) ops.planes = planes_bins4;
   }
   if (flat_eligible(pl)) {
     make_flat(pl);

@@ -188,7 +188,7 @@ bool make_bins4_planes(Plan& pl) {
   const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2], IW = g.in[2];
   const i64 chunk = after_chunk_planes(g);
   const i64 rows = pl.row_begin.size() > 1 ? pl.row_begin[1] - pl.row_begin[0] : 0;
-  if (rows == 0 || chunk * out < 4 || !rows_consecutive(pl, rows)) return false;
+  if (!pl.check_after || rows == 0 || chunk * out < 4 || !rows_consecutive(pl, rows)) return false;
   pl.bins4_rows.resize(static_cast<std::size_t>(rows));
   for (i64 k = 0; k < rows; ++k) pl.bins4_rows[static_cast<std::size_t>(k)] = k * IW;
   pl.bins4_start.resize(static_cast<std::size_t>(chunk * out));

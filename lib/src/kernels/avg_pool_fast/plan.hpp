@@ -123,9 +123,10 @@ bool make_plan(const PoolGeometry& g, Plan& pl);
 // run (Plan::step_end: the first input row steps by row_step from each to the next).
 bool rows_consecutive(const Plan& pl, i64 rows);
 bool one_run(const Plan& pl);
-// The tables of planes_bins4 (Plan::bins4_start, bins4_rows), where every output row's bins sum
-// the same number of consecutive input rows and a chunk holds four outputs or more; false (no
-// tables) otherwise. (run_windows takes band for a thread's last chunk where it holds fewer.)
+// The tables of planes_bins4 (Plan::bins4_start, bins4_rows), where whole planes are checked
+// after (Plan::check_after), every output row's bins sum the same number of consecutive input
+// rows and a chunk holds four outputs or more; false (no tables) otherwise. (run_windows takes band
+// for a thread's last chunk where it holds fewer.)
 bool make_bins4_planes(Plan& pl);
 
 // Flat groups (band_flat_*) for narrow stride-1 rows with OW == IW: whether they apply, and
