@@ -99,9 +99,20 @@ bool hrows_n(const BandArgs& a, i64 q, double t) {
 
 bool hrows_generic(const BandArgs& a, double t) {
   bool failed = false;
-  i64 q = a.q0;
-  for (; q + 4 <= a.q1; q += 4) failed |= hrows_n<4>(a, q, t);
-  for (; q < a.q1; ++q) failed |= hrows_n<1>(a, q, t);
+  // Rows four at a time, the last five as three and two (S8's 17 rows: 4, 4, 4, 3, 2).
+  for (i64 q = a.q0; q < a.q1;) {
+    const i64 left = a.q1 - q;
+    const i64 n = left >= 6 ? 4 : left == 5 ? 3 : left;
+    // clang-format off
+    switch (n) {
+      case 4: failed |= hrows_n<4>(a, q, t); break;
+      case 3: failed |= hrows_n<3>(a, q, t); break;
+      case 2: failed |= hrows_n<2>(a, q, t); break;
+      default: failed |= hrows_n<1>(a, q, t); break;
+    }
+    // clang-format on
+    q += n;
+  }
   return failed;
 }
 
