@@ -213,16 +213,21 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   // that many at once (Ops::min_group): band_s1_avx512 and band_s1_avx2 run four rows at a time,
   // and S9's rows of 1024 would otherwise make groups of three.
   const i64 group = std::max<i64>(ops.keeps_v ? ops.min_group : kFusedRows, kVBufferDoubles / vlen);
+  // The scratch is made on first use: whole planes checked after their group (S2, S6) need it
+  // only when a check fails, and its zeroed 32 KB cost S2 5% at two threads (eight calls a run).
   Scratch sc;
-  // One more row than the group's: scratch for a group function (band_s2_avx2 keeps a
-  // converted input row there), apart from the rows and pads that rescans rely on.
-  sc.v.assign(static_cast<std::size_t>((group + 1) * vlen + 2 * kVGuard + 8), 0.0);
-  // V rows start on 64-byte boundaries (vlen is a multiple of 8): whole-block loads of a row do
-  // not straddle cache lines.
-  double* vbase = sc.v.data() + kVGuard;
-  vbase += (8 - (reinterpret_cast<std::uintptr_t>(vbase) / sizeof(double)) % 8) % 8;
-  sc.row_failed = std::make_unique<bool[]>(static_cast<std::size_t>(group));
-  sc.least.resize(static_cast<std::size_t>(group * 8));
+  double* vbase = nullptr;
+  const auto scratch = [&] {
+    // One more row than the group's: scratch for a group function (band_s2_avx2 keeps a
+    // converted input row there), apart from the rows and pads that rescans rely on.
+    sc.v.assign(static_cast<std::size_t>((group + 1) * vlen + 2 * kVGuard + 8), 0.0);
+    // V rows start on 64-byte boundaries (vlen is a multiple of 8): whole-block loads of a row
+    // do not straddle cache lines.
+    vbase = sc.v.data() + kVGuard;
+    vbase += (8 - (reinterpret_cast<std::uintptr_t>(vbase) / sizeof(double)) % 8) % 8;
+    sc.row_failed = std::make_unique<bool[]>(static_cast<std::size_t>(group));
+    sc.least.resize(static_cast<std::size_t>(group * 8));
+  };
 
   // Bands that write as much as they read (S3: 3x3 s1 "same" on 28x28) take that burst into L2
   // only: into L1 it stalled on the miss buffers, which the output's first stores need as well
@@ -239,6 +244,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   Prefetch next;
   OwnBound own;
   const auto args = [&](i64 plane, i64 q0, i64 q1, double t) {
+    if (!vbase) scratch();
     return BandArgs{&pl,
                     x + plane * g.in_plane_size(),
                     y + plane * g.out_plane_size(),
