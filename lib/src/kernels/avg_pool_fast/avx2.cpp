@@ -305,24 +305,29 @@ constexpr HrowSet kHrowAvx2{hrow_s1_avx2<2>, hrow_s1_avx2<3>, hrow_s1_avx2<5>,
 
 // Ops::vsum (as vsum_portable), also the vertical pass of the group functions; the last
 // 1-3 columns are masked loads and a whole store of +0 past n (Plan::vlen leaves room).
-template <int R>
+// B chains of four columns are summed down the rows together: many rows (R = 0) keep four in
+// flight, few two. Ops::vsum (adaptive bins: S8) keeps eight, each row's two lines read in turn,
+// then four (S8: 0.963-0.967 of the time with four, round 41; twelve spilled, 1.06).
+template <int R, int B = (R > 0 ? 2 : 4)>
 IRRUN_AVX2 IRRUN_INLINE void vrow_avx2(const float* plane, const i64* off, i64 r_rt, i64 n,
                                        double* v) {
   const i64 r = R > 0 ? R : r_rt;
-  // Many rows (R = 0: adaptive bins, vsum) keep four chains of additions in flight, few two.
-  constexpr int B = R > 0 ? 2 : 4;
   const float* p0 = plane + off[0];
   i64 i = 0;
-  for (; i + 4 * B <= n; i += 4 * B) {
-    __m256d acc[B];
-    for (int b = 0; b < B; ++b) acc[b] = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i + 4 * b));
-    for (i64 j = 1; j < r; ++j) {
-      const float* pj = plane + off[j] + i;
-      for (int b = 0; b < B; ++b)
-        acc[b] = add_fma(acc[b], _mm256_cvtps_pd(_mm_loadu_ps(pj + 4 * b)));
+  const auto strips = [&]<int C>() IRRUN_AVX2 {
+    for (; i + 4 * C <= n; i += 4 * C) {
+      __m256d acc[C];
+      for (int b = 0; b < C; ++b) acc[b] = _mm256_cvtps_pd(_mm_loadu_ps(p0 + i + 4 * b));
+      for (i64 j = 1; j < r; ++j) {
+        const float* pj = plane + off[j] + i;
+        for (int b = 0; b < C; ++b)
+          acc[b] = add_fma(acc[b], _mm256_cvtps_pd(_mm_loadu_ps(pj + 4 * b)));
+      }
+      for (int b = 0; b < C; ++b) _mm256_storeu_pd(v + i + 4 * b, acc[b]);
     }
-    for (int b = 0; b < B; ++b) _mm256_storeu_pd(v + i + 4 * b, acc[b]);
-  }
+  };
+  strips.template operator()<B>();
+  if constexpr (B > 4) strips.template operator()<4>();
   for (; i < n; i += 4) {
     const __m128i m = first_lanes4(std::min<i64>(4, n - i));
     __m256d a = _mm256_cvtps_pd(_mm_maskload_ps(p0 + i, m));
@@ -748,7 +753,7 @@ IRRUN_AVX2 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count
 }
 
 Ops select_avx2(Plan& pl) {
-  Ops ops{stats_avx2, vrow_avx2<0>, plane_sums_avx2};
+  Ops ops{stats_avx2, vrow_avx2<0, 8>, plane_sums_avx2};
   ops.amax = amax_avx2, ops.all_above = all_above_avx2;
   ops.finish_row = hrow_s1_avx2<1>;
   ops.band = band_generic;
