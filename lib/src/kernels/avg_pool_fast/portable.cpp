@@ -71,7 +71,7 @@ bool hrow_s2_portable(const double* vp, i64 k, i64 n, const double* inv_w, doubl
 // The horizontal pass of a group over windows of any width (adaptive bins), N rows at a time:
 // their sums are N independent chains of additions, where one row's bins, summed in order, wait
 // on each other's latency (S8: 17% of the time in this pass with one row at a time). Each sum
-// still adds its taps in order.
+// still adds its taps in order, as hsum_generic does.
 template <int N>
 bool hrows_n(const BandArgs& a, i64 q, double t) {
   const Plan& pl = *a.pl;
