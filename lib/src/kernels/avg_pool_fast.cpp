@@ -147,16 +147,17 @@ struct Scratch {
 // passes its own; any other is judged by the T of its own window and recomputed if it fails
 // that. Which outputs may have failed shows in their stored y, so only those have their sums
 // redone, from the V rows still in the buffer (or rebuilt once): S9's rows of 1024 outputs
-// rarely hold more than one. Out of line: the loop of run_windows stays small.
+// rarely hold more than one. Out of line: the loop of run_windows stays small. v_valid: the
+// buffer holds the group's V rows (else they are built where needed).
 [[gnu::noinline]] void recheck_rows(const Plan& pl, const Ops& ops, const float* plane,
                                     float* out_plane, i64 g0, i64 g1, double* vbase, i64 vlen,
-                                    const bool* row_failed, double t_first) {
+                                    const bool* row_failed, double t_first, bool v_valid) {
   const PoolGeometry& g = *pl.g;
   const i64 OH = g.out[1], OW = g.out[2];
   for (i64 q = g0; q < g1; ++q) {
     if (!row_failed[q - g0]) continue;
     double* vrow = vbase + (q - g0) * vlen;
-    bool have_v = ops.keeps_v;
+    bool have_v = v_valid;
     float* out = out_plane + q * OW;
     const double rinv = pl.row_rinv[static_cast<std::size_t>(q)];
     for (i64 ow = 0; ow < OW; ++ow) {
@@ -185,10 +186,11 @@ struct Scratch {
 // every output passes. Else the exact stats' T (0 for one sign) is tried, and then the rows are
 // judged output by output. Since every float of the span reaches an output (Plan::check_after), a
 // NaN that drops out of amax makes some y NaN, which fails both checks. A group function
-// (BandFn) that rechecks its rows itself: it returns false.
-bool check_after(const BandArgs& a, const Ops& ops) {
+// (BandFn) that rechecks its rows itself: it returns false. judge_after is that check for
+// outputs already stored (v_valid: the group's V rows are in the buffer); check_after runs the
+// band first.
+bool judge_after(const BandArgs& a, const Ops& ops, bool v_valid) {
   const Plan& pl = *a.pl;
-  ops.band(a, ops);  // a.unchecked: its check is this one
   const i64 OW = pl.g->out[2];
   const auto passes = [&](double t) {
     return ops.all_above(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, after_floor(pl, t));
@@ -199,9 +201,19 @@ bool check_after(const BandArgs& a, const Ops& ops) {
   if (passes(mixed_threshold(pl, ops.amax(span, span_len)))) return false;
   const double t = stats_threshold(pl, ops, span, span_len);
   if (passes(t)) return false;
-  std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), true);
-  recheck_rows(pl, ops, a.plane, a.out_plane, a.q0, a.q1, a.v, v_stride(pl), a.row_failed, t);
+  // Only rows with an output at or under the floor hold one to redo (recheck_rows' own test is
+  // stricter): a scalar test of every output of a plane cost S2 6%, three planes a run failing.
+  const float floor = after_floor(pl, t);
+  for (i64 q = a.q0; q < a.q1; ++q)
+    a.row_failed[q - a.q0] = !ops.all_above(a.out_plane + q * OW, OW, floor);
+  recheck_rows(pl, ops, a.plane, a.out_plane, a.q0, a.q1, a.v, v_stride(pl), a.row_failed, t,
+               v_valid);
   return false;
+}
+
+bool check_after(const BandArgs& a, const Ops& ops) {
+  ops.band(a, ops);  // a.unchecked: its check is this one
+  return judge_after(a, ops, ops.keeps_v);
 }
 
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
@@ -263,7 +275,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   // planes of a span of at most kAfterChunkFloats run first (S6: two), then one check covers
   // them all, whose T (from their greatest |x|) is at least each plane's: a plane that passes
   // its own check passes it, and one that fails its own fails it. Only a failing chunk is
-  // judged plane by plane (check_after), so the outputs do not depend on how the threads'
+  // judged plane by plane (judge_after), so the outputs do not depend on how the threads'
   // ranges cut the chunks. A NaN dropped from the maximum makes some output NaN, which fails
   // the check.
   if (after && pl.bands == 1 && pl.band_span_begin[0] == 0 &&
@@ -278,8 +290,13 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
         for (i64 q = p0; q < p1; ++q) ops.band(args(q, 0, out_rows, 0.0), ops);
       const double t = mixed_threshold(pl, ops.amax(x + p0 * in, (p1 - p0) * in));
       if (ops.all_above(y + p0 * out, (p1 - p0) * out, after_floor(pl, t))) continue;
-      // Again plane by plane: rescans read the V rows of their own plane's group.
-      for (i64 q = p0; q < p1; ++q) check_after(args(q, 0, out_rows, 0.0), ops);
+      // Again plane by plane, from the stored outputs (the band's bits): running the band again
+      // for its V rows cost S2 6% (a chunk of two planes failed about once in three runs on
+      // random inputs); the rescans build the V rows they need. Flat groups' V rows (back to
+      // back) are the band's to build.
+      for (i64 q = p0; q < p1; ++q)
+        pl.flat ? check_after(args(q, 0, out_rows, 0.0), ops)
+                : judge_after(args(q, 0, out_rows, 0.0), ops, false);
     }
     return;
   }
@@ -327,7 +344,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       // 2-3. Vertical and horizontal sums, scaling, check, store.
       if (!group_fn(args(p, g0, g1, t), ops)) continue;
       recheck_rows(pl, ops, plane, out_plane, g0, g1, vbase, vlen, sc.row_failed.get(),
-                   ops.own_bound ? own.t : t);
+                   ops.own_bound ? own.t : t, ops.keeps_v);
     }
     if (++band == pl.bands) band = 0, ++p;
   }
