@@ -579,9 +579,9 @@ TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
 // absorbed, and G / N is an f32 midpoint, so the double sum and the exact one round to
 // neighbouring f32 values for one of the two signs (fl(G * r) lies on either side of the
 // midpoint, by r's rounding): the output must be the reference kernel's. For K x K windows of
-// N = K^2 taps, T = N * D * 2^20 * 2^-24 (depth D = N + K + 16, M = 2^20 from the window's
-// +-2^20, the greatest |x| of the band too), and G = N * (a + ulp(a) / 2) lies just under it. A
-// smaller depth would put G over T and fail this test. The +-2^20 pair sits in each row of the
+// N = K^2 taps, T = N * d * 2^20 * 2^-26 (depth d = N - 1, M = 2^20 from the window's +-2^20,
+// the greatest |x| of the band too), and G = N * (a + ulp(a) / 2) lies just under it. A smaller
+// T would put G over it and fail this test. The +-2^20 pair sits in each row of the
 // window in turn, for windows across the groups of the fused rows that take T from their own
 // loads (band_s1_avx512, band_s1_avx2 and band_s2_avx512, carried from group to group;
 // band_s2_avx2, per group): a row missing from them leaves T of the small values alone and G
@@ -590,8 +590,7 @@ TEST_CASE("fast avg_pool fused stride-1 rows flag each row's failures",
 // window's sum), puts every other output above T, so that the check stands or falls by this one
 // alone; with `snan_unread`, every input no window reads (stride > k) is a signalling NaN, which
 // drops the values before it in its lane out of AVX-512's vrangeps maximum: such bands must not
-// be checked after (Plan::check_after). `stride_w`: along W, if not `stride`; windows of no fixed
-// taps along W (stride > 2) have D = N + 16.
+// be checked after (Plan::check_after). `stride_w`: along W, if not `stride`.
 struct UnderT {
   float fill = 0;
   bool snan_unread = false;
@@ -603,7 +602,7 @@ void check_sums_under_t(const PoolGeometry& g, int k, int stride, int pad, Under
   const int IH = static_cast<int>(g.in[1]), IW = static_cast<int>(g.in[2]);
   const int OH = static_cast<int>(g.out[1]), OW = static_cast<int>(g.out[2]);
   const int sw = opt.stride_w ? opt.stride_w : stride;
-  const double a_top = (k * k + (sw <= 2 || g.adaptive ? k : 0) + 16) / 16.0;  // T / N
+  const double a_top = (k * k - 1) / 64.0;  // T / N
   const double ulp = std::ldexp(1.0, std::ilogb(a_top) - 23);
   for (int oh = 0; oh < OH; ++oh)
     for (const int ow : {pad, OW / 2, OW - 1 - pad})

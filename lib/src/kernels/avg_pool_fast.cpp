@@ -41,22 +41,21 @@
 //
 // Accuracy proof (the contract: within one ulp of the exact average a = s/n):
 //   Every sum is a fixed tree of double additions over the window's f32 values (plus exact
-//   zeros for padding, whose additions are exact). The window tree is a left-to-right chain of
-//   row sums (at most rows - 1 additions) followed by a left-to-right chain over the K
-//   horizontal taps (K - 1 additions), so d <= N + K; the bins-of-four gather changes only
-//   where the taps come from, not the chain; the plane sums (plane_sum_portable) add at most
-//   N + 3. make_plan uses D = N + K + 16 (K = 0 for uneven bins). With at most d rounded
-//   additions on any path, |s^ - s| <= gamma_d * sum|x| <= gamma_d * N * M =: B, where N
-//   bounds the taps of any window, M = max |x| over the window's inputs (or any superset of
-//   them) and gamma_d = d*u/(1-d*u),
-//   u = 2^-53. The result is
+//   zeros for padding and masked lanes: adding one rounds nothing). Without those, a tree of at
+//   most N leaves, N bounding the taps of any window: a value meets at most d = N - 1 rounded
+//   additions on its way to the sum, whatever the order and shape of the tree, and
+//   |s^ - s| <= gamma_d * sum|x| <= gamma_d * N * M =: B, where M = max |x| over the window's
+//   inputs (or any superset of them) and gamma_d = d*u/(1-d*u), u = 2^-53 (no partial sum of
+//   f32 values leaves the normal doubles). The result is
 //   y = fl(s^ * fl(fl(1/r) * fl(1/c))) = (s^/n)(1+e), |e| <= 4.01u (or fl(1/fl(n)) for a kernel
-//   volume n past 2^53, which rounds to a double: |e| <= 3.01u). If B <= 2^-28 |s^| then
-//   |y - a| < 2^-26 |a|; any two reals that close round to f32 values at most one ulp apart
-//   (the f32 spacing at and just below a is >= 2^-25 |a|, also for subnormals), so fl32(y) is
-//   within one ulp of fl32(a). The kernel checks |s^| >= T with T = N * D * M * 2^-24 >= 2^28 B
-//   (D >= d, slack covers the gamma factor and the rounding of T itself). When all those
-//   inputs have one sign, sum|x| = |s| and the bound holds (T = 0) as long as D <= 2^23.
+//   volume n past 2^53, which rounds to a double: |e| <= 3.01u), so n |y - a| <= B + 4.01u |s^|.
+//   With |s| >= |s^| - B, that is at most 2^-26 |s| once |s^| (2^-26 - 4.01u) >= B (1 + 2^-26),
+//   which |s^| >= d * N * M * 2^-27 * (1 + 2^-23) ensures (d <= 2^22). Then |y - a| <= 2^-26 |a|;
+//   any two reals that close round to f32 values at most one ulp apart (the f32 spacing at and
+//   just below a is >= 2^-25 |a|, also for subnormals), so fl32(y) is within one ulp of fl32(a).
+//   The kernel checks |s^| >= T with T = N * d * M * 2^-26 (make_plan), twice that: the slack
+//   covers the rounding of T itself. When all those inputs have one sign, sum|x| = |s| and the
+//   bound holds (T = 0).
 //   Outputs that fail the check (strong cancellation, an all-zero window with mixed signs
 //   around it, NaN) are recomputed with the reference kernel's exact sum (exact_sum.hpp),
 //   which gives the reference kernel's bits.

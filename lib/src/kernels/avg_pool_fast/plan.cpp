@@ -94,11 +94,11 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   pl.equal_w = std::all_of(pl.inv_w.begin(), pl.inv_w.begin() + g.out[2],
                            [&](double w) { return w == pl.inv_w[0]; });
 
-  // d: rounded additions on any path; bounded generously for every summation order
-  // (avg_pool_fast.cpp, accuracy proof).
-  const i64 depth = n_max + (pl.fixed_w ? pl.k_w : 0) + 16;
-  if (depth > (i64{1} << 23)) return false;
-  pl.t_factor = static_cast<double>(n_max) * static_cast<double>(depth) * 0x1p-24;
+  // T = N * d * M * 2^-26 with d = N - 1 (at least 1): no value of a window meets more than
+  // N - 1 rounded additions on its way to the sum, whatever the order (avg_pool_fast.cpp,
+  // accuracy proof). N * d is exact: N <= kMaxTaps.
+  const i64 depth = std::max<i64>(1, n_max - 1);
+  pl.t_factor = static_cast<double>(n_max) * static_cast<double>(depth) * 0x1p-26;
 
   pl.max_rows = std::max<i64>(1, pl.ax[0].max_taps * pl.ax[1].max_taps);
   // Bands: whole output depth slices for 3-D pooling (so a band's input is contiguous), else
