@@ -116,7 +116,7 @@ struct Plan {
 };
 
 // Fills pl for g; false when the fast kernel does not cover g (windows of more than kMaxTaps
-// taps, or a summation depth past the bound's range).
+// taps).
 bool make_plan(const PoolGeometry& g, Plan& pl);
 
 // Whether every output row sums `rows` consecutive input rows; whether all output rows are one
