@@ -74,6 +74,14 @@ irrun::Error run_error(const Model& m, const std::map<std::size_t, Tensor>& inpu
   return irrun::Error(ExitCode::ok, "");
 }
 
+// x (1x1x?x?) -> 2x2 s2 AvgPool "p" -> Result "r".
+Model dynamic_k2s2_model() {
+  return model_from_xml(net(parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}) +
+                                avg_pool(1, "p", "opset1", kK2S2, {1, 1, -1, -1}, {1, 1, -1, -1}) +
+                                result(2, "r", {1, 1, -1, -1}),
+                            edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+}
+
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -241,11 +249,7 @@ TEST_CASE("f16 and bf16 models are accumulated wide and rounded once", "[executo
 }
 
 TEST_CASE("dynamic Parameter dims are resolved from the input tensor's shape", "[executor]") {
-  const auto xml = net(parameter(0, "x", "1,1,?,?", {1, 1, -1, -1}) +
-                           avg_pool(1, "p", "opset1", kK2S2, {1, 1, -1, -1}, {1, 1, -1, -1}) +
-                           result(2, "r", {1, 1, -1, -1}),
-                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
-  const Model m = model_from_xml(xml);
+  const Model m = dynamic_k2s2_model();
   const Parallel par(2);
 
   // 2x4 iota: windows {0,1,4,5} and {2,3,6,7}.
@@ -259,6 +263,41 @@ TEST_CASE("dynamic Parameter dims are resolved from the input tensor's shape", "
   REQUIRE(out.size() == 1);
   CHECK(out[0].tensor.shape == Shape{1, 1, 2, 1});
   CHECK(values_of(out[0].tensor) == std::vector<double>{1.5, 5.5});
+}
+
+TEST_CASE("a prepared run computes what run_model does, on inputs of its shapes only",
+          "[executor]") {
+  const Model m = dynamic_k2s2_model();
+  const Parallel par(1);
+  const auto x24 = iota_tensor(ElementType::f32, {1, 1, 2, 4});
+  const irrun::PreparedRun prepared = irrun::prepare_run(m, {{0, x24}});
+  CHECK(prepared.analysis.nodes[1].geometry.has_value());
+  CHECK(irrun::prepared_for(prepared, {{0, iota_tensor(ElementType::f32, {1, 1, 2, 4})}}));
+  CHECK_FALSE(irrun::prepared_for(prepared, {{0, iota_tensor(ElementType::f32, {1, 1, 4, 2})}}));
+  CHECK_FALSE(irrun::prepared_for(prepared, {}));
+  // 2x4 iota: windows {0,1,4,5} and {2,3,6,7}, run after run.
+  for (int run = 0; run < 2; ++run) {
+    const auto out = run_model(m, prepared, {{0, x24}}, par);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].tensor.shape == Shape{1, 1, 1, 2});
+    CHECK(values_of(out[0].tensor) == std::vector<double>{2.5, 4.5});
+  }
+  // Another shape would run the kernel on the prepared geometry: refused before compute.
+  try {
+    run_model(m, prepared, {{0, iota_tensor(ElementType::f32, {1, 1, 4, 2})}}, par);
+    FAIL("a run on inputs of other shapes did not throw");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::bad_input);
+    CHECK(contains(e.what(), "not those the run was prepared for"));
+  }
+  // Preparing makes run_model's checks before compute: without an input for the dynamic
+  // Parameter, the pool's output shape is not static.
+  try {
+    irrun::prepare_run(m, {});
+    FAIL("preparing without the input did not throw");
+  } catch (const irrun::Error& e) {
+    CHECK(contains(e.what(), "is not static, so it cannot run"));
+  }
 }
 
 TEST_CASE("a model with ops irrun does not run fails before compute, naming them", "[executor]") {

@@ -273,6 +273,16 @@ TEST_CASE("Network::run: a dynamic Parameter, given by tensor name, takes the te
   require_run_error(n, {{"x", Tensor::wrap(ElementType::f32, {1, 1, 2, 4}, x.data())}}, outputs,
                     ExitCode::bad_input, "output 'r' is f32 [1,1,1,2], the tensor given for it");
   CHECK(out[0] == -1);
+  // The run is prepared again when the input's shape changes, and again when it changes back
+  // (4x2 iota: windows {0,1,2,3} and {4,5,6,7}).
+  outputs = {{"r", Tensor::wrap(ElementType::f32, {1, 1, 2, 1}, out)}};
+  n.run({{"x", Tensor::wrap(ElementType::f32, {1, 1, 4, 2}, x.data())}}, outputs);
+  CHECK(out[0] == 1.5f);
+  CHECK(out[1] == 5.5f);
+  outputs = {{"r", Tensor::wrap(ElementType::f32, {1, 1, 1, 2}, out)}};
+  n.run({{"x", Tensor::wrap(ElementType::f32, {1, 1, 2, 4}, x.data())}}, outputs);
+  CHECK(out[0] == 2.5f);
+  CHECK(out[1] == 4.5f);
 }
 
 TEST_CASE("Network::run refuses mismatching caller tensors before any compute", "[network]") {

@@ -56,6 +56,14 @@ Tensor const_tensor(const Model& m, std::size_t n, const ConstAttrs& c) {
   return t;
 }
 
+// How many inputs of other layers each layer's outputs feed.
+std::vector<std::size_t> use_counts(const Model& m) {
+  std::vector<std::size_t> uses(m.ir.layers.size(), 0);
+  for (auto n : m.graph.order)
+    for (const auto& src : m.graph.nodes[n].inputs) ++uses[src.node];
+  return uses;
+}
+
 // Before any compute: every pooling output has a static shape whose byte size fits 64 bits, and
 // the peak of the memory the run allocates fits the memory limit. The peak follows run_model's
 // schedule: a pooling output (plus its kernel's per-axis window tables, 16 bytes per output
@@ -182,12 +190,11 @@ void require_executable(const Model& model) {
                           "(use --layer NAME to run one pooling layer of this model)");
 }
 
-std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor>& inputs,
-                              const Parallel& parallel, const KernelTimer& on_kernel,
-                              const std::map<std::size_t, Tensor>& write_into,
-                              kernels::Kernels choice) {
+PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inputs) {
   require_executable(m);
-  const auto a = analyze_or_throw(m, input_shapes(inputs));
+  PreparedRun p{input_shapes(inputs), {}};
+  p.analysis = analyze_or_throw(m, p.input_shapes);
+  const Analysis& a = p.analysis;
 
   // Check every kernel's element type before computing anything.
   for (auto n : m.graph.order) {
@@ -201,14 +208,33 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
           " is not executed (irrun runs f32, f16, bf16, f64, i8, i16, i32, i64, "
           "u8, u16, u32 and u64)");
   }
+  preflight(m, a, use_counts(m));
+  return p;
+}
 
+bool prepared_for(const PreparedRun& prepared, const std::map<std::size_t, Tensor>& inputs) {
+  return input_shapes(inputs) == prepared.input_shapes;
+}
+
+std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor>& inputs,
+                              const Parallel& parallel, const KernelTimer& on_kernel,
+                              const std::map<std::size_t, Tensor>& write_into,
+                              kernels::Kernels choice) {
+  return run_model(m, prepare_run(m, inputs), inputs, parallel, on_kernel, write_into, choice);
+}
+
+std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
+                              const std::map<std::size_t, Tensor>& inputs, const Parallel& parallel,
+                              const KernelTimer& on_kernel,
+                              const std::map<std::size_t, Tensor>& write_into,
+                              kernels::Kernels choice) {
+  if (!prepared_for(prepared, inputs))
+    throw input_error(m.ir.path +
+                      ": the inputs are not those the run was prepared for (their shapes differ)");
+  const Analysis& a = prepared.analysis;
   // Tensors are released as soon as their last consumer has run.
   std::vector<std::vector<Tensor>> values(m.ir.layers.size());
-  std::vector<std::size_t> uses(m.ir.layers.size(), 0);
-  for (auto n : m.graph.order) {
-    for (const auto& src : m.graph.nodes[n].inputs) ++uses[src.node];
-  }
-  preflight(m, a, uses);
+  std::vector<std::size_t> uses = use_counts(m);
   const auto direct = direct_outputs(m, a, inputs, write_into);
   std::vector<Output> outputs;
   for (auto n : m.graph.order) {

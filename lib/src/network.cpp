@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "irrun/analysis.hpp"
@@ -23,6 +24,9 @@ struct Network::Impl {
   std::vector<PartialShape> input_shapes;  // parallel to inputs (intervals kept for checking)
   std::unique_ptr<Parallel> parallel;
   kernels::Kernels kernels = kernels::Kernels::best;
+  // The last run's preparation, taken again while the inputs keep their shapes (run() is const;
+  // a Network does not run on several threads at once).
+  mutable std::optional<PreparedRun> prepared;
 };
 
 namespace {
@@ -208,7 +212,13 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
     const auto it = outputs.find(impl_->outputs[i].name);
     if (it != outputs.end()) write_into.emplace(result_layers[i], it->second);
   }
-  const auto results = run_model(m, bound, *impl_->parallel, {}, write_into, impl_->kernels);
+  auto& prepared = impl_->prepared;
+  if (!prepared || !prepared_for(*prepared, bound)) {
+    prepared.reset();  // a failed preparation leaves none behind
+    prepared = prepare_run(m, bound);
+  }
+  const auto results =
+      run_model(m, *prepared, bound, *impl_->parallel, {}, write_into, impl_->kernels);
 
   std::map<std::size_t, const Tensor*> computed;
   for (const auto& o : results) computed[o.result_layer] = &o.tensor;
