@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "fp_control.hpp"
+
 // With NDEBUG, Eigen's ThreadPool leaves assertion-only parameters unused; that is its business,
 // not ours, when its headers are not included as system headers.
 #pragma GCC diagnostic push
@@ -89,8 +91,15 @@ void Parallel::for_range(std::int64_t n,
       if (c.left.fetch_sub(1, std::memory_order_acq_rel) == 1) c.left.notify_all();
     }
   };
+  // The pool's threads run chunks under the caller's floating-point control state (rounding,
+  // flush-to-zero, exception masks), as the caller's own chunks run: the kernels set theirs.
   const std::int64_t helpers = std::min<std::int64_t>(chunks, threads_) - 1;
-  for (std::int64_t i = 0; i < helpers; ++i) pool_->pool.Schedule([work, st] { work(*st); });
+  const detail::FpControl control = detail::current_fp_control();
+  for (std::int64_t i = 0; i < helpers; ++i)
+    pool_->pool.Schedule([work, st, control] {
+      const detail::FpScope scope(control);
+      work(*st);
+    });
   work(*st);
 
   // The caller spins while the last chunks finish: a thread that blocks takes tens of

@@ -31,7 +31,9 @@ class Parallel {
   // threads claim chunks in order, so a chunk runs on whichever thread is free first; the caller
   // spins briefly before it blocks while the last chunks finish. If chunks throw, the exception of
   // the lowest-numbered throwing chunk is rethrown after all chunks have finished. A call made from
-  // inside a chunk (nesting) runs serially to avoid waiting on the pool's own threads.
+  // inside a chunk (nesting) runs serially to avoid waiting on the pool's own threads. Every chunk
+  // runs under the caller's floating-point control state (on x86 its MXCSR: rounding mode,
+  // flush-to-zero, denormals-are-zero, exception masks).
   void for_range(std::int64_t n,
                  const std::function<void(std::int64_t begin, std::int64_t end)>& fn) const;
 

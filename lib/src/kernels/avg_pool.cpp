@@ -11,6 +11,7 @@
 
 #include <Eigen/Core>
 
+#include "../fp_control.hpp"
 #include "exact_sum.hpp"
 #include "int_average.hpp"
 #include "irrun/error.hpp"
@@ -128,6 +129,7 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
 }  // namespace
 
 void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par) {
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_arguments("avg_pool", in, out, g);
   if (g.planes() * g.out_plane_size() == 0) return;
   const auto axes = axis_windows(g);
@@ -166,6 +168,7 @@ void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, co
 
 void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
               Kernels kernels) {
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_arguments("avg_pool", in, out, g);
   if (g.planes() * g.out_plane_size() == 0) return;
   const Isa isa = isa_of(kernels);

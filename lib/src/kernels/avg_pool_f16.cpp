@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../fp_control.hpp"
 #include "exact_sum.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
@@ -157,6 +158,7 @@ void plane_f16(const Layout& l, const double* x, double* rows, std::uint16_t* y)
 bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
                   Isa isa) {
   if (in.type != ElementType::f16 || out.type != ElementType::f16) return false;
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   if (g.planes() * g.out_plane_size() == 0) return true;
   const auto ax = detail::axis_windows(g);
   i64 max_taps = 1;

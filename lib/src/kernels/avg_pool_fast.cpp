@@ -83,6 +83,7 @@
 #include <memory>
 #include <vector>
 
+#include "../fp_control.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 
 namespace irrun::kernels {
@@ -360,6 +361,7 @@ bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g) {
 bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
                    Isa isa) {
   if (in.type != ElementType::f32 || out.type != ElementType::f32) return false;
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   Plan pl;
   if (!make_plan(g, pl)) return false;
   if (g.planes() * g.out_plane_size() == 0) return true;

@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 
+#include "../fp_control.hpp"
 #include "irrun/error.hpp"
 #include "max_reduce.hpp"
 #include "window.hpp"
@@ -69,6 +70,7 @@ void check_max_pool_arguments(const Tensor& in, const Tensor& values, const Tens
 
 void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
               const Parallel& par, Kernels kernels) {
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_max_pool_arguments(in, values, indices, g);
   if (kernels != Kernels::reference && max_pool_fast(in, values, indices, g, par, isa_of(kernels)))
     return;
@@ -77,6 +79,7 @@ void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeome
 
 void max_pool_reference(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
                         const Parallel& par) {
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_max_pool_arguments(in, values, indices, g);
   if (g.planes() * g.out_plane_size() == 0) return;
   const auto axes = detail::axis_windows(g);

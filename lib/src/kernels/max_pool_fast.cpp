@@ -39,6 +39,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../fp_control.hpp"
 #include "irrun/kernels/max_pool.hpp"
 #include "max_reduce.hpp"
 #include "window.hpp"
@@ -805,6 +806,7 @@ bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const Pool
   if (indices && indices->type != ElementType::i32 && indices->type != ElementType::i64)
     return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   const PoolGeometry w = g.adaptive ? as_window(g) : g;
   if (in.type == ElementType::f32)
     run_values<float>(in, values, indices, w, par, isa, g.adaptive);
