@@ -47,15 +47,19 @@
 //   |s^ - s| <= gamma_d * sum|x| <= gamma_d * N * M =: B, where M = max |x| over the window's
 //   inputs (or any superset of them) and gamma_d = d*u/(1-d*u), u = 2^-53 (no partial sum of
 //   f32 values leaves the normal doubles). The result is
-//   y = fl(s^ * fl(fl(1/r) * fl(1/c))) = (s^/n)(1+e), |e| <= 4.01u (or fl(1/fl(n)) for a kernel
-//   volume n past 2^53, which rounds to a double: |e| <= 3.01u), so n |y - a| <= B + 4.01u |s^|.
+//   y = fl(s^ * fl(fl(1/r) * fl(1/c))) = (s^/n)(1+e), |e| <= 4.01u (a kernel volume's factor is
+//   fl(1/fl(n)): |e| <= 3.01u), so n |y - a| <= B + 4.01u |s^|.
 //   With |s| >= |s^| - B, that is at most 2^-26 |s| once |s^| (2^-26 - 4.01u) >= B (1 + 2^-26),
 //   which |s^| >= d * N * M * 2^-27 * (1 + 2^-23) ensures (d <= 2^22). Then |y - a| <= 2^-26 |a|;
 //   any two reals that close round to f32 values at most one ulp apart (the f32 spacing at and
 //   just below a is >= 2^-25 |a|, also for subnormals), so fl32(y) is within one ulp of fl32(a).
 //   The kernel checks |s^| >= T with T = N * d * M * 2^-26 (make_plan), twice that: the slack
-//   covers the rounding of T itself. When all those inputs have one sign, sum|x| = |s| and the
-//   bound holds (T = 0).
+//   covers the rounding of T itself. When all those inputs have one sign, sum|x| = |s| and
+//   n |y - a| <= (gamma_d + 4.01u (1 + gamma_d)) |s| < 2^-26 |s| (d <= 2^22): T = 0. A check of
+//   a stored output instead (after_floor: |y| > fl32(T * r_max)) holds as well, as every path's
+//   factor is at most r_max and rounding is monotone: |s^| < T gives |y| <= fl32(T * r_max).
+//   All of this, and the exact sums, assume IEEE defaults (round to nearest, no flush-to-zero),
+//   which the entry points set whatever the caller's thread has (fp_control.hpp).
 //   Outputs that fail the check (strong cancellation, an all-zero window with mixed signs
 //   around it, NaN) are recomputed with the reference kernel's exact sum (exact_sum.hpp),
 //   which gives the reference kernel's bits.
