@@ -1,11 +1,13 @@
-// Tests of the floating-point control state the kernels compute under (lib/src/fp_control.hpp):
-// a caller whose thread rounds toward zero, flushes subnormals (FTZ, DAZ) and traps invalid
+// Tests of the floating-point control state irrun computes under (lib/src/fp_control.hpp): a
+// caller whose thread rounds toward zero, flushes subnormals (FTZ, DAZ) and traps invalid
 // operations gets the bits of a caller under IEEE defaults from every kernel, its thread pool's
-// workers included, and gets its own state back. x86 only (the MXCSR).
+// workers included, and from the random inputs, conversions, stats and comparisons of golden
+// runs, and gets its own state back. x86 only (the MXCSR).
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -13,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "irrun/blob.hpp"
+#include "irrun/compare.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 #include "irrun/kernels/max_pool.hpp"
@@ -141,5 +145,47 @@ TEST_CASE("Parallel runs every chunk under the caller's floating-point control s
     for (std::int64_t i = b; i < e; ++i) seen[static_cast<std::size_t>(i)] = _mm_getcsr() & ~0x3Fu;
   });
   for (const unsigned s : seen) CHECK(s == (caller & ~0x3Fu));
+}
+TEST_CASE("random inputs, conversions, stats and comparisons ignore the caller's state",
+          "[fp_control][blob][compare]") {
+  struct Results {
+    Tensor r32, r16, c32, c16;
+    irrun::TensorStats st;
+    irrun::TensorComparison cmp;
+  };
+  const auto compute = [] {
+    Results r;
+    r.r32 = irrun::random_tensor(ElementType::f32, {4096}, 5);
+    r.r16 = irrun::random_tensor(ElementType::f16, {4096}, 5);
+    Tensor wide = irrun::random_tensor(ElementType::f64, {4096}, 6);
+    double* w = wide.mutable_data<double>();
+    for (std::size_t i = 0; i < 4096; i += 8) w[i] *= 0x1p-140;  // f32 subnormals, f16 zeros
+    r.c32 = irrun::convert_float(wide, ElementType::f32);
+    r.c16 = irrun::convert_float(wide, ElementType::f16);
+    r.st = irrun::stats(r.c32);
+    Tensor actual = irrun::convert_float(wide, ElementType::f32);
+    float* a = actual.mutable_data<float>();
+    for (std::size_t i = 0; i < 4096; i += 5) a[i] = std::nextafter(a[i], 2.0f);
+    a[7] = std::numeric_limits<float>::quiet_NaN();
+    r.cmp = irrun::compare_tensors("y", r.c32, ElementType::f32, actual, {1e-7, 0});
+    return r;
+  };
+  const Results want = compute();
+  const unsigned caller = _mm_getcsr();
+  _mm_setcsr(kHostile);
+  const Results got = compute();
+  const unsigned after = _mm_getcsr() & ~0x3Fu;
+  _mm_setcsr(caller);
+  CHECK(after == kHostile);
+  CHECK(same_bytes(got.r32, want.r32));
+  CHECK(same_bytes(got.r16, want.r16));
+  CHECK(same_bytes(got.c32, want.c32));
+  CHECK(same_bytes(got.c16, want.c16));
+  CHECK(std::memcmp(&got.st.min, &want.st.min, sizeof(double)) == 0);
+  CHECK(std::memcmp(&got.st.mean, &want.st.mean, sizeof(double)) == 0);
+  CHECK(got.cmp.status == want.cmp.status);
+  CHECK(got.cmp.out_of_tolerance == want.cmp.out_of_tolerance);
+  CHECK(got.cmp.max_rel_error == want.cmp.max_rel_error);
+  CHECK(want.cmp.out_of_tolerance > 0);
 }
 #endif

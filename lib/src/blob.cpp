@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "fp_control.hpp"
 #include "irrun/checked.hpp"
 #include "irrun/dim.hpp"
 #include "irrun/error.hpp"
@@ -185,6 +186,7 @@ void write_raw(const std::string& path, const Tensor& t) {
 }
 
 Tensor convert_float(const Tensor& t, ElementType to) {
+  const detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   if (!is_convertible_float(t.type) || !is_convertible_float(to)) {
     throw unsupported_error("cannot convert " + std::string(to_string(t.type)) + " to " +
                             std::string(to_string(to)) + ": only f16, bf16, f32 and f64");
@@ -198,6 +200,7 @@ Tensor convert_float(const Tensor& t, ElementType to) {
 }
 
 Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uint64_t seed) {
+  const detail::FpScope ieee;  // the same bits in any caller's state
   Tensor t = Tensor::zeros(type, std::move(shape));
   const std::size_t n = t.element_count();
   std::byte* p = t.buffer.mutable_data();
@@ -267,6 +270,7 @@ Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uin
 }
 
 TensorStats stats(const Tensor& t) {
+  const detail::FpScope ieee;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   TensorStats s{nan, nan, nan, 0, nan, nan};
   double sum = 0;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "fp_control.hpp"
 #include "irrun/blob.hpp"
 #include "irrun/dim.hpp"
 
@@ -90,6 +91,7 @@ std::vector<std::int64_t> unravel_index(std::size_t flat, const std::vector<std:
 TensorComparison compare_tensors(const std::string& name, const Tensor& expected,
                                  ElementType expected_type, const Tensor& actual,
                                  const Tolerance& tolerance, std::size_t max_reported) {
+  const detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   TensorComparison c;
   c.name = name;
   if (expected_type != actual.type) {
