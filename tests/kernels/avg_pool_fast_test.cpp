@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -683,6 +684,61 @@ TEST_CASE("fast avg_pool judges every sum under its T by its own window",
     for (const auto& [sh, sw] : {std::pair{4, 4}, {4, 2}, {2, 4}})
       check_sums_under_t(window({1, 1}, {23, iw}, {3, 3}, {sh, sw}, {0, 0}, {0, 0}, false, true), 3,
                          sh, 0, {4.0f, true, sw});
+}
+
+// An exact double sum needs no bound: an output whose sum s^ is the exact sum of its window
+// (rounded to nearest) keeps fl32(s^ * r) on every path (fallback_output), under its own T too,
+// where the exact
+// average rounded once can be the neighbouring f32 value. Here s^ = hi + mid + lo, three floats
+// that add up exactly to a double for which the two differ, beside a +-2^30 pair that sets T
+// far above it (every partial sum exact). Found near n * m for f32 midpoints m (fl(s * r) and
+// s / n then fall on either side of m for some s); r = fl(1 / n), n = 49. (Not for every n: for 9
+// and 25, n * fl(1 / n) is too close to 1 for s near a midpoint to tell the two apart.)
+struct ExactUnderT {
+  double s = 0;
+  float hi = 0, mid = 0, lo = 0;
+};
+
+ExactUnderT exact_sum_under_t(double n) {
+  const double r = 1.0 / n;
+  for (int j = 0; j < 100000; ++j) {
+    const double m = 2.0 - (2 * j + 1) * 0x1p-24;  // near 2: m * (r's error) is largest
+    for (int d = -4; d <= 4; ++d) {
+      double s = n * m;
+      for (int i = 0; i < std::abs(d); ++i) s = std::nextafter(s, d < 0 ? 0.0 : 1e300);
+      if (static_cast<float>(s * r + 0.0) == static_cast<float>(s / n)) continue;
+      ExactUnderT e{s, static_cast<float>(s), 0, 0};
+      e.mid = static_cast<float>(s - e.hi);
+      e.lo = static_cast<float>(s - e.hi - e.mid);
+      if (static_cast<double>(e.hi) + e.mid + e.lo == s) return e;
+    }
+  }
+  FAIL("no exact sum found");
+  return {};
+}
+
+TEST_CASE("fast avg_pool keeps an exact sum under its T", "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  // A 7x7 plane (the whole-plane sums; lane i % 8 adds x[i] in address order): the pair in
+  // lane 0 cancels before hi joins it, mid and lo in lanes 1 and 2. And a 7x7 window of a 7x15
+  // plane: the pair and hi down its first column, mid and lo atop the next two.
+  const PoolGeometry plane = window({1, 1}, {7, 7}, {7, 7}, {1, 1}, {0, 0}, {0, 0}, false, true);
+  const PoolGeometry win = window({1, 1}, {7, 15}, {7, 7}, {2, 2}, {0, 0}, {0, 0}, false, true);
+  for (const auto& [g, n, at] : {std::tuple{plane, 49.0, std::array{0, 8, 16, 1, 2}},
+                                 std::tuple{win, 49.0, std::array{0, 15, 30, 1, 2}}}) {
+    const ExactUnderT e = exact_sum_under_t(n);
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    float* x = in.mutable_data<float>();
+    x[at[0]] = 0x1p30f, x[at[1]] = -0x1p30f, x[at[2]] = e.hi, x[at[3]] = e.mid, x[at[4]] = e.lo;
+    const auto y = static_cast<float>(e.s * (1.0 / n) + 0.0);
+    Tensor ref = poisoned_output(g);
+    irrun::kernels::avg_pool_reference(in, ref, g, par);
+    REQUIRE_FALSE(same_bits(ref.data<float>()[0], y));  // the case tells the two rules apart
+    for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      INFO(describe(g) << " s " << e.s << " isa " << static_cast<int>(isa));
+      CHECK(same_bits(run_fast(g, in, par, isa).data<float>()[0], y));
+    }
+  }
 }
 
 // Small planes checked after their group are checked a few at a time (S6: two 28x28 planes, 2x2

@@ -62,8 +62,11 @@
 //   which the entry points set whatever the caller's thread has (fp_control.hpp).
 //   Outputs that fail the check (strong cancellation, an all-zero window with mixed signs
 //   around it, NaN) are recomputed with the reference kernel's exact sum (exact_sum.hpp),
-//   which gives the reference kernel's bits.
-//   The decision is each output's own: T from the min and max of its window's inputs. The
+//   which gives the reference kernel's bits, unless s^ is that exact sum rounded to nearest
+//   (|s^ - s| <= u |s|: n |y - a| <= 6.02u |s|, within 2^-26 |s|; so is every s^ whose
+//   additions were all exact), which keeps fl32(y) (fallback_output).
+//   The decision is each output's own: T from the min and max of its window's inputs, or s^
+//   being its exact sum rounded. The
 //   kernels first check against a T at least as large: the band's, from the stats of a span
 //   holding all of its rows, the mixed-sign T of the greatest |x| their vertical pass loaded
 //   (Ops::vsum_bound), the T of the bits of all the band's loads so far (band_s1_*,
@@ -135,7 +138,7 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
     for (i64 p = p0; p < p0 + count; ++p)
       if (!(std::fabs(sums[static_cast<std::size_t>(p - p0)]) >=
             stats_threshold(pl, ops, x + p * n, n)))
-        y[p] = fallback_output(pl, x + p * n, 0, 0, 0);
+        y[p] = fallback_output(pl, x + p * n, 0, 0, 0, sums[static_cast<std::size_t>(p - p0)], inv);
   }
 }
 
@@ -178,7 +181,7 @@ struct Scratch {
       if (std::fabs(s) >= t_first) continue;
       const i64 od = q / OH, oh = q % OH;
       if (!(std::fabs(s) >= window_threshold(pl, plane, od, oh, ow)))
-        out[ow] = fallback_output(pl, plane, od, oh, ow);
+        out[ow] = fallback_output(pl, plane, od, oh, ow, s, rinv * pl.inv_w[w]);
     }
   }
 }

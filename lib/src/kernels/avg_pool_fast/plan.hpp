@@ -167,9 +167,13 @@ inline float after_floor(const Plan& pl, double t) {
   return t == 0 ? -1.0f : static_cast<float>(t * pl.r_max);
 }
 
-// The exact average of one output (the fallback for outputs that fail the check): the reference
-// kernel's bits.
-float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow);
+// The output of a window whose fast sum s failed its own check (strong cancellation, NaN): the
+// fast result fl32(s * r) still when s is the exact sum of the window's inputs rounded to
+// nearest (at most half a double ulp off: nothing to bound; every sum whose additions were all
+// exact), else the exact average, the reference kernel's bits. r is the factor the paths scale
+// this output by, fl(rinv * inv_w).
+float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow, double s,
+                      double r);
 
 // T of one output's own window, from the min and max of its inputs: the check that decides
 // whether its fast sum stands (avg_pool_fast.cpp, accuracy proof).
