@@ -129,6 +129,28 @@ TEST_CASE("kernels compute under IEEE defaults whatever the caller's floating-po
   }
 }
 
+// The whole-plane sums clear the precision flag to learn whether their additions were exact
+// (run_whole_plane); the caller's flags, set or clear, come back as they were, and the kernels'
+// own rounded operations raise none of them for the caller.
+TEST_CASE("kernels leave the caller's exception flags as they were", "[fp_control][kernels]") {
+  const PoolGeometry g = adaptive({1, 40}, {7, 7}, {1, 1});
+  Tensor in = hostile_input(g, 11);
+  in.mutable_data<float>()[0] = in.mutable_data<float>()[1] = 1.0f;  // no inf or NaN
+  in.mutable_data<float>()[in.element_count() / 2] = 1.0f;
+  const unsigned caller = _mm_getcsr();
+  const Parallel par(2);
+  for (const Kernels k : {Kernels::best, Kernels::avx2, Kernels::portable, Kernels::reference})
+    for (const unsigned flags : {0x00u, 0x20u, 0x3Fu}) {
+      Tensor out = Tensor::zeros(ElementType::f32, irrun::testing::shape_of(g, g.out));
+      _mm_setcsr((caller & ~0x3Fu) | flags);
+      irrun::kernels::avg_pool(in, out, g, par, k);
+      const unsigned after = _mm_getcsr() & 0x3Fu;
+      _mm_setcsr(caller);
+      INFO("kernels " << static_cast<int>(k) << " flags " << flags);
+      CHECK(after == flags);
+    }
+}
+
 TEST_CASE("Parallel runs every chunk under the caller's floating-point control state",
           "[fp_control][parallel]") {
   const unsigned caller = _mm_getcsr();

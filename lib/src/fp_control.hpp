@@ -27,6 +27,16 @@ inline void set_fp_state(unsigned s) {
 inline FpControl fp_control(unsigned state) {
   return state & ~kFpFlags;
 }
+// The precision flag: raised by every operation whose result was rounded since it was cleared.
+// A kernel can so learn that a run of additions was exact, with no test of its own per addition.
+constexpr unsigned kInexactFlag = 0x20;
+inline void clear_inexact() {
+  const unsigned s = _mm_getcsr();
+  if (s & kInexactFlag) _mm_setcsr(s & ~kInexactFlag);
+}
+inline bool inexact() {
+  return (_mm_getcsr() & kInexactFlag) != 0;
+}
 #else
 // Elsewhere: the rounding mode (C's <cfenv> has no flush-to-zero).
 using FpControl = int;
@@ -48,8 +58,10 @@ inline FpControl current_fp_control() {
 }
 
 // Sets the thread's control state for the scope's lifetime (on x86 with clear flags), then
-// restores the thread's whole state, flags included: nothing the scope did shows to the caller.
-// A scope whose control state is already in force changes nothing (one register read).
+// restores the thread's whole state, flags included: nothing the scope did shows to the caller,
+// neither the flags its operations raised nor one a kernel cleared to read it (clear_inexact).
+// A scope whose control state is already in force sets nothing (a register read), and at its
+// end restores the flags only if they changed.
 class FpScope {
  public:
   explicit FpScope(FpControl control = kIeeeDefaults)
@@ -57,7 +69,7 @@ class FpScope {
     if (changed_) set_fp_state(control);
   }
   ~FpScope() {
-    if (changed_) set_fp_state(saved_);
+    if (changed_ || fp_state() != saved_) set_fp_state(saved_);
   }
   FpScope(const FpScope&) = delete;
   FpScope& operator=(const FpScope&) = delete;

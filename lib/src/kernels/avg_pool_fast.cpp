@@ -123,6 +123,18 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
   for (i64 u = unit_begin; u < unit_end; ++u) {
     const i64 p0 = u * kWholePlaneBlock, count = std::min(g.planes() - p0, kWholePlaneBlock);
     const float* xu = x + p0 * n;
+    // Sums whose additions were all exact need no bound (fallback_output keeps every exact sum's
+    // fl32(s * r)): where the sums alone raise the precision flag when one rounds, they run
+    // without tracking the greatest |x| first, and the unit is done unless the flag rose or a
+    // sum is NaN (S4, S7: 0.8 of the time). The calls through Ops keep the compiler from
+    // moving any addition past the flag's reads.
+    if (ops.exact_plane_sums) {
+      irrun::detail::clear_inexact();
+      ops.exact_plane_sums(xu, n, count, sums.data());
+      if (!irrun::detail::inexact() &&
+          !ops.finish_row(sums.data(), 1, count, inv_w.data(), 1.0, 0.0, y + p0))
+        continue;
+    }
     float m = 0;
     ops.plane_sums(xu, n, count, sums.data(), m);
     // The scale/check/store pass of a one-tap stride-1 row: y = s * (1 * inv), as finish(),

@@ -87,11 +87,16 @@ IRRUN_AVX512 inline __m512d load8(const double* p, __mmask8 lanes = 0xFF) {
   return lanes == 0xFF ? _mm512_loadu_pd(p) : _mm512_maskz_loadu_pd(lanes, p);
 }
 
+// Rounded to nearest without raising a flag: scaling leaves the precision flag to the sums
+// (run_whole_plane).
+constexpr int kNearestQuiet = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
 // y = s * r + 0 (finish, ops.hpp) as one FMA: the bits of s * r, but a sum of -0 only gives +0,
 // as the reference's sums from +0 do. Stored in the outputs of `lanes`. Masked stores are slow on
 // some CPUs (AMD Zen 4): only a partial block uses one.
 IRRUN_AVX512 inline void scale_store8(__m512d s, __m512d r, float* out, __mmask8 lanes = 0xFF) {
-  const __m256 y = _mm512_cvtpd_ps(_mm512_fmadd_pd(s, r, _mm512_setzero_pd()));
+  const __m256 y = _mm512_cvt_roundpd_ps(
+      _mm512_fmadd_round_pd(s, r, _mm512_setzero_pd(), kNearestQuiet), kNearestQuiet);
   if (lanes == 0xFF)
     _mm256_storeu_ps(out, y);
   else
@@ -101,7 +106,7 @@ IRRUN_AVX512 inline void scale_store8(__m512d s, __m512d r, float* out, __mmask8
 // Scale (by fl(rinv * inv_w)) and store the outputs of `lanes`.
 IRRUN_AVX512 inline void store8(__m512d s, __m512d rinv, const double* inv_w, float* out,
                                 __mmask8 lanes = 0xFF) {
-  scale_store8(s, _mm512_mul_pd(rinv, load8(inv_w, lanes)), out, lanes);
+  scale_store8(s, _mm512_mul_round_pd(rinv, load8(inv_w, lanes), kNearestQuiet), out, lanes);
 }
 
 // Scale, check and store the outputs of `lanes`; returns the updated fail mask.
@@ -288,8 +293,10 @@ IRRUN_AVX512 inline __m512d combine8_avx512(const __m512d* a, const __m512d* end
 // The floats of v widened to doubles, their greatest |x| tracked in m: one vrangeps (max of
 // magnitudes, sign cleared) where a min and a max took two, on the pipes the conversions and
 // additions need (S7 0.27 -> 0.22 ms). A NaN may drop out of m or reset it; see Ops::plane_sums.
+// Without Bound, m is left alone (Ops::exact_plane_sums).
+template <bool Bound>
 IRRUN_AVX512 inline __m512d widen(__m256 v, __m256& m) {
-  m = _mm256_range_ps(v, m, 0x0B);
+  if constexpr (Bound) m = _mm256_range_ps(v, m, 0x0B);
   return _mm512_cvtps_pd(v);
 }
 
@@ -331,15 +338,16 @@ IRRUN_AVX512 IRRUN_INLINE void add_chunks(const float* x, __m256d* a,
   (add_chunk<N, C>(x, a), ...);
 }
 
-// s[0..7] = the sums of the eight planes of N floats at x; m raised to their greatest |x|
-// (vrangeps over 16 floats at a time, from loads of their own: loads are cheap, widening is not).
-template <int N>
+// s[0..7] = the sums of the eight planes of N floats at x; with Bound, m raised to their
+// greatest |x| (vrangeps over 16 floats at a time, from loads of their own: loads are cheap,
+// widening is not).
+template <int N, bool Bound>
 IRRUN_AVX512 void plane_sums8_stream(const float* x, double* s, __m512& m0, __m512& m1) {
   static_assert(N >= 8 && N % 8 != 0);
   __m256d a[16];
   for (auto& v : a) v = _mm256_setzero_pd();
   add_chunks<N>(x, a, std::make_integer_sequence<int, 2 * N>{});
-  int i = 0;
+  int i = Bound ? 0 : 8 * N;
   for (; i + 32 <= 8 * N; i += 32) {
     m0 = _mm512_range_ps(_mm512_loadu_ps(x + i), m0, 0x0B);
     m1 = _mm512_range_ps(_mm512_loadu_ps(x + i + 16), m1, 0x0B);
@@ -364,7 +372,8 @@ IRRUN_AVX512 void plane_sums8_stream(const float* x, double* s, __m512& m0, __m5
   }
 }
 
-IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s, float& bound) {
+template <bool Bound>
+IRRUN_AVX512 void plane_sums_t(const float* x, i64 n, i64 count, double* s, float& bound) {
   const i64 full = n / 8 * 8;
   // The zero-filled last block; masked-off floats are not read, and zeros add nothing to m.
   const auto tail = static_cast<__mmask16>((1u << (n - full)) - 1);
@@ -379,7 +388,7 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
   i64 p = 0;
   if (n == 49) {  // 7x7, the global pools of most networks (S4, S7); other sizes load strided
     __m512 m0 = _mm512_set1_ps(bound), m1 = m0;
-    for (; p + 8 <= count; p += 8) plane_sums8_stream<49>(x + p * n, s + p, m0, m1);
+    for (; p + 8 <= count; p += 8) plane_sums8_stream<49, Bound>(x + p * n, s + p, m0, m1);
     const __m512 mm = _mm512_max_ps(m0, m1);
     m[1] = _mm256_max_ps(_mm512_castps512_ps256(mm), _mm512_extractf32x8_ps(mm, 1));
   }
@@ -389,18 +398,18 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
     for (int j = 0; j < 8; ++j) a[j] = zero;
     for (i64 i = 0; i < full; i += 8)
       for (int j = 0; j < 8; ++j)
-        a[j] = add_fma512(a[j], widen(_mm256_loadu_ps(xp + j * n + i), m[j & 3]));
+        a[j] = add_fma512(a[j], widen<Bound>(_mm256_loadu_ps(xp + j * n + i), m[j & 3]));
     if (one_left) {
       // One float left per plane (7x7 planes: S4, S7): the eight planes' last floats in one
       // vector (scalar loads: a gather is slower), each added to lane 0 of its plane in the
       // combining tree, where the zero-filled last block would put it: the same additions.
       const float* q = xp + full;
-      ends = widen(
+      ends = widen<Bound>(
           _mm256_setr_ps(q[0], q[n], q[2 * n], q[3 * n], q[4 * n], q[5 * n], q[6 * n], q[7 * n]),
           m[0]);
     } else if (tail != 0) {
       for (int j = 0; j < 8; ++j) {
-        const __m512d v = widen(last(xp + j * n + full), m[j & 3]);
+        const __m512d v = widen<Bound>(last(xp + j * n + full), m[j & 3]);
         a[j] = _mm512_add_pd(a[j], _mm512_mask_mov_pd(zero, static_cast<__mmask8>(tail), v));
       }
     }
@@ -409,9 +418,10 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
   for (; p < count; ++p) {  // one plane at a time: one register of lanes, combined in memory
     const float* xp = x + p * n;
     __m512d a = zero;
-    for (i64 i = 0; i < full; i += 8) a = add_fma512(a, widen(_mm256_loadu_ps(xp + i), m[0]));
+    for (i64 i = 0; i < full; i += 8)
+      a = add_fma512(a, widen<Bound>(_mm256_loadu_ps(xp + i), m[0]));
     if (tail != 0) {
-      const __m512d v = widen(last(xp + full), m[0]);
+      const __m512d v = widen<Bound>(last(xp + full), m[0]);
       a = _mm512_add_pd(a, _mm512_mask_mov_pd(zero, static_cast<__mmask8>(tail), v));
     }
     alignas(64) double l[8];
@@ -421,6 +431,15 @@ IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s,
   alignas(32) float l[8];
   _mm256_store_ps(l, _mm256_max_ps(_mm256_max_ps(m[0], m[1]), _mm256_max_ps(m[2], m[3])));
   bound = fold_bound(l, bound);
+}
+
+IRRUN_AVX512 void plane_sums_avx512(const float* x, i64 n, i64 count, double* s, float& bound) {
+  plane_sums_t<true>(x, n, count, s, bound);
+}
+
+IRRUN_AVX512 void exact_plane_sums_avx512(const float* x, i64 n, i64 count, double* s) {
+  float unused = 0;
+  plane_sums_t<false>(x, n, count, s, unused);
 }
 
 constexpr HrowSet kHrowAvx512{hrow_s1_avx512<2>, hrow_s1_avx512<3>, hrow_s1_avx512<5>,
@@ -1278,6 +1297,7 @@ BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
 
 Ops select_avx512(Plan& pl) {
   Ops ops{stats_avx512, vsum_avx512, plane_sums_avx512};
+  ops.exact_plane_sums = exact_plane_sums_avx512;
   ops.finish_row = hrow_s1_avx512<1>;
   ops.amax = amax_avx512, ops.all_above = all_above_avx512;
   ops.band = band_generic;

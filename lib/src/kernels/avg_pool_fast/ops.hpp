@@ -101,6 +101,10 @@ struct Ops {
   // Sums of `count` planes of n floats; m raised to at least the planes' greatest |x| when none
   // of them is NaN (a NaN makes its plane's sum NaN, which fails every check).
   void (*plane_sums)(const float*, i64, i64, double*, float& m);
+  // plane_sums without the bound, for sums that need none: those whose additions were all
+  // exact, which MXCSR's precision flag tells (run_whole_plane). Only where no other operation
+  // of it rounds (AVX-512).
+  void (*exact_plane_sums)(const float*, i64, i64, double*) = nullptr;
   HrowFn hrow = nullptr;        // fixed-tap horizontal pass for this op's stride and kernel
   HrowFn finish_row = nullptr;  // the one-tap stride-1 pass: scale, check, store a row of sums
   bool (*band)(const BandArgs&, const Ops&) = nullptr;  // one group of rows (window kernel)
