@@ -325,6 +325,45 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     const i64 q0 = band * pl.units_per_band * pl.rows_per_unit;
     const i64 q1 = std::min(out_rows, q0 + pl.units_per_band * pl.rows_per_unit);
 
+    // The stats pass of the next band waits for memory unless its span is on its way: the
+    // hardware prefetcher ramps up anew on every 4 KB page, and small bands (a 28x28 plane is
+    // 3 KB) are done before it does. So the first page of the next span is asked for now, and
+    // the rest of a long span (S5, S9: 144 KB) is prefetched into L2 row by row while this
+    // band is computed (S9 -8%, S5 -4%; on short spans, S1, this only cost time).
+    // A band checked after its group takes none: its group meets the misses with the hardware
+    // prefetcher's help, and a burst stalled it (S6 0.99 with, 0.84 without).
+    const auto prefetch_next = [&] {
+      next = Prefetch{};
+      if (u + 1 < unit_end && !after) {
+        const auto nb = static_cast<std::size_t>(band + 1 == pl.bands ? 0 : band + 1);
+        const float* p_next =
+            (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
+        const i64 len = pl.band_span_len[nb], n = std::min(len, kPrefetchFloats);
+        const auto line = [&](i64 o) { return reinterpret_cast<const char*>(p_next + o); };
+        if (writes_input_size)
+          for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T1);
+        else
+          for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T0);
+        if (len > kStreamMinFloats)
+          next = {p_next + n, len - n, ((len - n + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
+      }
+    };
+
+    // 0. Sums that need no bound first (AVX-512): a band whose additions all were exact keeps
+    // them (fallback_output keeps every exact sum's fl32(s * r)), with no stats pass and no
+    // bound taken; else it runs again from step 1.
+    if (ops.exact_band && !after) {
+      prefetch_next();
+      irrun::detail::clear_inexact();
+      bool failed = false;
+      for (i64 g0 = q0; g0 < q1; g0 += group)
+        failed |= ops.exact_band(args(p, g0, std::min(q1, g0 + group), 0.0), ops);
+      if (!failed && !irrun::detail::inexact()) {
+        if (++band == pl.bands) band = 0, ++p;
+        continue;
+      }
+    }
+
     // 1. Stats of the band's input span (a contiguous superset of the rows it reads), unless
     // the group function takes its bound from its own loads or the band is checked after it.
     const auto b = static_cast<std::size_t>(band);
@@ -335,27 +374,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
                      : ops.own_bound ? std::numeric_limits<double>::quiet_NaN()
                                      : stats_threshold(pl, ops, plane + pl.band_span_begin[b],
                                                        pl.band_span_len[b]);
-
-    // The stats pass of the next band waits for memory unless its span is on its way: the
-    // hardware prefetcher ramps up anew on every 4 KB page, and small bands (a 28x28 plane is
-    // 3 KB) are done before it does. So the first page of the next span is asked for now, and
-    // the rest of a long span (S5, S9: 144 KB) is prefetched into L2 row by row while this
-    // band is computed (S9 -8%, S5 -4%; on short spans, S1, this only cost time).
-    // A band checked after its group takes none: its group meets the misses with the hardware
-    // prefetcher's help, and a burst stalled it (S6 0.99 with, 0.84 without).
-    next = Prefetch{};
-    if (u + 1 < unit_end && !after) {
-      const auto nb = static_cast<std::size_t>(band + 1 == pl.bands ? 0 : band + 1);
-      const float* p_next = (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
-      const i64 len = pl.band_span_len[nb], n = std::min(len, kPrefetchFloats);
-      const auto line = [&](i64 o) { return reinterpret_cast<const char*>(p_next + o); };
-      if (writes_input_size)
-        for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T1);
-      else
-        for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T0);
-      if (len > kStreamMinFloats)
-        next = {p_next + n, len - n, ((len - n + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
-    }
+    prefetch_next();
 
     own = OwnBound{};
     for (i64 g0 = q0; g0 < q1; g0 += group) {

@@ -1115,7 +1115,7 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
 // The check waits for the bound: the rows' loads raise `bits` (R > 0: only the last P input
 // rows, the others were loaded by the pass before or by run_s1_avx512), and least[p] takes,
 // lane by lane, the least |s| of row p (own_bound.hpp).
-template <int K, int PAD, int R, int P, bool Full = false>
+template <int K, int PAD, int R, int P, bool Full = false, bool Track = true>
 IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                              const double* inv_w, const double* rinv_s,
                                              float* const* out, LoadBits& bits_io, __m512d* least,
@@ -1138,7 +1138,7 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
         f = _mm256_loadu_ps(x + c);
       else
         f = _mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, x + c));
-      if (track) track_bits(bits, f);
+      if (Track && track) track_bits(bits, f);
       return _mm512_cvtps_pd(f);
     };
     if constexpr (R > 0) {
@@ -1209,7 +1209,8 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
 // Rows q0 .. q1 - 1 of one run (Plan::step_end), r input rows each. R > 0: the windows are R
 // consecutive input rows and the run steps by one row, so four output rows share the
 // conversions of their R + 3 input rows. Each row's least |s| is kept for own_check.
-template <int K, int PAD, int R>
+// Without Track, no load is tracked (Ops::exact_band).
+template <int K, int PAD, int R, bool Track>
 IRRUN_AVX512 void run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBits& bits,
                                 bool loaded) {
   constexpr int kP = kFusedRows;
@@ -1225,36 +1226,38 @@ IRRUN_AVX512 void run_s1_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
   if constexpr (R > 0) {
     // The rows of the first pass that row_s1_avx512 does not track, unless the group before
     // loaded them (`loaded`).
-    if (q + kP <= q1 && !loaded)
+    if (Track && q + kP <= q1 && !loaded)
       for (int j = 0; j < R - 1; ++j) track_row(bits, rows[j], IW);
     for (; q + kP <= q1; q += kP) {
       float* out[kP];
       for (int p = 0; p < kP; ++p) out[p] = a.out_plane + (q + p) * OW;
       if (std::all_of(rinv + q, rinv + q + kP, [&](double v) { return v == pl.full_rinv; }))
-        row_s1_avx512<K, PAD, R, kP, true>(rows, r, IW, OW, pl.full_r.data(), rinv + q, out, bits,
-                                           least, take_steps(*a.next, kP));
+        row_s1_avx512<K, PAD, R, kP, true, Track>(rows, r, IW, OW, pl.full_r.data(), rinv + q, out,
+                                                  bits, least, take_steps(*a.next, kP));
       else
-        row_s1_avx512<K, PAD, R, kP>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, out, bits, least,
-                                     take_steps(*a.next, kP));
+        row_s1_avx512<K, PAD, R, kP, false, Track>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, out,
+                                                   bits, least, take_steps(*a.next, kP));
       keep_least(a, q, least, kP);
       for (auto& row : rows) row += kP * step;
     }
   }
   for (; q < q1; ++q) {
     float* out = a.out_plane + q * OW;
-    row_s1_avx512<K, PAD, -1, 1>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, &out, bits, least,
-                                 take_steps(*a.next, 1));
+    row_s1_avx512<K, PAD, -1, 1, false, Track>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, &out,
+                                               bits, least, take_steps(*a.next, 1));
     keep_least(a, q, least, 1);
     for (i64 j = 0; j < r; ++j) rows[j] += step;
   }
 }
 
-template <int K, int PAD>
+// Track: the check against the bound of the loads (own_check); else (Ops::exact_band) T = 0,
+// whether an output is NaN.
+template <int K, int PAD, bool Track = true>
 IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2];
-  LoadBits bits = own_bits(*a.own);
-  bool loaded = own_continues(a);
+  LoadBits bits = Track ? own_bits(*a.own) : LoadBits{};
+  bool loaded = Track && own_continues(a);
   for (i64 q = a.q0; q < a.q1;) {
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
     const auto b = static_cast<std::size_t>(pl.row_begin[static_cast<std::size_t>(q)]);
@@ -1263,18 +1266,21 @@ IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
     for (i64 j = 1; consecutive && j < r; ++j)
       consecutive = pl.row_off[b + static_cast<std::size_t>(j)] == pl.row_off[b] + j * IW;
     if (consecutive)
-      run_s1_avx512<K, PAD, K>(a, q, q_end, r, bits, loaded);
+      run_s1_avx512<K, PAD, K, Track>(a, q, q_end, r, bits, loaded);
     else
-      run_s1_avx512<K, PAD, -1>(a, q, q_end, r, bits, loaded);
+      run_s1_avx512<K, PAD, -1, Track>(a, q, q_end, r, bits, loaded);
     q = q_end, loaded = false;
   }
-  return own_check(a, bits);
+  if constexpr (Track) return own_check(a, bits);
+  const i64 OW = pl.g->out[2];
+  return !all_above_avx512(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, -1.0f);
 }
 
+template <bool Track>
 BandFn pick_band_s1_avx512(i64 k, i64 pad_left) {
-  if (k == 3) return pad_left == 0 ? band_s1_avx512<3, 0> : band_s1_avx512<3, 1>;
-  if (k == 5) return pad_left == 0 ? band_s1_avx512<5, 0> : band_s1_avx512<5, 2>;
-  return pad_left == 0 ? band_s1_avx512<7, 0> : band_s1_avx512<7, 3>;
+  if (k == 3) return pad_left == 0 ? band_s1_avx512<3, 0, Track> : band_s1_avx512<3, 1, Track>;
+  if (k == 5) return pad_left == 0 ? band_s1_avx512<5, 0, Track> : band_s1_avx512<5, 2, Track>;
+  return pad_left == 0 ? band_s1_avx512<7, 0, Track> : band_s1_avx512<7, 3, Track>;
 }
 
 BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
@@ -1312,6 +1318,7 @@ Ops select_avx512(Plan& pl) {
       pl.max_rows <= kFusedMaxRows) {
     ops.own_bound = pl.max_rows == 3;
     ops.band = ops.own_bound ? band_s2_avx512<3, true> : band_s2_avx512<3, false>;
+    ops.exact_band = band_s2_avx512<3, false>;
     ops.keeps_v = false;
   }
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
@@ -1326,10 +1333,11 @@ Ops select_avx512(Plan& pl) {
   }
   if (flat_eligible(pl)) {
     make_flat(pl);
-    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
+    ops.band = ops.exact_band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
   } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
              (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kFusedMaxRows) {
-    ops.band = pick_band_s1_avx512(pl.k_w, pl.pad_left), ops.keeps_v = false;
+    ops.band = pick_band_s1_avx512<true>(pl.k_w, pl.pad_left), ops.keeps_v = false;
+    ops.exact_band = pick_band_s1_avx512<false>(pl.k_w, pl.pad_left);
     ops.own_bound = true;
     pl.full_rinv = pl.uniform ? 1.0 : 1.0 / static_cast<double>(pl.max_rows);
     pl.full_r.resize(pl.inv_w.size());

@@ -122,6 +122,10 @@ struct Ops {
   // band can run unchecked (BandArgs::unchecked), and a band that can be checked after its group
   // (check_after) is, even where band takes its own bound otherwise.
   bool after = false;
+  // band for sums that need no bound: a group function whose operations other than the sums'
+  // additions raise no precision flag (AVX-512), run with T = 0 (failing NaN only) and without
+  // stats or a bound of its own; run_windows keeps its band when the flag stays clear.
+  bool (*exact_band)(const BandArgs&, const Ops&) = nullptr;
   // The check after a group (check_after): the greatest |x| of n floats, at least, with a NaN
   // ignored or (AVX-512) dropping the values before it in its lane; whether every |y[i]| is
   // above thr (a NaN is not).
