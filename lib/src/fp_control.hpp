@@ -37,6 +37,24 @@ inline void clear_inexact() {
 inline bool inexact() {
   return (_mm_getcsr() & kInexactFlag) != 0;
 }
+// Whether this thread's flag behaves so: raised by a rounded division, not by an exact sum.
+// Checked once, for what emulates the CPU (a binary translator or instrumenter that keeps no
+// flags would otherwise pass every sum as exact).
+inline bool inexact_flag_works() {
+  static const bool works = [] {
+    const unsigned saved = _mm_getcsr();
+    _mm_setcsr(0x1F80);
+    volatile double one = 1.0, three = 3.0;
+    volatile double third = one / three;  // volatile: stored before the flag is read
+    const bool raised = inexact();
+    _mm_setcsr(0x1F80);
+    volatile double two = one + one;
+    const bool ok = raised && !inexact() && third < two;
+    _mm_setcsr(saved);
+    return ok;
+  }();
+  return works;
+}
 #else
 // Elsewhere: the rounding mode (C's <cfenv> has no flush-to-zero).
 using FpControl = int;

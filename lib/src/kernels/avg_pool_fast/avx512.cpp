@@ -3,6 +3,7 @@
 // when the CPU has them).
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
+#include "../../fp_control.hpp"
 #include "bins4.hpp"
 #include "own_bound.hpp"
 
@@ -1303,7 +1304,6 @@ BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
 
 Ops select_avx512(Plan& pl) {
   Ops ops{stats_avx512, vsum_avx512, plane_sums_avx512};
-  ops.exact_plane_sums = exact_plane_sums_avx512;
   ops.finish_row = hrow_s1_avx512<1>;
   ops.amax = amax_avx512, ops.all_above = all_above_avx512;
   ops.band = band_generic;
@@ -1347,6 +1347,12 @@ Ops select_avx512(Plan& pl) {
   // S8 (uneven bins of 13-14 rows): 0.85 of the time with the band's stats pass.
   if (ops.band == band_generic && pl.bound_in_pass)
     ops.vsum_bound = vsum_bound_avx512, ops.own_bound = true;
+  // Exact sums first where the precision flag tells them (only the sums' additions round:
+  // the scaling rounds with {rn-sae}).
+  if (irrun::detail::inexact_flag_works())
+    ops.exact_plane_sums = exact_plane_sums_avx512;
+  else
+    ops.exact_band = nullptr;
   return ops;
 }
 
