@@ -1,6 +1,12 @@
 // Fast f32 AvgPool / AdaptiveAvgPool on plain NC[D]HW tensors.
 //
 // Algorithm (per plane, per band of output rows):
+//   exact first: on AVX-512, a band (or a unit of whole planes) runs first with no stats and no
+//      bound (Ops::exact_band, Ops::exact_plane_sums), after clearing MXCSR's precision flag.
+//      There only the sums' additions can raise it (the scaling rounds with {rn-sae}), so if it
+//      stays clear every sum is exact and needs no bound: the band is done unless a sum is NaN.
+//      Else the band runs again, as follows. (S1, S3, S5, S9 and S4, S7 on typical data, whose
+//      double sums of floats are exact unless their magnitudes span some 2^29.)
 //   0. once per call (make_plan): per flattened output row q = od*OH + oh, the table of input
 //      row offsets it sums (in summation order) and its row factor 1/rows; per band, the
 //      contiguous input span scanned for stats. The loops do no divisions and no per-row setup;
@@ -66,7 +72,8 @@
 //   (|s^ - s| <= u |s|: n |y - a| <= 6.02u |s|, within 2^-26 |s|; so is every s^ whose
 //   additions were all exact), which keeps fl32(y) (fallback_output).
 //   The decision is each output's own: T from the min and max of its window's inputs, or s^
-//   being its exact sum rounded. The
+//   being its exact sum rounded (which a clear precision flag after the sums proves for all of
+//   a band's outputs at once). The
 //   kernels first check against a T at least as large: the band's, from the stats of a span
 //   holding all of its rows, the mixed-sign T of the greatest |x| their vertical pass loaded
 //   (Ops::vsum_bound), the T of the bits of all the band's loads so far (band_s1_*,

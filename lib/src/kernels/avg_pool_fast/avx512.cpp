@@ -813,7 +813,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
 // Own: no check against t_s; it waits for the bound, and the group then checks the stored
 // outputs (own_check_outputs): the loads raise `bits` (P = 2: all but rows[0], the last row of the
 // pair before, or tracked by run_s2_avx512).
-template <int K, bool Own, int R, int P = 1, bool Pf = false>
+template <int K, bool Own, int R, int P = 1, bool Pf = false, bool Track = true>
 IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                             const double* inv_w, const double* rinv_s, double t_s,
                                             float* const* out, LoadBits& bits_io,
@@ -850,7 +850,7 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
   const auto row = [&](int p, i64 j) IRRUN_AVX512_LAMBDA { return rows[p * 2 + j]; };
   const auto whole = [&](const float* x, bool track = true) IRRUN_AVX512_LAMBDA {
     const __m256 f = _mm256_loadu_ps(x);
-    if (Own && track) track_bits(bits, f);
+    if (Own && Track && track) track_bits(bits, f);
     return _mm512_cvtps_pd(f);
   };
   // Outputs ow .. ow + 7 of the one row (P = 1), from input columns 2 * ow on.
@@ -869,7 +869,7 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
     for (; ow + 8 <= OW && c + 16 <= IW; ow += 8, c += 16) {  // whole blocks: no masks
       if constexpr (Pf) prefetch_lines<5>(pf);
       if constexpr (P == 2) {
-        if constexpr (Own)
+        if constexpr (Own && Track)
           for (int j = 1; j < 5; ++j) track16(bits16, rows[j] + c);
         const auto w = [&](const float* x) IRRUN_AVX512_LAMBDA {  // tracked above
           return _mm512_cvtps_pd(_mm256_loadu_ps(x));
@@ -899,7 +899,7 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
   // start past the row).
   const auto load = [&](const float* x, __mmask16 m) IRRUN_AVX512_LAMBDA {
     const __m256 f = _mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, x));
-    if (Own) track_bits(bits, f);
+    if (Own && Track) track_bits(bits, f);
     return _mm512_cvtps_pd(f);
   };
   for (c = 2 * ow; ow < OW; ow += 8, c += 16)
@@ -920,7 +920,7 @@ IRRUN_AVX512 IRRUN_INLINE int row_s2_avx512(const float* const* rows, i64 r_rt, 
     }
   if constexpr (Pf)
     while (pf.p < pf.end) prefetch_lines<1>(pf);
-  if constexpr (Own) bits_io = fold_bits(bits, bits16);
+  if constexpr (Own && Track) bits_io = fold_bits(bits, bits16);
   int failed = 0;
   for (int p = 0; p < P; ++p) failed |= (fail[p] != 0) << p;
   return failed;
@@ -1024,7 +1024,7 @@ IRRUN_AVX512 void planes_2x2_avx512(const Plan& pl, const float* x, float* y, i6
 // first go two rows at a time (row_s2_avx512<K, 3, 2>: S1 in 0.90 of the time, scripts/ab).
 // Own: the rows' loads tracked in bits, their outputs checked by the group (own_check_outputs);
 // `loaded`: the group before loaded the run's rows up to q0's (own_continues).
-template <int K, bool Own, int R>
+template <int K, bool Own, int R, bool Track>
 IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBits& bits,
                                 bool loaded) {
   const Plan& pl = *a.pl;
@@ -1044,14 +1044,14 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
   i64 q = q0;
   if constexpr (R == 3)
     if (off[2] == off[0] + step && q + 1 < q1) {
-      if (Own && !loaded) track_row(bits, rows[0], IW);  // the pairs track their rows 1-4
+      if (Own && Track && !loaded) track_row(bits, rows[0], IW);  // the pairs track rows 1-4
       for (; q + 1 < q1; q += 2) {
         prefetch_step(*a.next);
         prefetch_step(*a.next);
         const float* pair[5] = {rows[0], rows[1], rows[2], rows[1] + step, rows[2] + step};
         float* out[2] = {a.out_plane + q * OW, a.out_plane + (q + 1) * OW};
-        const int f =
-            row_s2_avx512<K, Own, 3, 2>(pair, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, out, bits);
+        const int f = row_s2_avx512<K, Own, 3, 2, false, Track>(pair, r, IW, OW, pl.inv_w.data(),
+                                                                rinv + q, a.t, out, bits);
         keep(q, f, 2);
         for (i64 j = 0; j < n; ++j) rows[j] += 2 * step;
       }
@@ -1062,46 +1062,53 @@ IRRUN_AVX512 bool run_s2_avx512(const BandArgs& a, i64 q0, i64 q1, i64 r, LoadBi
     // stalled on the miss buffers. Where nothing streams (S1, S2), the test per block cost 2-3%.
     if (a.next->left > 0)
       keep(q,
-           row_s2_avx512<K, Own, R, 1, true>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out,
-                                             bits, take_steps(*a.next, 1)),
+           row_s2_avx512<K, Own, R, 1, true, Track>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t,
+                                                    &out, bits, take_steps(*a.next, 1)),
            1);
     else if constexpr (K == 2 && R == 2 && !Own)
       keep(q, row_2x2(a, rows[0], rows[1], rinv[q], out), 1);
     else
-      keep(q, row_s2_avx512<K, Own, R>(rows, r, IW, OW, pl.inv_w.data(), rinv + q, a.t, &out, bits),
+      keep(q,
+           row_s2_avx512<K, Own, R, 1, false, Track>(rows, r, IW, OW, pl.inv_w.data(), rinv + q,
+                                                     a.t, &out, bits),
            1);
     for (i64 j = 0; j < n; ++j) rows[j] += step;
   }
   return failed;
 }
 
-template <int K, bool Own>
+// Own without Track (Ops::exact_band): the outputs stored unchecked, no load tracked, and then
+// whether one is NaN.
+template <int K, bool Own, bool Track = true>
 IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
-  LoadBits bits = Own ? own_bits(*a.own) : LoadBits{};  // untouched without Own
-  bool loaded = Own && own_continues(a), failed = false;
+  LoadBits bits = Own && Track ? own_bits(*a.own) : LoadBits{};  // untouched without
+  bool loaded = Own && Track && own_continues(a), failed = false;
   for (i64 q = a.q0; q < a.q1;) {
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
     const i64 r =
         pl.row_begin[static_cast<std::size_t>(q) + 1] - pl.row_begin[static_cast<std::size_t>(q)];
     switch (r) {  // the common row counts unrolled at compile time
       case 2:
-        failed |= run_s2_avx512<K, Own, 2>(a, q, q_end, r, bits, loaded);
+        failed |= run_s2_avx512<K, Own, 2, Track>(a, q, q_end, r, bits, loaded);
         break;
       case 3:
-        failed |= run_s2_avx512<K, Own, 3>(a, q, q_end, r, bits, loaded);
+        failed |= run_s2_avx512<K, Own, 3, Track>(a, q, q_end, r, bits, loaded);
         break;
       case 6:  // 3x3x3 windows (S5): 3x3 rows inside, 2x3 at the edges
-        failed |= run_s2_avx512<K, Own, 6>(a, q, q_end, r, bits, loaded);
+        failed |= run_s2_avx512<K, Own, 6, Track>(a, q, q_end, r, bits, loaded);
         break;
       case 9:
-        failed |= run_s2_avx512<K, Own, 9>(a, q, q_end, r, bits, loaded);
+        failed |= run_s2_avx512<K, Own, 9, Track>(a, q, q_end, r, bits, loaded);
         break;
       default:  // select_avx512 takes this path for windows of up to kFusedMaxRows rows
-        failed |= run_s2_avx512<K, Own, -1>(a, q, q_end, r, bits, loaded);
+        failed |= run_s2_avx512<K, Own, -1, Track>(a, q, q_end, r, bits, loaded);
     }
     q = q_end, loaded = false;
   }
+  const i64 OW = pl.g->out[2];
+  if constexpr (Own && !Track)
+    return !all_above_avx512(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, -1.0f);
   return Own ? own_check_outputs(a, bits, all_above_avx512) : failed;
 }
 
@@ -1318,7 +1325,7 @@ Ops select_avx512(Plan& pl) {
       pl.max_rows <= kFusedMaxRows) {
     ops.own_bound = pl.max_rows == 3;
     ops.band = ops.own_bound ? band_s2_avx512<3, true> : band_s2_avx512<3, false>;
-    ops.exact_band = band_s2_avx512<3, false>;
+    ops.exact_band = band_s2_avx512<3, true, false>;
     ops.keeps_v = false;
   }
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
