@@ -3,6 +3,7 @@
 // has it, so the binary runs on any x86-64).
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
+#include "../../fp_control.hpp"
 #include "bins4.hpp"
 #include "own_bound.hpp"
 
@@ -246,7 +247,8 @@ IRRUN_AVX2 inline void track(__m256 v, __m256& m) {
 // One pass over memory: the bound comes from the same blocks the sums load (a 256-bit load for
 // the bound; the sums convert the two 128-bit halves straight from memory, which then hits L1
 // and needs no shuffle).
-IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& bound) {
+template <bool Bound>
+IRRUN_AVX2 void plane_sums_t(const float* x, i64 n, i64 count, double* s, float& bound) {
   const i64 full = n / 8 * 8, rest = n - full;
   // The zero-filled last block: maskload reads nothing where the mask is 0.
   alignas(32) std::int32_t m[8];
@@ -257,13 +259,13 @@ IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, flo
   for (auto& k : mm) k = _mm256_set1_ps(bound);
   // Adds the block of eight floats at q to a plane's accumulators al (lanes 0-3), ah (4-7).
   auto block = [](const float* q, __m256d& al, __m256d& ah, __m256& k) IRRUN_AVX2 {
-    track(_mm256_loadu_ps(q), k);
+    if constexpr (Bound) track(_mm256_loadu_ps(q), k);
     al = add_fma(al, _mm256_cvtps_pd(_mm_loadu_ps(q)));
     ah = add_fma(ah, _mm256_cvtps_pd(_mm_loadu_ps(q + 4)));
   };
   auto last = [&](const float* q, __m256d& al, __m256d& ah, __m256& k) IRRUN_AVX2 {
     const __m256 v = _mm256_maskload_ps(q, mask);
-    track(v, k);
+    if constexpr (Bound) track(v, k);
     al = add_fma(al, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
     ah = add_fma(ah, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
   };
@@ -277,7 +279,7 @@ IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, flo
     if (rest == 1) {  // 8k + 1 floats (7x7: S4, S7): the last floats in one vector, as AVX-512
       const float* q = xp + full;
       const __m128 e = _mm_setr_ps(q[0], q[n], q[2 * n], q[3 * n]);
-      track(_mm256_set_m128(_mm_setzero_ps(), e), mm[0]);
+      if constexpr (Bound) track(_mm256_set_m128(_mm_setzero_ps(), e), mm[0]);
       ends = _mm256_cvtps_pd(e);
     } else if (rest > 0) {
       for (int j = 0; j < 4; ++j) last(xp + j * n + full, al[j], ah[j], mm[j & 1]);
@@ -297,6 +299,18 @@ IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, flo
   alignas(32) float l[8];
   _mm256_store_ps(l, _mm256_max_ps(mm[0], mm[1]));
   bound = fold_bound(l, bound);
+}
+
+IRRUN_AVX2 void plane_sums_avx2(const float* x, i64 n, i64 count, double* s, float& bound) {
+  plane_sums_t<true>(x, n, count, s, bound);
+}
+
+// Without the bound (Ops::exact_plane_sums): only the additions here can raise the precision
+// flag; the scaling after them (finish_row) raises it too, so run_whole_plane clears it again
+// for every unit.
+IRRUN_AVX2 void exact_plane_sums_avx2(const float* x, i64 n, i64 count, double* s) {
+  float unused = 0;
+  plane_sums_t<false>(x, n, count, s, unused);
 }
 
 constexpr HrowSet kHrowAvx2{hrow_s1_avx2<2>, hrow_s1_avx2<3>, hrow_s1_avx2<5>,
@@ -754,6 +768,7 @@ IRRUN_AVX2 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count
 
 Ops select_avx2(Plan& pl) {
   Ops ops{stats_avx2, vrow_avx2<0, 8>, plane_sums_avx2};
+  if (irrun::detail::inexact_flag_works()) ops.exact_plane_sums = exact_plane_sums_avx2;
   ops.amax = amax_avx2, ops.all_above = all_above_avx2;
   ops.finish_row = hrow_s1_avx2<1>;
   ops.band = band_generic;
