@@ -29,12 +29,17 @@ inline FpControl fp_control(unsigned state) {
 }
 // The precision flag: raised by every operation whose result was rounded since it was cleared.
 // A kernel can so learn that a run of additions was exact, with no test of its own per addition.
+// Compilers do not model the flags, so each access is also a compiler barrier: operations that
+// read their inputs from memory after the clear and store their results before the read stay
+// between the two, inlined or not.
 constexpr unsigned kInexactFlag = 0x20;
 inline void clear_inexact() {
   const unsigned s = _mm_getcsr();
   if (s & kInexactFlag) _mm_setcsr(s & ~kInexactFlag);
+  asm volatile("" ::: "memory");
 }
 inline bool inexact() {
+  asm volatile("" ::: "memory");
   return (_mm_getcsr() & kInexactFlag) != 0;
 }
 // Whether this thread's flag behaves so: raised by a rounded division, not by an exact sum.

@@ -119,6 +119,17 @@ i64 v_stride(const Plan& pl) {
   return pl.flat ? pl.g->in[2] : pl.vlen;
 }
 
+// Whether the exact-first route is worth trying: not once it has failed on more than about an
+// eighth of its tries in this range (data whose sums round, whose bands each run twice so).
+struct ExactTries {
+  i64 tries = 0, misses = 0;
+  bool worth() const { return 8 * misses <= tries + 32; }
+  bool record(bool hit) {
+    ++tries, misses += !hit;
+    return hit;
+  }
+};
+
 // ---- Whole-plane kernel: one window covering each input plane.
 
 void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
@@ -127,19 +138,20 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
   const i64 n = g.in_plane_size();
   const double inv = 1.0 / (pl.uniform ? pl.kvol.hi : static_cast<double>(n));
   std::vector<double> sums(kWholePlaneBlock), inv_w(kWholePlaneBlock, inv);
+  ExactTries exact;
   for (i64 u = unit_begin; u < unit_end; ++u) {
     const i64 p0 = u * kWholePlaneBlock, count = std::min(g.planes() - p0, kWholePlaneBlock);
     const float* xu = x + p0 * n;
     // Sums whose additions were all exact need no bound (fallback_output keeps every exact sum's
     // fl32(s * r)): where the sums alone raise the precision flag when one rounds, they run
     // without tracking the greatest |x| first, and the unit is done unless the flag rose or a
-    // sum is NaN (S4, S7: 0.8 of the time). The calls through Ops keep the compiler from
-    // moving any addition past the flag's reads.
-    if (ops.exact_plane_sums) {
+    // sum is NaN (S4, S7: 0.8 of the time). The flag's reads are compiler barriers
+    // (fp_control.hpp), and the sums reach memory between them.
+    if (ops.exact_plane_sums && exact.worth()) {
       irrun::detail::clear_inexact();
       ops.exact_plane_sums(xu, n, count, sums.data());
-      if (!irrun::detail::inexact() &&
-          !ops.finish_row(sums.data(), 1, count, inv_w.data(), 1.0, 0.0, y + p0))
+      if (exact.record(!irrun::detail::inexact() &&
+                       !ops.finish_row(sums.data(), 1, count, inv_w.data(), 1.0, 0.0, y + p0)))
         continue;
     }
     float m = 0;
@@ -281,6 +293,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
   Prefetch next;
   OwnBound own;
+  ExactTries exact;
   const auto args = [&](i64 plane, i64 q0, i64 q1, double t) {
     if (!vbase) scratch();
     return BandArgs{&pl,
@@ -358,14 +371,16 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
 
     // 0. Sums that need no bound first (AVX-512): a band whose additions all were exact keeps
     // them (fallback_output keeps every exact sum's fl32(s * r)), with no stats pass and no
-    // bound taken; else it runs again from step 1.
-    if (ops.exact_band && !after) {
+    // bound taken; else it runs again from step 1, from its first group: a band is kept or
+    // redone whole, so its bits are the same however the threads' ranges fall.
+    if (ops.exact_band && !after && exact.worth()) {
       prefetch_next();
       irrun::detail::clear_inexact();
-      bool failed = false;
-      for (i64 g0 = q0; g0 < q1; g0 += group)
-        failed |= ops.exact_band(args(p, g0, std::min(q1, g0 + group), 0.0), ops);
-      if (!failed && !irrun::detail::inexact()) {
+      bool hit = true;
+      for (i64 g0 = q0; g0 < q1 && hit; g0 += group)
+        hit = !ops.exact_band(args(p, g0, std::min(q1, g0 + group), 0.0), ops) &&
+              !irrun::detail::inexact();
+      if (exact.record(hit)) {
         if (++band == pl.bands) band = 0, ++p;
         continue;
       }
