@@ -321,8 +321,18 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       pl.band_span_len[0] == g.in_plane_size()) {
     const i64 in = g.in_plane_size(), out = g.out_plane_size();
     const i64 chunk = after_chunk_planes(g);
+    std::vector<double> sums(ops.exact_planes ? static_cast<std::size_t>(chunk * out) : 0);
     for (i64 p0 = unit_begin; p0 < unit_end; p0 += chunk) {
       const i64 p1 = std::min(unit_end, p0 + chunk);
+      // Exact sums first (AVX-512, S2), as run_whole_plane: in two passes, the sums' and, after
+      // the precision flag is read, the scaling's (which raises it).
+      if (ops.exact_planes && exact.worth()) {
+        irrun::detail::clear_inexact();
+        ops.exact_planes(pl, x + p0 * in, sums.data(), p1 - p0);
+        if (exact.record(!irrun::detail::inexact() &&
+                         ops.scale_planes(pl, sums.data(), y + p0 * out, p1 - p0)))
+          continue;
+      }
       if (ops.planes && (p1 - p0) * out >= 4)
         ops.planes(pl, x + p0 * in, y + p0 * out, p1 - p0);
       else

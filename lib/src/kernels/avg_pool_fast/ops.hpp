@@ -135,6 +135,11 @@ struct Ops {
   // after_chunk_planes and four outputs or more, their outputs at y stored unchecked with
   // band's bits, in one pass.
   void (*planes)(const Plan&, const float* x, float* y, i64 count) = nullptr;
+  // planes in two passes, for sums that need no bound: exact_planes stores the double sums
+  // (no operation but their additions rounds), and after the precision flag is read,
+  // scale_planes scales them into y, false if a sum is NaN (run_windows).
+  void (*exact_planes)(const Plan&, const float* x, double* s, i64 count) = nullptr;
+  bool (*scale_planes)(const Plan&, const double* s, float* y, i64 count) = nullptr;
 };
 
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
