@@ -326,7 +326,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       const i64 p1 = std::min(unit_end, p0 + chunk);
       // Exact sums first (AVX-512, S2), as run_whole_plane: in two passes, the sums' and, after
       // the precision flag is read, the scaling's (which raises it).
-      if (ops.exact_planes && exact.worth()) {
+      if (ops.exact_planes && (p1 - p0) * out >= 4 && exact.worth()) {
         irrun::detail::clear_inexact();
         ops.exact_planes(pl, x + p0 * in, sums.data(), p1 - p0);
         if (exact.record(!irrun::detail::inexact() &&

@@ -741,12 +741,19 @@ BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
 // outputs again (those written twice get the same bits). Per row, the set-up and a second block
 // for a row's last three outputs had taken most of S6's row time (S6 0.78 of the time on
 // AVX-512, round 39, where it ran first).
-IRRUN_AVX2 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count) {
+// Every bin has four columns and `rows` rows: one factor fl(row_rinv[q] * inv_w[ow]).
+IRRUN_AVX2 inline __m256d bins4_factor(const Plan& pl) {
+  return _mm256_set1_pd(pl.row_rinv[0] * pl.inv_w[0]);
+}
+
+// The four-output blocks of `count` planes of bins of four: their sums to `block`, the last
+// 1-3 outputs as the last four again (those already done get the same bits).
+template <class Block>
+IRRUN_AVX2 IRRUN_INLINE void bins4_blocks(const Plan& pl, const float* x, i64 count,
+                                          Block&& block) {
   const i64 n = count * pl.g->out_plane_size();
   const i64* start = pl.bins4_start.data();
   const i64 rows = static_cast<i64>(pl.bins4_rows.size());
-  // Every bin has four columns and `rows` rows: one factor fl(row_rinv[q] * inv_w[ow]).
-  const __m256d r = _mm256_set1_pd(pl.row_rinv[0] * pl.inv_w[0]);
   with_row_count(rows, [&]<int R>() IRRUN_AVX2 {
     const i64* off = pl.bins4_rows.data();
     const auto sums = [&](const float* p) IRRUN_AVX2 {  // a bin's column sums (bins4.hpp)
@@ -755,20 +762,44 @@ IRRUN_AVX2 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count
       for (i64 j = 1; j < m; ++j) v = add_fma(v, _mm256_cvtps_pd(_mm_loadu_ps(p + off[j])));
       return v;
     };
-    const auto block = [&](i64 o) IRRUN_AVX2 {
-      const __m256d s = bins4_taps(sums(x + start[o]), sums(x + start[o + 1]),
-                                   sums(x + start[o + 2]), sums(x + start[o + 3]));
-      _mm_storeu_ps(y + o, scale4(s, r));
+    const auto one = [&](i64 o) IRRUN_AVX2 {
+      block(o, bins4_taps(sums(x + start[o]), sums(x + start[o + 1]), sums(x + start[o + 2]),
+                          sums(x + start[o + 3])));
     };
     i64 o = 0;
-    for (; o + 4 <= n; o += 4) block(o);
-    if (o < n) block(n - 4);
+    for (; o + 4 <= n; o += 4) one(o);
+    if (o < n) one(n - 4);
   });
+}
+
+IRRUN_AVX2 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count) {
+  const __m256d r = bins4_factor(pl);
+  bins4_blocks(pl, x, count,
+               [&](i64 o, __m256d s) IRRUN_AVX2 { _mm_storeu_ps(y + o, scale4(s, r)); });
+}
+
+IRRUN_AVX2 void sums_bins4(const Plan& pl, const float* x, double* s, i64 count) {
+  bins4_blocks(pl, x, count, [&](i64 o, __m256d v) IRRUN_AVX2 { _mm256_storeu_pd(s + o, v); });
+}
+
+IRRUN_AVX2 bool scale_bins4(const Plan& pl, const double* s, float* y, i64 count) {
+  const i64 n = count * pl.g->out_plane_size();
+  const __m256d r = bins4_factor(pl);
+  __m256d nan = _mm256_setzero_pd();
+  const auto one = [&](i64 o) IRRUN_AVX2 {
+    const __m256d v = _mm256_loadu_pd(s + o);
+    _mm_storeu_ps(y + o, scale4(v, r));
+    nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+  };
+  i64 o = 0;
+  for (; o + 4 <= n; o += 4) one(o);
+  if (o < n) one(n - 4);
+  return _mm256_movemask_pd(nan) == 0;
 }
 
 Ops select_avx2(Plan& pl) {
   Ops ops{stats_avx2, vrow_avx2<0, 8>, plane_sums_avx2};
-  if (irrun::detail::inexact_flag_works()) ops.exact_plane_sums = exact_plane_sums_avx2;
+
   ops.amax = amax_avx2, ops.all_above = all_above_avx2;
   ops.finish_row = hrow_s1_avx2<1>;
   ops.band = band_generic;
@@ -793,7 +824,7 @@ Ops select_avx2(Plan& pl) {
   // Bins of four that tile the row from its start (S6), of whole planes checked after.
   if (ops.hrow == hrow_bins4_avx2 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2] &&
       make_bins4_planes(pl))
-    ops.planes = planes_bins4;
+    ops.planes = planes_bins4, ops.exact_planes = sums_bins4, ops.scale_planes = scale_bins4;
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx2(pl.k_w, pl.pad_left);
@@ -801,6 +832,12 @@ Ops select_avx2(Plan& pl) {
     ops.band = pl.k_w == 3 ? band_s1_avx2<3> : pl.k_w == 5 ? band_s1_avx2<5> : band_s1_avx2<7>;
     ops.own_bound = true, ops.min_group = kFusedRows;
   }
+  // Exact sums first where the precision flag tells them: whole planes, and planes of bins of
+  // four, whose scaling (which raises the flag) is a pass of its own.
+  if (irrun::detail::inexact_flag_works())
+    ops.exact_plane_sums = exact_plane_sums_avx2;
+  else
+    ops.exact_planes = nullptr;
   return ops;
 }
 

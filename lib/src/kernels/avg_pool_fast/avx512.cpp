@@ -1396,7 +1396,8 @@ Ops select_avx512(Plan& pl) {
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).
   if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2]) {
     ops.band = band_bins4_avx512, ops.keeps_v = false;
-    if (make_bins4_planes(pl)) ops.planes = planes_bins4;
+    if (make_bins4_planes(pl))
+      ops.planes = planes_bins4, ops.exact_planes = sums_bins4, ops.scale_planes = scale_bins4;
   }
   if (flat_eligible(pl)) {
     make_flat(pl);
