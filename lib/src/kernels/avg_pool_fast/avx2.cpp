@@ -736,18 +736,78 @@ BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
 
 }  // namespace
 
-// The chunk's outputs as one row, four at a time, each lane's bin from Plan::bins4_start, so
-// four bins of a block may lie in different rows or planes; the last block is the last four
-// outputs again (those written twice get the same bits). Per row, the set-up and a second block
-// for a row's last three outputs had taken most of S6's row time (S6 0.78 of the time on
-// AVX-512, round 39, where it ran first).
+// The two passes of Ops::exact_planes and Ops::scale_planes for 2x2 s2 planes (S2), on both
+// ISA paths (256-bit operations only), rows of whole blocks of four outputs: the sums
+// s = (r0 + r1)[2 ow] + (r0 + r1)[2 ow + 1], as every path adds them, then
+// y = fl32(s * fl(rinv * inv_w) + 0), false if a sum is NaN. Unpacking columns 0-3 and 4-7
+// gives outputs 0, 2, 1, 3; where one factor serves the row (EqualW) they stay so and the four
+// floats are put in order (an in-lane shuffle), else the sums are (a cross-lane permute): the
+// permute after the hadd cost S2 1.05.
+namespace {
+
+IRRUN_AVX2 inline __m256d wide(const float* p) {
+  return _mm256_cvtps_pd(_mm_loadu_ps(p));
+}
+
+template <bool EqualW>
+IRRUN_AVX2 void sums_2x2_t(const Plan& pl, const float* x, double* s, i64 count) {
+  const i64 IW = pl.g->in[2], OW = pl.g->out[2], rows = pl.g->out[0] * pl.g->out[1];
+  const i64 in = pl.g->in_plane_size();
+  for (i64 p = 0; p < count; ++p, x += in) {
+    const float* r0 = x + pl.row_off[0];  // one run of rows
+    for (i64 q = 0; q < rows; ++q, s += OW, r0 += pl.row_step)
+      for (i64 ow = 0; ow < OW; ow += 4) {
+        const float* c0 = r0 + 2 * ow;
+        const __m256d a = add_fma(wide(c0), wide(c0 + IW));
+        const __m256d b = add_fma(wide(c0 + 4), wide(c0 + IW + 4));
+        __m256d v = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
+        if (!EqualW) v = _mm256_permute4x64_pd(v, 0xD8);
+        _mm256_storeu_pd(s + ow, v);
+      }
+  }
+}
+
+template <bool EqualW>
+IRRUN_AVX2 bool scale_2x2_t(const Plan& pl, const double* s, float* y, i64 count) {
+  const i64 OW = pl.g->out[2], rows = pl.g->out[0] * pl.g->out[1];
+  const double* w = pl.inv_w.data();
+  __m256d nan = _mm256_setzero_pd();
+  for (i64 p = 0; p < count; ++p)
+    for (i64 q = 0; q < rows; ++q, s += OW, y += OW) {
+      const double rinv_s = pl.row_rinv[static_cast<std::size_t>(q)];
+      const __m256d rinv = _mm256_set1_pd(rinv_s), r_row = _mm256_set1_pd(rinv_s * w[0]);
+      for (i64 ow = 0; ow < OW; ow += 4) {
+        const __m256d v = _mm256_loadu_pd(s + ow);
+        __m128 f = scale4(v, EqualW ? r_row : _mm256_mul_pd(rinv, _mm256_loadu_pd(w + ow)));
+        if (EqualW) f = _mm_shuffle_ps(f, f, 0xD8);
+        _mm_storeu_ps(y + ow, f);
+        nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+      }
+    }
+  return _mm256_movemask_pd(nan) == 0;
+}
+
+}  // namespace
+
+IRRUN_AVX2 void sums_2x2(const Plan& pl, const float* x, double* s, i64 count) {
+  pl.equal_w ? sums_2x2_t<true>(pl, x, s, count) : sums_2x2_t<false>(pl, x, s, count);
+}
+
+IRRUN_AVX2 bool scale_2x2(const Plan& pl, const double* s, float* y, i64 count) {
+  return pl.equal_w ? scale_2x2_t<true>(pl, s, y, count) : scale_2x2_t<false>(pl, s, y, count);
+}
+
 // Every bin has four columns and `rows` rows: one factor fl(row_rinv[q] * inv_w[ow]).
 IRRUN_AVX2 inline __m256d bins4_factor(const Plan& pl) {
   return _mm256_set1_pd(pl.row_rinv[0] * pl.inv_w[0]);
 }
 
-// The four-output blocks of `count` planes of bins of four: their sums to `block`, the last
-// 1-3 outputs as the last four again (those already done get the same bits).
+// The four-output blocks of `count` planes of bins of four, their sums to `block`: the chunk's
+// outputs as one row, four at a time, each lane's bin from Plan::bins4_start, so
+// four bins of a block may lie in different rows or planes; the last block is the last four
+// outputs again (those written twice get the same bits). Per row, the set-up and a second block
+// for a row's last three outputs had taken most of S6's row time (S6 0.78 of the time on
+// AVX-512, round 39, where it ran first).
 template <class Block>
 IRRUN_AVX2 IRRUN_INLINE void bins4_blocks(const Plan& pl, const float* x, i64 count,
                                           Block&& block) {
@@ -818,7 +878,11 @@ Ops select_avx2(Plan& pl) {
       ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
     if (pl.k_w == 2 && pl.pad_left == 0) {  // S2: checked after where it can be (0.91)
       ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true, ops.after = true;
-      if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) ops.planes = planes_2x2_avx2;
+      if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) {
+        ops.planes = planes_2x2_avx2;
+        if (pl.g->out[2] % 4 == 0 && 2 * pl.g->out[2] <= pl.g->in[2])
+          ops.exact_planes = sums_2x2, ops.scale_planes = scale_2x2;
+      }
     }
   }
   // Bins of four that tile the row from its start (S6), of whole planes checked after.

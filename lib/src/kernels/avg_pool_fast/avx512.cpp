@@ -1015,61 +1015,6 @@ IRRUN_AVX512 void planes_2x2(const Plan& pl, const float* x, float* y, i64 count
   }
 }
 
-// planes_2x2's sums without their scaling (Ops::exact_planes): each block of four in
-// row_2x2_avx512's order (EqualW: outputs 0, 2, 1, 3), stored where the outputs go, for
-// scale_2x2 to scale after the precision flag is read. Rows of whole blocks only.
-template <bool EqualW>
-IRRUN_AVX512 void sums_2x2(const Plan& pl, const float* x, double* s, i64 count) {
-  const i64 IW = pl.g->in[2], OW = pl.g->out[2], rows = pl.g->out[0] * pl.g->out[1];
-  const i64 in = pl.g->in_plane_size();
-  for (i64 p = 0; p < count; ++p, x += in) {
-    const float* r0 = x + pl.row_off[0];
-    for (i64 q = 0; q < rows; ++q, s += OW, r0 += pl.row_step) {
-      const float* r1 = r0 + IW;
-      for (i64 ow = 0; ow < OW; ow += 4) {
-        const i64 c = 2 * ow;
-        const __m256d a = add_fma256(_mm256_cvtps_pd(_mm_loadu_ps(r0 + c)),
-                                     _mm256_cvtps_pd(_mm_loadu_ps(r1 + c)));
-        const __m256d b = add_fma256(_mm256_cvtps_pd(_mm_loadu_ps(r0 + c + 4)),
-                                     _mm256_cvtps_pd(_mm_loadu_ps(r1 + c + 4)));
-        __m256d v = _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
-        if (!EqualW) v = _mm256_permute4x64_pd(v, 0xD8);
-        _mm256_storeu_pd(s + ow, v);
-      }
-    }
-  }
-}
-
-// The outputs of sums_2x2's sums, as row_2x2_avx512 scales them; false if one is NaN.
-template <bool EqualW>
-IRRUN_AVX512 bool scale_2x2(const Plan& pl, const double* s, float* y, i64 count) {
-  const i64 OW = pl.g->out[2], rows = pl.g->out[0] * pl.g->out[1];
-  const double* w = pl.inv_w.data();
-  __mmask8 nan = 0;
-  for (i64 p = 0; p < count; ++p)
-    for (i64 q = 0; q < rows; ++q, s += OW, y += OW) {
-      const double rinv_s = pl.row_rinv[static_cast<std::size_t>(q)];
-      const __m256d rinv = _mm256_set1_pd(rinv_s), r_row = _mm256_set1_pd(rinv_s * w[0]);
-      for (i64 ow = 0; ow < OW; ow += 4) {
-        const __m256d v = _mm256_loadu_pd(s + ow);
-        const __m256d r = EqualW ? r_row : _mm256_mul_pd(rinv, _mm256_loadu_pd(w + ow));
-        __m128 f = _mm256_cvtpd_ps(_mm256_mask_fmadd_pd(v, 0xFF, r, _mm256_setzero_pd()));
-        if (EqualW) f = _mm_shuffle_ps(f, f, 0xD8);
-        _mm_storeu_ps(y + ow, f);
-        nan |= _mm256_cmp_pd_mask(v, v, _CMP_UNORD_Q);
-      }
-    }
-  return nan == 0;
-}
-
-IRRUN_AVX512 void sums_2x2_avx512(const Plan& pl, const float* x, double* s, i64 count) {
-  pl.equal_w ? sums_2x2<true>(pl, x, s, count) : sums_2x2<false>(pl, x, s, count);
-}
-
-IRRUN_AVX512 bool scale_2x2_avx512(const Plan& pl, const double* s, float* y, i64 count) {
-  return pl.equal_w ? scale_2x2<true>(pl, s, y, count) : scale_2x2<false>(pl, s, y, count);
-}
-
 IRRUN_AVX512 void planes_2x2_avx512(const Plan& pl, const float* x, float* y, i64 count) {
   pl.equal_w ? planes_2x2<true>(pl, x, y, count) : planes_2x2<false>(pl, x, y, count);
 }
@@ -1390,7 +1335,7 @@ Ops select_avx512(Plan& pl) {
     if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) {
       ops.planes = planes_2x2_avx512;
       if (pl.g->out[2] % 4 == 0 && 2 * pl.g->out[2] <= pl.g->in[2])
-        ops.exact_planes = sums_2x2_avx512, ops.scale_planes = scale_2x2_avx512;
+        ops.exact_planes = sums_2x2, ops.scale_planes = scale_2x2;
     }
   }
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).

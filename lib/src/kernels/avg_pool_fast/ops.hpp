@@ -142,6 +142,11 @@ struct Ops {
   bool (*scale_planes)(const Plan&, const double* s, float* y, i64 count) = nullptr;
 };
 
+// Ops::exact_planes and Ops::scale_planes for 2x2 s2 planes of whole blocks of four outputs
+// (avx2.cpp; both vector paths run them).
+void sums_2x2(const Plan& pl, const float* x, double* s, i64 count);
+bool scale_2x2(const Plan& pl, const double* s, float* y, i64 count);
+
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
 // with k = 2, 3 or any, and stride-4 bins of four.
 struct HrowSet {
