@@ -6,7 +6,10 @@
 //      There only the sums' additions can raise it (the scaling rounds with {rn-sae}), so if it
 //      stays clear every sum is exact and needs no bound: the band is done unless a sum is NaN.
 //      Else the band runs again, as follows. (S1, S3, S5, S9 and S4, S7 on typical data, whose
-//      double sums of floats are exact unless their magnitudes span some 2^29.)
+//      double sums of floats are exact unless their magnitudes span some 2^29.) Whole planes
+//      and the planes checked after their group (S2, S6: Ops::exact_planes, the sums stored,
+//      the flag read, then the scaling) scale in a pass of their own, and so do this on AVX2
+//      too. A range stops trying where the route keeps failing (ExactTries).
 //   0. once per call (make_plan): per flattened output row q = od*OH + oh, the table of input
 //      row offsets it sums (in summation order) and its row factor 1/rows; per band, the
 //      contiguous input span scanned for stats. The loops do no divisions and no per-row setup;
