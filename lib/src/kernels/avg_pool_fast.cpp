@@ -124,9 +124,14 @@ i64 v_stride(const Plan& pl) {
 
 // Whether the exact-first route is worth trying: not once it has failed on more than about an
 // eighth of its tries in this range (data whose sums round, whose bands each run twice so).
+// begin() also clears the precision flag for the try.
 struct ExactTries {
   i64 tries = 0, misses = 0;
-  bool worth() const { return 8 * misses <= tries + 32; }
+  bool begin() const {
+    if (8 * misses > tries + 32) return false;
+    irrun::detail::clear_inexact();
+    return true;
+  }
   bool record(bool hit) {
     ++tries, misses += !hit;
     return hit;
@@ -150,8 +155,7 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
     // without tracking the greatest |x| first, and the unit is done unless the flag rose or a
     // sum is NaN (S4, S7: 0.8 of the time). The flag's reads are compiler barriers
     // (fp_control.hpp), and the sums reach memory between them.
-    if (ops.exact_plane_sums && exact.worth()) {
-      irrun::detail::clear_inexact();
+    if (ops.exact_plane_sums && exact.begin()) {
       ops.exact_plane_sums(xu, n, count, sums.data());
       if (exact.record(!irrun::detail::inexact() &&
                        !ops.finish_row(sums.data(), 1, count, inv_w.data(), 1.0, 0.0, y + p0)))
@@ -329,8 +333,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       const i64 p1 = std::min(unit_end, p0 + chunk);
       // Exact sums first (AVX-512, S2), as run_whole_plane: in two passes, the sums' and, after
       // the precision flag is read, the scaling's (which raises it).
-      if (ops.exact_planes && (p1 - p0) * out >= 4 && exact.worth()) {
-        irrun::detail::clear_inexact();
+      if (ops.exact_planes && (p1 - p0) * out >= 4 && exact.begin()) {
         ops.exact_planes(pl, x + p0 * in, sums.data(), p1 - p0);
         if (exact.record(!irrun::detail::inexact() &&
                          ops.scale_planes(pl, sums.data(), y + p0 * out, p1 - p0)))
@@ -386,9 +389,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // them (fallback_output keeps every exact sum's fl32(s * r)), with no stats pass and no
     // bound taken; else it runs again from step 1, from its first group: a band is kept or
     // redone whole, so its bits are the same however the threads' ranges fall.
-    if (ops.exact_band && !after && exact.worth()) {
+    if (ops.exact_band && !after && exact.begin()) {
       prefetch_next();
-      irrun::detail::clear_inexact();
       bool hit = true;
       for (i64 g0 = q0; g0 < q1 && hit; g0 += group)
         hit = !ops.exact_band(args(p, g0, std::min(q1, g0 + group), 0.0), ops) &&
@@ -441,7 +443,10 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 
   const bool avx512 = isa == Isa::best && cpu_has_avx512();
   const bool avx2 = !avx512 && (isa == Isa::best || isa == Isa::avx2) && cpu_has_avx2();
-  const Ops ops = avx512 ? select_avx512(pl) : avx2 ? select_avx2(pl) : select_portable(pl);
+  Ops ops = avx512 ? select_avx512(pl) : avx2 ? select_avx2(pl) : select_portable(pl);
+  // The exact-first routes trust the precision flag: none where it is not seen to work.
+  if (!irrun::detail::inexact_flag_works())
+    ops.exact_plane_sums = nullptr, ops.exact_band = nullptr, ops.exact_planes = nullptr;
 
   const float* x = in.data<float>();
   float* y = out.mutable_data<float>();

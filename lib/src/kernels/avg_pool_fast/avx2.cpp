@@ -3,7 +3,6 @@
 // has it, so the binary runs on any x86-64).
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
-#include "../../fp_control.hpp"
 #include "bins4.hpp"
 #include "own_bound.hpp"
 
@@ -745,6 +744,11 @@ BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
 // permute after the hadd cost S2 1.05.
 namespace {
 
+// acc with the lanes of v that are NaN set (the scale passes' NaN test).
+IRRUN_AVX2 inline __m256d or_nan(__m256d acc, __m256d v) {
+  return _mm256_or_pd(acc, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+}
+
 IRRUN_AVX2 inline __m256d wide(const float* p) {
   return _mm256_cvtps_pd(_mm_loadu_ps(p));
 }
@@ -781,7 +785,7 @@ IRRUN_AVX2 bool scale_2x2_t(const Plan& pl, const double* s, float* y, i64 count
         __m128 f = scale4(v, EqualW ? r_row : _mm256_mul_pd(rinv, _mm256_loadu_pd(w + ow)));
         if (EqualW) f = _mm_shuffle_ps(f, f, 0xD8);
         _mm_storeu_ps(y + ow, f);
-        nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+        nan = or_nan(nan, v);
       }
     }
   return _mm256_movemask_pd(nan) == 0;
@@ -849,7 +853,7 @@ IRRUN_AVX2 bool scale_bins4(const Plan& pl, const double* s, float* y, i64 count
   const auto one = [&](i64 o) IRRUN_AVX2 {
     const __m256d v = _mm256_loadu_pd(s + o);
     _mm_storeu_ps(y + o, scale4(v, r));
-    nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+    nan = or_nan(nan, v);
   };
   i64 o = 0;
   for (; o + 4 <= n; o += 4) one(o);
@@ -896,12 +900,9 @@ Ops select_avx2(Plan& pl) {
     ops.band = pl.k_w == 3 ? band_s1_avx2<3> : pl.k_w == 5 ? band_s1_avx2<5> : band_s1_avx2<7>;
     ops.own_bound = true, ops.min_group = kFusedRows;
   }
-  // Exact sums first where the precision flag tells them: whole planes, and planes of bins of
-  // four, whose scaling (which raises the flag) is a pass of its own.
-  if (irrun::detail::inexact_flag_works())
-    ops.exact_plane_sums = exact_plane_sums_avx2;
-  else
-    ops.exact_planes = nullptr;
+  // Exact sums first: whole planes, and planes of bins of four, whose scaling (which raises the
+  // precision flag) is a pass of its own.
+  ops.exact_plane_sums = exact_plane_sums_avx2;
   return ops;
 }
 

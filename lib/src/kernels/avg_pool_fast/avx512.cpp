@@ -3,7 +3,6 @@
 // when the CPU has them).
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
-#include "../../fp_control.hpp"
 #include "bins4.hpp"
 #include "own_bound.hpp"
 
@@ -119,6 +118,13 @@ IRRUN_AVX512 inline __mmask8 finish8(__m512d s, __m512d rinv, const double* inv_
   }
   store8(s, rinv, inv_w, out, lanes);
   return fail | _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
+}
+
+// Whether an output of the group is NaN: the check of groups run untracked and unchecked
+// (Ops::exact_band), whose sums need no bound but NaN's.
+IRRUN_AVX512 inline bool has_nan_output(const BandArgs& a) {
+  const i64 OW = a.pl->g->out[2];
+  return !all_above_avx512(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, -1.0f);
 }
 
 // Row q's least |s| of each lane, kept for the check at the group's end (own_check).
@@ -1106,9 +1112,7 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
     }
     q = q_end, loaded = false;
   }
-  const i64 OW = pl.g->out[2];
-  if constexpr (Own && !Track)
-    return !all_above_avx512(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, -1.0f);
+  if constexpr (Own && !Track) return has_nan_output(a);
   return Own ? own_check_outputs(a, bits, all_above_avx512) : failed;
 }
 
@@ -1281,8 +1285,7 @@ IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
     q = q_end, loaded = false;
   }
   if constexpr (Track) return own_check(a, bits);
-  const i64 OW = pl.g->out[2];
-  return !all_above_avx512(a.out_plane + a.q0 * OW, (a.q1 - a.q0) * OW, -1.0f);
+  return has_nan_output(a);
 }
 
 template <bool Track>
@@ -1362,12 +1365,8 @@ Ops select_avx512(Plan& pl) {
   // S8 (uneven bins of 13-14 rows): 0.85 of the time with the band's stats pass.
   if (ops.band == band_generic && pl.bound_in_pass)
     ops.vsum_bound = vsum_bound_avx512, ops.own_bound = true;
-  // Exact sums first where the precision flag tells them (only the sums' additions round:
-  // the scaling rounds with {rn-sae}).
-  if (irrun::detail::inexact_flag_works())
-    ops.exact_plane_sums = exact_plane_sums_avx512;
-  else
-    ops.exact_band = nullptr, ops.exact_planes = nullptr;
+  // Exact sums first (only the sums' additions round: the scaling rounds with {rn-sae}).
+  ops.exact_plane_sums = exact_plane_sums_avx512;
   return ops;
 }
 
