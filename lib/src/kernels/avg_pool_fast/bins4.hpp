@@ -23,7 +23,8 @@ IRRUN_AVX2_COMMON IRRUN_INLINE __m256d bins4_taps(__m256d v0, __m256d v1, __m256
 // Ops::planes for bins of four (avx2.cpp; both paths run it, as it takes 256-bit operations
 // only), where make_bins4_planes built its tables.
 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count);
-// Its two passes for Ops::exact_planes and Ops::scale_planes: the sums, then their scaling.
+// Its two passes for Ops::exact_planes and Ops::scale_planes: the sums, then their scaling
+// (AVX-512 scales chunks of eight outputs or more at 512 bits).
 void sums_bins4(const Plan& pl, const float* x, double* s, i64 count);
 bool scale_bins4(const Plan& pl, const double* s, float* y, i64 count);
 

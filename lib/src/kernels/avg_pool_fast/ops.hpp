@@ -143,7 +143,7 @@ struct Ops {
 };
 
 // Ops::exact_planes and Ops::scale_planes for 2x2 s2 planes of whole blocks of four outputs
-// (avx2.cpp; both vector paths run them).
+// (avx2.cpp; both vector paths run them, but AVX-512 scales chunks of one factor at 512 bits).
 void sums_2x2(const Plan& pl, const float* x, double* s, i64 count);
 bool scale_2x2(const Plan& pl, const double* s, float* y, i64 count);
 

@@ -183,6 +183,14 @@ bool one_run(const Plan& pl) {
   return !pl.step_end.empty() && pl.step_end[0] == static_cast<i64>(pl.step_end.size());
 }
 
+double one_factor(const Plan& pl) {
+  if (!pl.equal_w || pl.row_rinv.empty()) return 0;
+  const double r = pl.row_rinv[0];
+  for (const double q : pl.row_rinv)
+    if (q != r) return 0;
+  return r * pl.inv_w[0];
+}
+
 bool make_bins4_planes(Plan& pl) {
   const PoolGeometry& g = *pl.g;
   const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2], IW = g.in[2];

@@ -123,6 +123,9 @@ bool make_plan(const PoolGeometry& g, Plan& pl);
 // run (Plan::step_end: the first input row steps by row_step from each to the next).
 bool rows_consecutive(const Plan& pl, i64 rows);
 bool one_run(const Plan& pl);
+// The factor fl(row_rinv[q] * inv_w[ow]) of every output, where all are the same (every row
+// factor equal and Plan::equal_w), else 0: the scale passes of such chunks take it flat.
+double one_factor(const Plan& pl);
 // The tables of planes_bins4 (Plan::bins4_start, bins4_rows), where whole planes are checked
 // after (Plan::check_after), every output row's bins sum the same number of consecutive input
 // rows and a chunk holds four outputs or more; false (no tables) otherwise. (run_windows takes band
