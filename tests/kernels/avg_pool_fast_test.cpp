@@ -501,6 +501,24 @@ TEST_CASE("fast avg_pool fused stride-2 rows", "[kernels][avg_pool_fast]") {
   CHECK(fallbacks > 80);
 }
 
+// 2x2 s2 planes checked after (S2) whose chunks hold 4 to 72 outputs: the scale pass of sums
+// that need no bound in blocks of eight (one factor for the chunk), the last block again, or
+// only four outputs, or, where the last row sums one input row (ceil, odd height), row by row.
+TEST_CASE("fast avg_pool 2x2 s2 planes scale chunks of every size", "[kernels][avg_pool_fast]") {
+  Rng rng(0x5CA1Eull);
+  for (const std::int64_t ow : {4, 8, 12})
+    for (const std::int64_t oh : {1, 2, 3})
+      for (const std::int64_t planes : {1, 2})
+        for (const bool odd : {false, true}) {
+          const PoolGeometry g = window({1, planes}, {2 * oh - (odd ? 1 : 0), 2 * ow}, {2, 2},
+                                        {2, 2}, {0, 0}, {0, 0}, odd, true);
+          for (const Data mode : {Data::mixed, Data::cancel, Data::specials}) {
+            INFO(describe(g) << " data " << static_cast<int>(mode));
+            check_paths(g, random_input(rng, g, mode), Parallel(1), Parallel(2));
+          }
+        }
+}
+
 // Stride-1 rows too wide for flat groups, K = 3, 5, 7 taps with no pad column on the left or
 // (K - 1) / 2 (S9), run fused on AVX-512: vertical sums of eight columns kept in a register, the
 // taps shifted out of it and its neighbours, and four output rows whose windows are K consecutive

@@ -1292,9 +1292,8 @@ IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
 // S6's bins): the n >= 8 sums at s scaled into y eight at a time, the last eight again where n
 // is not a multiple of eight (those written twice get the same bits). Swap: the sums of each
 // four outputs are in the order 0, 2, 1, 3 (sums_2x2), put in order as floats. False if a sum
-// is NaN. 512 bits and no row loop where scale_2x2 and scale_bins4 take 256 (S2: 0.86 of the
-// time, S6: 0.98; at 256 bits, a flat loop alone gave S2 0.99 with the AVX2 cap). After the
-// precision flag's read: plain rounding, no {rn-sae}.
+// is NaN. 512 bits where scale_flat takes 256 (S2: 0.86 of the time, S6: 0.98, against row
+// loops at 256 bits). After the precision flag's read: plain rounding, no {rn-sae}.
 template <bool Swap>
 IRRUN_AVX512 bool scale_flat_avx512(const double* s, float* y, i64 n, double r_s) {
   const __m512d r = _mm512_set1_pd(r_s), zero = _mm512_setzero_pd();
@@ -1314,8 +1313,7 @@ IRRUN_AVX512 bool scale_flat_avx512(const double* s, float* y, i64 n, double r_s
 
 IRRUN_AVX512 bool scale_2x2_avx512(const Plan& pl, const double* s, float* y, i64 count) {
   const i64 n = count * pl.g->out_plane_size();
-  const double r = one_factor(pl);
-  return r != 0 && n >= 8 ? scale_flat_avx512<true>(s, y, n, r) : scale_2x2(pl, s, y, count);
+  return n >= 8 ? scale_flat_avx512<true>(s, y, n, one_factor(pl)) : scale_2x2(pl, s, y, count);
 }
 
 IRRUN_AVX512 bool scale_bins4_avx512(const Plan& pl, const double* s, float* y, i64 count) {
@@ -1373,8 +1371,7 @@ Ops select_avx512(Plan& pl) {
     ops.band = band_s2_avx512<2, false>, ops.keeps_v = false;
     if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) {
       ops.planes = planes_2x2_avx512;
-      if (pl.g->out[2] % 4 == 0 && 2 * pl.g->out[2] <= pl.g->in[2])
-        ops.exact_planes = sums_2x2, ops.scale_planes = scale_2x2_avx512;
+      if (exact_2x2(pl)) ops.exact_planes = sums_2x2, ops.scale_planes = scale_2x2_avx512;
     }
   }
   // Bins of four that tile the row from its start (S6): 256-bit rows without V rows (round 38).

@@ -142,10 +142,15 @@ struct Ops {
   bool (*scale_planes)(const Plan&, const double* s, float* y, i64 count) = nullptr;
 };
 
-// Ops::exact_planes and Ops::scale_planes for 2x2 s2 planes of whole blocks of four outputs
-// (avx2.cpp; both vector paths run them, but AVX-512 scales chunks of one factor at 512 bits).
+// Ops::exact_planes and Ops::scale_planes for 2x2 s2 planes (avx2.cpp; both vector paths run
+// them, AVX-512 its own scaling where a chunk holds eight outputs or more), where exact_2x2
+// holds: rows of whole blocks of four outputs whose windows lie inside the row, and one factor
+// for every output (every window has four taps; one_factor).
 void sums_2x2(const Plan& pl, const float* x, double* s, i64 count);
 bool scale_2x2(const Plan& pl, const double* s, float* y, i64 count);
+inline bool exact_2x2(const Plan& pl) {
+  return pl.g->out[2] % 4 == 0 && 2 * pl.g->out[2] <= pl.g->in[2] && one_factor(pl) != 0;
+}
 
 // The vectorised horizontal passes of one ISA: stride 1 with k = 2, 3, 5, 7 or any, stride 2
 // with k = 2, 3 or any, and stride-4 bins of four.
