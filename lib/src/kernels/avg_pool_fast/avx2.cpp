@@ -391,11 +391,14 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
 // Own: the check waits for the bound (own_bound.hpp): every float loaded raises `bits` (a carried
 // row was loaded by the row before, in the same group), and the group checks the stored outputs
 // (own_check_outputs). Else nothing is checked or tracked (a band checked after its group,
-// BandArgs::unchecked).
-template <int K, int R, bool Own>
+// BandArgs::unchecked). Sums (not Own): the sums are stored in order at `sums`, whole blocks of
+// four, and no output (Ops::exact_band, whose scaling runs after the flag's read).
+template <int K, int R, bool Own, bool Sums = false>
 IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                          const double* inv_w, double rinv_s, const double* carry_in,
-                                         double* carry_out, float* out, LoadBits& bits_io) {
+                                         double* carry_out, float* out, LoadBits& bits_io,
+                                         double* sums = nullptr) {
+  static_assert(!(Own && Sums));
   const i64 r = R > 0 ? R : r_rt;
   const __m256d rinv = _mm256_set1_pd(rinv_s);
   __m256d left = _mm256_setzero_pd();  // lane 0: the odd column before
@@ -439,6 +442,7 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
       s = _mm256_add_pd(e, o);
     }
     s = _mm256_permute4x64_pd(s, 0xD8);
+    if constexpr (Sums) return _mm256_storeu_pd(sums + ow, s);
     const i64 n = Whole ? 4 : std::min<i64>(4, OW - ow);
     const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
     n == 4 ? _mm_storeu_ps(out + ow, y) : store_first(out + ow, y, n);
@@ -455,9 +459,25 @@ IRRUN_AVX2 inline void keep_least4(const BandArgs& a, i64 q, __m256d least) {
   _mm256_store_pd(l, least), _mm256_store_pd(l + 4, least);
 }
 
+// Where exact_band_s2_avx2 keeps row q's sums: inside its V row, past the zero pad that rescans
+// rely on (they rebuild a row's values, not its pads), 64-byte aligned as V rows start (right
+// at the pad's end the stores straddled lines: S1 1.03 of the time, not 0.96). Its whole
+// blocks of four sums must fit there (exact_s2_fits).
+IRRUN_AVX2 inline i64 sums_offset(const Plan& pl) {
+  return (pl.pad_left + 7) / 8 * 8;
+}
+
+IRRUN_AVX2 inline double* sums_row(const BandArgs& a, i64 q) {
+  return a.v + (q - a.q0) * a.pl->vlen + sums_offset(*a.pl);
+}
+
+IRRUN_AVX2 inline bool exact_s2_fits(const Plan& pl) {
+  return sums_offset(pl) + (pl.g->out[2] + 3) / 4 * 4 <= pl.pad_left + pl.g->in[2];
+}
+
 // The group takes its bound from its rows' loads (S1, S2: no stats pass) and checks every row at
 // its end (own_check_outputs), unless it is checked after (Own false: BandArgs::unchecked).
-template <int K, bool Own>
+template <int K, bool Own, bool Sums = false>
 IRRUN_AVX2 bool run_s2_avx2(const BandArgs& a) {
   const Plan& pl = *a.pl;
   const PoolGeometry& g = *pl.g;
@@ -486,9 +506,9 @@ IRRUN_AVX2 bool run_s2_avx2(const BandArgs& a) {
         // never share one, and their loop then has no carry branches).
         const bool keep = K == 3 && r > 0 && q + 1 < a.q1 && begin[q + 2] > begin[q + 1] &&
                           row_off[begin[q + 1]] == row_off[begin[q] + r - 1];
-        row_s2_avx2<K, R, Own>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q],
-                               carried ? carry : nullptr, keep ? carry : nullptr,
-                               a.out_plane + q * OW, bits);
+        row_s2_avx2<K, R, Own, Sums>(rows, r, IW, OW, pl.inv_w.data(), pl.row_rinv[q],
+                                     carried ? carry : nullptr, keep ? carry : nullptr,
+                                     a.out_plane + q * OW, bits, sums_row(a, q));
         carried = keep;
         for (i64 j = 0; j < n; ++j) rows[j] += pl.row_step;
       }
@@ -500,6 +520,36 @@ IRRUN_AVX2 bool run_s2_avx2(const BandArgs& a) {
 template <int K>
 IRRUN_AVX2 bool band_s2_avx2(const BandArgs& a, const Ops&) {
   return a.unchecked ? run_s2_avx2<K, false>(a) : run_s2_avx2<K, true>(a);
+}
+
+// Ops::exact_band and Ops::scale_band of the fused stride-2 rows (S1): the rows' sums without
+// tracking their loads, stored in the group's V rows; then each row's scaling as row_s2_avx2's,
+// y = fl32(s * fl(rinv * inv_w) + 0), false if a sum is NaN. (S1 0.97 of the time with the AVX2
+// cap, where the tracking took an extra load and two integer maxima per eight floats.)
+template <int K>
+IRRUN_AVX2 bool exact_band_s2_avx2(const BandArgs& a, const Ops&) {
+  return run_s2_avx2<K, false, true>(a);
+}
+
+IRRUN_AVX2 bool scale_band_avx2(const BandArgs& a) {
+  const Plan& pl = *a.pl;
+  const i64 OW = pl.g->out[2];
+  __m256d nan = _mm256_setzero_pd();
+  for (i64 q = a.q0; q < a.q1; ++q) {
+    const double* s = sums_row(a, q);
+    float* out = a.out_plane + q * OW;
+    const __m256d rinv = _mm256_set1_pd(pl.row_rinv[static_cast<std::size_t>(q)]);
+    for (i64 ow = 0; ow < OW; ow += 4) {
+      const i64 n = std::min<i64>(4, OW - ow);
+      const __m256d v = _mm256_loadu_pd(s + ow);
+      const __m128 y = scale4(v, _mm256_mul_pd(rinv, _mm256_loadu_pd(pl.inv_w.data() + ow)));
+      n == 4 ? _mm_storeu_ps(out + ow, y) : store_first(out + ow, y, n);
+      // Lanes past OW hold what the sums' last block stored there: not tested.
+      const __m256d bad = _mm256_cmp_pd(v, v, _CMP_UNORD_Q);
+      nan = _mm256_or_pd(nan, n == 4 ? bad : _mm256_and_pd(bad, first_lanes4d(n)));
+    }
+  }
+  return _mm256_movemask_pd(nan) == 0;
 }
 
 // Ops::planes for 2x2 s2 windows of two input rows each (S2), as planes_2x2_avx512: every row
@@ -868,8 +918,11 @@ Ops select_avx2(Plan& pl) {
   // load per eight floats, tracked with two integer maxima (one load converted twice, with an
   // extract, cost S1 1.19 and S2 1.27).
   if (pl.fixed_w && pl.stride_w == 2 && pl.max_rows <= 4) {
-    if (pl.k_w == 3 && pl.pad_left == 1)
+    if (pl.k_w == 3 && pl.pad_left == 1) {
       ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
+      if (exact_s2_fits(pl))
+        ops.exact_band = exact_band_s2_avx2<3>, ops.scale_band = scale_band_avx2;
+    }
     if (pl.k_w == 2 && pl.pad_left == 0) {  // S2: checked after where it can be (0.91)
       ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true, ops.after = true;
       if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) {
