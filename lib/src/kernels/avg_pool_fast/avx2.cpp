@@ -165,26 +165,29 @@ IRRUN_AVX2 inline void store_first(float* out, __m128 v, i64 count) {
   if (count == 3) _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
 }
 
+// The sums s of four outputs scaled by fl(rinv * inv_w) (scale4), the first n (1-4) stored.
+IRRUN_AVX2 IRRUN_INLINE void store_scaled4(__m256d s, __m256d rinv, const double* inv_w, float* out,
+                                           i64 n) {
+  const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w)));
+  n == 4 ? _mm_storeu_ps(out, y) : store_first(out, y, n);
+}
+
 // finish4 for rows checked at their group's end (own_check): scales and stores the first n
 // (1-4) outputs of s and lowers least to their |s| (the lanes past n leave it as it is).
 IRRUN_AVX2 IRRUN_INLINE void finish4_least(__m256d s, __m256d rinv, const double* inv_w, float* out,
                                            i64 n, __m256d& least) {
-  const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w)));
+  store_scaled4(s, rinv, inv_w, out, n);
   __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
-  if (n == 4) {
-    _mm_storeu_ps(out, y);
-  } else {
-    store_first(out, y, n);
+  if (n != 4)
     abs = _mm256_blendv_pd(_mm256_set1_pd(std::numeric_limits<double>::infinity()), abs,
                            first_lanes4d(n));
-  }
   least = _mm256_min_pd(abs, least);
 }
 
 // finish4 for the first n (1-3) outputs of a block: stores and check limited to n lanes.
 IRRUN_AVX2 inline __m256d finish_first(__m256d s, __m256d rinv, const double* inv_w, __m256d t,
                                        __m256d fail, float* out, i64 n) {
-  store_first(out, scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w))), n);
+  store_scaled4(s, rinv, inv_w, out, n);
   const __m256d valid = first_lanes4d(n);
   const __m256d abs = _mm256_andnot_pd(_mm256_set1_pd(-0.0), s);
   return _mm256_or_pd(fail, _mm256_and_pd(valid, _mm256_cmp_pd(abs, t, _CMP_NGE_UQ)));
@@ -444,8 +447,7 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
     s = _mm256_permute4x64_pd(s, 0xD8);
     if constexpr (Sums) return _mm256_storeu_pd(sums + ow, s);
     const i64 n = Whole ? 4 : std::min<i64>(4, OW - ow);
-    const __m128 y = scale4(s, _mm256_mul_pd(rinv, _mm256_loadu_pd(inv_w + ow)));
-    n == 4 ? _mm_storeu_ps(out + ow, y) : store_first(out + ow, y, n);
+    store_scaled4(s, rinv, inv_w + ow, out + ow, n);
   };
   i64 ow = 0, c = 0;
   for (; ow + 4 <= OW && c + 8 <= IW; ow += 4, c += 8) block.template operator()<true>(ow, c);
@@ -542,8 +544,7 @@ IRRUN_AVX2 bool scale_band_avx2(const BandArgs& a) {
     for (i64 ow = 0; ow < OW; ow += 4) {
       const i64 n = std::min<i64>(4, OW - ow);
       const __m256d v = _mm256_loadu_pd(s + ow);
-      const __m128 y = scale4(v, _mm256_mul_pd(rinv, _mm256_loadu_pd(pl.inv_w.data() + ow)));
-      n == 4 ? _mm_storeu_ps(out + ow, y) : store_first(out + ow, y, n);
+      store_scaled4(v, rinv, pl.inv_w.data() + ow, out + ow, n);
       // Lanes past OW hold what the sums' last block stored there: not tested.
       const __m256d bad = _mm256_cmp_pd(v, v, _CMP_UNORD_Q);
       nan = _mm256_or_pd(nan, n == 4 ? bad : _mm256_and_pd(bad, first_lanes4d(n)));
@@ -852,11 +853,6 @@ IRRUN_AVX2 bool scale_2x2(const Plan& pl, const double* s, float* y, i64 count) 
   return scale_flat<true>(s, y, count * pl.g->out_plane_size(), one_factor(pl));
 }
 
-// Every bin has four columns and `rows` rows: one factor fl(row_rinv[q] * inv_w[ow]).
-IRRUN_AVX2 inline __m256d bins4_factor(const Plan& pl) {
-  return _mm256_set1_pd(pl.row_rinv[0] * pl.inv_w[0]);
-}
-
 // The four-output blocks of `count` planes of bins of four, their sums to `block`: the chunk's
 // outputs as one row, four at a time, each lane's bin from Plan::bins4_start, so
 // four bins of a block may lie in different rows or planes; the last block is the last four
@@ -888,7 +884,7 @@ IRRUN_AVX2 IRRUN_INLINE void bins4_blocks(const Plan& pl, const float* x, i64 co
 }
 
 IRRUN_AVX2 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count) {
-  const __m256d r = bins4_factor(pl);
+  const __m256d r = _mm256_set1_pd(bins4_factor(pl));
   bins4_blocks(pl, x, count,
                [&](i64 o, __m256d s) IRRUN_AVX2 { _mm_storeu_ps(y + o, scale4(s, r)); });
 }
@@ -898,7 +894,7 @@ IRRUN_AVX2 void sums_bins4(const Plan& pl, const float* x, double* s, i64 count)
 }
 
 IRRUN_AVX2 bool scale_bins4(const Plan& pl, const double* s, float* y, i64 count) {
-  return scale_flat<false>(s, y, count * pl.g->out_plane_size(), pl.row_rinv[0] * pl.inv_w[0]);
+  return scale_flat<false>(s, y, count * pl.g->out_plane_size(), bins4_factor(pl));
 }
 
 Ops select_avx2(Plan& pl) {

@@ -1318,7 +1318,7 @@ IRRUN_AVX512 bool scale_2x2_avx512(const Plan& pl, const double* s, float* y, i6
 
 IRRUN_AVX512 bool scale_bins4_avx512(const Plan& pl, const double* s, float* y, i64 count) {
   const i64 n = count * pl.g->out_plane_size();
-  return n >= 8 ? scale_flat_avx512<false>(s, y, n, pl.row_rinv[0] * pl.inv_w[0])
+  return n >= 8 ? scale_flat_avx512<false>(s, y, n, bins4_factor(pl))
                 : scale_bins4(pl, s, y, count);
 }
 

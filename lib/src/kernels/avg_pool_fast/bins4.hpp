@@ -20,6 +20,11 @@ IRRUN_AVX2_COMMON IRRUN_INLINE __m256d bins4_taps(__m256d v0, __m256d v1, __m256
   return _mm256_add_pd(s, _mm256_permute2f128_pd(hi01, hi23, 0x31));
 }
 
+// The one factor of planes_bins4's outputs: every bin has four columns and the same rows.
+inline double bins4_factor(const Plan& pl) {
+  return pl.row_rinv[0] * pl.inv_w[0];
+}
+
 // Ops::planes for bins of four (avx2.cpp; both paths run it, as it takes 256-bit operations
 // only), where make_bins4_planes built its tables.
 void planes_bins4(const Plan& pl, const float* x, float* y, i64 count);
