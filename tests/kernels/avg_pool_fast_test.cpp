@@ -1361,6 +1361,30 @@ TEST_CASE("fast avg_pool takes NaN sums of both infinities from the reference",
   CHECK(cases == 2 * 2 * 2 * 4 * 3 * 3);
 }
 
+// The same on flat groups of one to three outputs (3x3 "same" on one row of 1-3), whose sums
+// AVX2 scales masked after its exact first pass: the NaN of the two infinities must fail it.
+TEST_CASE("fast avg_pool takes NaN sums of both infinities from the reference in tiny planes",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  for (const std::int64_t w : {1, 2, 3})
+    for (const bool exclude : {true, false})
+      for (std::int64_t col = 0; col < w; ++col) {
+        const PoolGeometry g =
+            window({1, 1}, {1, w}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, exclude);
+        Tensor in = Tensor::zeros(ElementType::f32, {1, 1, 1, w});
+        float* x = in.mutable_data<float>();
+        std::fill(x, x + w, kInf);
+        x[col] = w == 1 ? std::numeric_limits<float>::quiet_NaN() : -kInf;
+        Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+        irrun::kernels::avg_pool_reference(in, want, g, par);
+        for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+          INFO(describe(g) << " -inf or NaN at " << col << " isa " << static_cast<int>(isa));
+          CHECK(same_bits(run_fast(g, in, par, isa), want));
+        }
+      }
+}
+
 namespace {
 
 // Specials at `rate` per mille among small exact values: +-inf, quiet and signalling NaNs of
@@ -1443,6 +1467,10 @@ TEST_CASE("fast avg_pool gives the reference's bits for NaN, infinite and zero r
       window({1, 2}, {10, 40}, {3, 3}, {3, 3}, {1, 1}, {2, 2}, true, false),
       window({1, 2}, {20, 30}, {3, 3}, {2, 2}, {2, 2}, {2, 2}, true, true),
       window({1, 2}, {9, 31}, {4, 4}, {3, 3}, {1, 1}, {3, 3}, true, true),
+      // Flat groups of one to three outputs (AVX2 scales their exact sums masked).
+      window({1, 9}, {1, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false),
+      window({1, 9}, {1, 2}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true),
+      window({1, 9}, {1, 1}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false),
   };
   for (int i = 0; i < 40; ++i) geometries.push_back(random_geometry(rng));
   int cases = 0;

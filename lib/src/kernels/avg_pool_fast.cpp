@@ -9,7 +9,8 @@
 //      double sums of floats are exact unless their magnitudes span some 2^29.) Whole planes
 //      and the planes checked after their group (S2, S6: Ops::exact_planes, the sums stored,
 //      the flag read, then the scaling) scale in a pass of their own, and so do this on AVX2
-//      too, as do AVX2's 3x3 s2 rows (S1: Ops::scale_band after each group). A range stops
+//      too, as do AVX2's 3x3 s2 rows and flat groups ("same" pads: S1, S3; Ops::scale_band
+//      after each group, the sums kept in its V rows). A range stops
 //      trying where the route keeps failing (ExactTries).
 //   0. once per call (make_plan): per flattened output row q = od*OH + oh, the table of input
 //      row offsets it sums (in summation order) and its row factor 1/rows; per band, the
@@ -396,8 +397,12 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       for (i64 g0 = q0; g0 < q1 && hit; g0 += group) {
         const BandArgs ga = args(p, g0, std::min(q1, g0 + group), 0.0);
         hit = !ops.exact_band(ga, ops) && !irrun::detail::inexact();
-        // Two passes (AVX2): the scaling, then the flag cleared for the next group's sums.
-        if (hit && ops.scale_band) hit = ops.scale_band(ga), irrun::detail::clear_inexact();
+        // Two passes (AVX2): the scaling, then the flag cleared for the next group's sums (the
+        // next band's exact.begin() clears it after the last).
+        if (hit && ops.scale_band) {
+          hit = ops.scale_band(ga);
+          if (ga.q1 < q1) irrun::detail::clear_inexact();
+        }
       }
       if (exact.record(hit)) {
         if (++band == pl.bands) band = 0, ++p;

@@ -691,9 +691,13 @@ IRRUN_AVX2 bool band_s1_avx2(const BandArgs& a, const Ops&) {
 }
 
 // band_flat_avx512 in blocks of four outputs (halves of its blocks of eight), each checked
-// against t as it is stored.
-template <int K, int PAD = -1>
+// against t as it is stored. Sums (Ops::exact_band; PAD >= 0, whose taps come from registers):
+// no check and no output; each block's sums go over the V values at its own outputs, which no
+// later block loads (the next block loads from k + 8 on), for scale_flat_band after the flag's
+// read.
+template <int K, int PAD = -1, bool Sums = false>
 IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
+  static_assert(!Sums || PAD >= 0);
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2];
   flat_vertical(a, [&](i64 r, const i64* off, i64 n, double* v) IRRUN_AVX2 {
@@ -704,7 +708,7 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
 
   const i64 taps = K > 0 ? K : pl.k_w;
   const i64 n_out = (a.q1 - a.q0) * IW;
-  std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), false);
+  if (!Sums) std::fill(a.row_failed, a.row_failed + (a.q1 - a.q0), false);
   const double* vp = a.v - pl.pad_left;
   const double* r = pl.flat_r.data() + a.q0 * IW;
   float* out = a.out_plane + a.q0 * IW;
@@ -737,6 +741,16 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
       s = masked(0, _mm256_loadu_pd(vp + k));
       for (i64 j = 1; j < taps; ++j) s = _mm256_add_pd(s, masked(j, _mm256_loadu_pd(vp + k + j)));
     }
+    if (k % 8 == 0) {  // the next block's lanes
+      mk += 4;
+    } else if ((mk += taps * 8 - 4) == lanes_end) {
+      mk = lanes_begin;
+    }
+    if constexpr (Sums) {
+      if (Full) return _mm256_storeu_pd(a.v + k, s);
+      // The V row's zero pad past n_out stays.
+      return _mm256_maskstore_pd(a.v + k, _mm256_castpd_si256(first_lanes4d(n_out - k)), s);
+    }
     // finish4 with the factor fl(1 * r) = r: y = s * r, stored, checked.
     int fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ));
     if constexpr (Full) {
@@ -751,11 +765,6 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
       failed = true;
       for (int l = 0; l < 4; ++l)
         if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
-    }
-    if (k % 8 == 0) {
-      mk += 4;
-    } else if ((mk += taps * 8 - 4) == lanes_end) {
-      mk = lanes_begin;
     }
   };
   i64 k = 0;
@@ -777,10 +786,13 @@ struct BandAvx2 {
   static constexpr BandFn fn = band_avx2<H>;
 };
 
+// The flat group for k and pad_left; Sums: its Ops::exact_band, for "same" pads only (else none).
+template <bool Sums = false>
 BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
-  if (k == 3 && pad_left == 1) return band_flat_avx2<3, 1>;  // 3x3 "same"
-  if (k == 5 && pad_left == 2) return band_flat_avx2<5, 2>;
-  if (k == 7 && pad_left == 3) return band_flat_avx2<7, 3>;
+  if (k == 3 && pad_left == 1) return band_flat_avx2<3, 1, Sums>;  // 3x3 "same"
+  if (k == 5 && pad_left == 2) return band_flat_avx2<5, 2, Sums>;
+  if (k == 7 && pad_left == 3) return band_flat_avx2<7, 3, Sums>;
+  if constexpr (Sums) return nullptr;
   return k == 3 ? band_flat_avx2<3> : k == 5 ? band_flat_avx2<5> : band_flat_avx2<0>;
 }
 
@@ -797,26 +809,24 @@ IRRUN_AVX2 inline __m256d wide(const float* p) {
   return _mm256_cvtps_pd(_mm_loadu_ps(p));
 }
 
-// The scale pass of a chunk whose n >= 4 outputs all take one factor r (one_factor; S2's
-// planes, S6's bins), eight at a time: two blocks of four converted, joined into one vector
-// of floats, put in order where the sums are (Swap: 0, 2, 1, 3 of each four, sums_2x2), stored
-// whole and tested for NaN as floats (a sum is NaN exactly where its output is: r is finite and
-// positive). Per eight outputs one shuffle, store and test where blocks of four took two (S2
-// 0.90 of the time with the AVX2 cap). The last eight (or four) again where n is not a
-// multiple of eight: those written twice get the same bits.
-template <bool Swap>
-IRRUN_AVX2 bool scale_flat(const double* s, float* y, i64 n, double r_s) {
-  const __m256d r = _mm256_set1_pd(r_s);
+// The scale pass of n >= 4 sums s whose factors r(o) (outputs o .. o + 3) are finite and
+// positive, eight at a time: two blocks of four converted, joined into one vector of floats, put
+// in order where the sums are (Swap: 0, 2, 1, 3 of each four, sums_2x2), stored whole and tested
+// for NaN as floats (a sum is NaN exactly where its output is). Per eight outputs one shuffle,
+// store and test where blocks of four took two (S2 0.90 of the time with the AVX2 cap). The last
+// eight (or four) again where n is not a multiple of eight: those written twice get the same bits.
+template <bool Swap, class Factor>
+IRRUN_AVX2 bool scale_run(const double* s, float* y, i64 n, Factor r) {
   __m256 nan = _mm256_setzero_ps();
   const auto eight = [&](i64 o) IRRUN_AVX2 {
-    __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(scale4(_mm256_loadu_pd(s + o), r)),
-                                    scale4(_mm256_loadu_pd(s + o + 4), r), 1);
+    __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(scale4(_mm256_loadu_pd(s + o), r(o))),
+                                    scale4(_mm256_loadu_pd(s + o + 4), r(o + 4)), 1);
     if (Swap) f = _mm256_shuffle_ps(f, f, 0xD8);
     _mm256_storeu_ps(y + o, f);
     nan = _mm256_or_ps(nan, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
   };
   const auto four = [&](i64 o) IRRUN_AVX2 {
-    __m128 f = scale4(_mm256_loadu_pd(s + o), r);
+    __m128 f = scale4(_mm256_loadu_pd(s + o), r(o));
     if (Swap) f = _mm_shuffle_ps(f, f, 0xD8);
     _mm_storeu_ps(y + o, f);
     nan = _mm256_or_ps(nan, _mm256_castps128_ps256(_mm_cmp_ps(f, f, _CMP_UNORD_Q)));
@@ -830,6 +840,29 @@ IRRUN_AVX2 bool scale_flat(const double* s, float* y, i64 n, double r_s) {
     if (o < n) four(n - 4);
   }
   return _mm256_movemask_ps(nan) == 0;
+}
+
+// A chunk whose outputs all take one factor (one_factor; S2's planes, S6's bins).
+template <bool Swap>
+IRRUN_AVX2 bool scale_flat(const double* s, float* y, i64 n, double r_s) {
+  const __m256d r = _mm256_set1_pd(r_s);
+  return scale_run<Swap>(s, y, n, [&](i64) IRRUN_AVX2 { return r; });
+}
+
+// Ops::scale_band of the flat groups: the sums band_flat_avx2<K, PAD, true> left over V scaled
+// by their outputs' factors (Plan::flat_r, or the one they share), y = fl32(s * r + 0) as its
+// blocks' scale4.
+IRRUN_AVX2 bool scale_flat_band(const BandArgs& a) {
+  const i64 IW = a.pl->g->in[2], n = (a.q1 - a.q0) * IW;
+  const double* r = a.pl->flat_r.data() + a.q0 * IW;
+  float* y = a.out_plane + a.q0 * IW;
+  if (n >= 4 && a.pl->flat_one != 0) return scale_flat<false>(a.v, y, n, a.pl->flat_one);
+  if (n >= 4)
+    return scale_run<false>(a.v, y, n, [&](i64 o) IRRUN_AVX2 { return _mm256_loadu_pd(r + o); });
+  // 1-3 outputs: V's zero pad follows them.
+  const __m256d lanes = first_lanes4d(n), s = _mm256_loadu_pd(a.v);
+  store_first(y, scale4(s, _mm256_maskload_pd(r, _mm256_castpd_si256(lanes))), n);
+  return _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(s, s, _CMP_UNORD_Q), lanes)) == 0;
 }
 
 }  // namespace
@@ -934,6 +967,9 @@ Ops select_avx2(Plan& pl) {
   if (flat_eligible(pl)) {
     make_flat(pl);
     ops.band = pick_band_flat_avx2(pl.k_w, pl.pad_left);
+    // Exact sums first (S3), in two passes: the scaling raises the precision flag.
+    if ((ops.exact_band = pick_band_flat_avx2<true>(pl.k_w, pl.pad_left)))
+      ops.scale_band = scale_flat_band;
   } else if (s1_square(pl)) {
     ops.band = pl.k_w == 3 ? band_s1_avx2<3> : pl.k_w == 5 ? band_s1_avx2<5> : band_s1_avx2<7>;
     ops.own_bound = true, ops.min_group = kFusedRows;

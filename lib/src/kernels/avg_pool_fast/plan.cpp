@@ -224,6 +224,7 @@ void make_flat(Plan& pl) {
   for (i64 q = 0; q < rows; ++q)
     for (i64 ow = 0; ow < IW; ++ow)
       pl.flat_r[at(q * IW + ow)] = pl.row_rinv[at(q)] * pl.inv_w[at(ow)];
+  pl.flat_one = one_factor(pl);
   pl.mask_period = std::lcm(i64{8}, IW) / 8;
   pl.flat_lanes.assign(at(pl.mask_period * pl.k_w * 8), 0);
   for (i64 b = 0; b < pl.mask_period; ++b)

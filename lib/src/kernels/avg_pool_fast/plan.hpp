@@ -101,6 +101,7 @@ struct Plan {
   bool flat = false;
   std::vector<i64> run_end;   // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
   LineVector<double> flat_r;  // per output of a plane: fl(row_rinv[q] * inv_w[ow])
+  double flat_one = 0;        // one_factor(*this): every flat_r the same (include-pad), else 0
   // Fused stride-1 rows (band_s1_avx512): fl(full_rinv * inv_w[ow]) for the rows whose factor
   // is full_rinv, that of windows of max_rows rows (all rows but a few at the edges), which then
   // take y = s * full_r[ow] with one multiplication fewer per eight outputs.
