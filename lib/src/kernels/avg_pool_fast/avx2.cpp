@@ -172,6 +172,39 @@ IRRUN_AVX2 IRRUN_INLINE void store_scaled4(__m256d s, __m256d rinv, const double
   n == 4 ? _mm_storeu_ps(out, y) : store_first(out, y, n);
 }
 
+// The scale pass of n >= 4 sums s whose factors r(o) (outputs o .. o + 3) are finite and
+// positive, eight at a time: two blocks of four converted, joined into one vector of floats, put
+// in order where the sums are (Swap: 0, 2, 1, 3 of each four, sums_2x2), stored whole and tested
+// for NaN as floats (a sum is NaN exactly where its output is). Per eight outputs one shuffle,
+// store and test where blocks of four took two (S2 0.90 of the time with the AVX2 cap). The last
+// eight (or four) again where n is not a multiple of eight: those written twice get the same bits.
+template <bool Swap, class Factor>
+IRRUN_AVX2 bool scale_run(const double* s, float* y, i64 n, Factor r) {
+  __m256 nan = _mm256_setzero_ps();
+  const auto eight = [&](i64 o) IRRUN_AVX2 {
+    __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(scale4(_mm256_loadu_pd(s + o), r(o))),
+                                    scale4(_mm256_loadu_pd(s + o + 4), r(o + 4)), 1);
+    if (Swap) f = _mm256_shuffle_ps(f, f, 0xD8);
+    _mm256_storeu_ps(y + o, f);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+  };
+  const auto four = [&](i64 o) IRRUN_AVX2 {
+    __m128 f = scale4(_mm256_loadu_pd(s + o), r(o));
+    if (Swap) f = _mm_shuffle_ps(f, f, 0xD8);
+    _mm_storeu_ps(y + o, f);
+    nan = _mm256_or_ps(nan, _mm256_castps128_ps256(_mm_cmp_ps(f, f, _CMP_UNORD_Q)));
+  };
+  i64 o = 0;
+  if (n >= 8) {
+    for (; o + 8 <= n; o += 8) eight(o);
+    if (o < n) eight(n - 8);
+  } else {
+    for (; o + 4 <= n; o += 4) four(o);
+    if (o < n) four(n - 4);
+  }
+  return _mm256_movemask_ps(nan) == 0;
+}
+
 // finish4 for rows checked at their group's end (own_check): scales and stores the first n
 // (1-4) outputs of s and lowers least to their |s| (the lanes past n leave it as it is).
 IRRUN_AVX2 IRRUN_INLINE void finish4_least(__m256d s, __m256d rinv, const double* inv_w, float* out,
@@ -464,7 +497,8 @@ IRRUN_AVX2 inline void keep_least4(const BandArgs& a, i64 q, __m256d least) {
 // Where exact_band_s2_avx2 keeps row q's sums: inside its V row, past the zero pad that rescans
 // rely on (they rebuild a row's values, not its pads), 64-byte aligned as V rows start (right
 // at the pad's end the stores straddled lines: S1 1.03 of the time, not 0.96). Its whole
-// blocks of four sums must fit there (exact_s2_fits).
+// blocks of four sums must fit there, and the row's scaling (scale_run) takes four or more
+// (exact_s2_fits).
 IRRUN_AVX2 inline i64 sums_offset(const Plan& pl) {
   return (pl.pad_left + 7) / 8 * 8;
 }
@@ -474,7 +508,8 @@ IRRUN_AVX2 inline double* sums_row(const BandArgs& a, i64 q) {
 }
 
 IRRUN_AVX2 inline bool exact_s2_fits(const Plan& pl) {
-  return sums_offset(pl) + (pl.g->out[2] + 3) / 4 * 4 <= pl.pad_left + pl.g->in[2];
+  return pl.g->out[2] >= 4 &&
+         sums_offset(pl) + (pl.g->out[2] + 3) / 4 * 4 <= pl.pad_left + pl.g->in[2];
 }
 
 // The group takes its bound from its rows' loads (S1, S2: no stats pass) and checks every row at
@@ -536,21 +571,14 @@ IRRUN_AVX2 bool exact_band_s2_avx2(const BandArgs& a, const Ops&) {
 IRRUN_AVX2 bool scale_band_avx2(const BandArgs& a) {
   const Plan& pl = *a.pl;
   const i64 OW = pl.g->out[2];
-  __m256d nan = _mm256_setzero_pd();
   for (i64 q = a.q0; q < a.q1; ++q) {
-    const double* s = sums_row(a, q);
-    float* out = a.out_plane + q * OW;
     const __m256d rinv = _mm256_set1_pd(pl.row_rinv[static_cast<std::size_t>(q)]);
-    for (i64 ow = 0; ow < OW; ow += 4) {
-      const i64 n = std::min<i64>(4, OW - ow);
-      const __m256d v = _mm256_loadu_pd(s + ow);
-      store_scaled4(v, rinv, pl.inv_w.data() + ow, out + ow, n);
-      // Lanes past OW hold what the sums' last block stored there: not tested.
-      const __m256d bad = _mm256_cmp_pd(v, v, _CMP_UNORD_Q);
-      nan = _mm256_or_pd(nan, n == 4 ? bad : _mm256_and_pd(bad, first_lanes4d(n)));
-    }
+    const auto r = [&](i64 o) IRRUN_AVX2 {
+      return _mm256_mul_pd(rinv, _mm256_loadu_pd(pl.inv_w.data() + o));
+    };
+    if (!scale_run<false>(sums_row(a, q), a.out_plane + q * OW, OW, r)) return false;
   }
-  return _mm256_movemask_pd(nan) == 0;
+  return true;
 }
 
 // Ops::planes for 2x2 s2 windows of two input rows each (S2), as planes_2x2_avx512: every row
@@ -807,39 +835,6 @@ namespace {
 
 IRRUN_AVX2 inline __m256d wide(const float* p) {
   return _mm256_cvtps_pd(_mm_loadu_ps(p));
-}
-
-// The scale pass of n >= 4 sums s whose factors r(o) (outputs o .. o + 3) are finite and
-// positive, eight at a time: two blocks of four converted, joined into one vector of floats, put
-// in order where the sums are (Swap: 0, 2, 1, 3 of each four, sums_2x2), stored whole and tested
-// for NaN as floats (a sum is NaN exactly where its output is). Per eight outputs one shuffle,
-// store and test where blocks of four took two (S2 0.90 of the time with the AVX2 cap). The last
-// eight (or four) again where n is not a multiple of eight: those written twice get the same bits.
-template <bool Swap, class Factor>
-IRRUN_AVX2 bool scale_run(const double* s, float* y, i64 n, Factor r) {
-  __m256 nan = _mm256_setzero_ps();
-  const auto eight = [&](i64 o) IRRUN_AVX2 {
-    __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(scale4(_mm256_loadu_pd(s + o), r(o))),
-                                    scale4(_mm256_loadu_pd(s + o + 4), r(o + 4)), 1);
-    if (Swap) f = _mm256_shuffle_ps(f, f, 0xD8);
-    _mm256_storeu_ps(y + o, f);
-    nan = _mm256_or_ps(nan, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
-  };
-  const auto four = [&](i64 o) IRRUN_AVX2 {
-    __m128 f = scale4(_mm256_loadu_pd(s + o), r(o));
-    if (Swap) f = _mm_shuffle_ps(f, f, 0xD8);
-    _mm_storeu_ps(y + o, f);
-    nan = _mm256_or_ps(nan, _mm256_castps128_ps256(_mm_cmp_ps(f, f, _CMP_UNORD_Q)));
-  };
-  i64 o = 0;
-  if (n >= 8) {
-    for (; o + 8 <= n; o += 8) eight(o);
-    if (o < n) eight(n - 8);
-  } else {
-    for (; o + 4 <= n; o += 4) four(o);
-    if (o < n) four(n - 4);
-  }
-  return _mm256_movemask_ps(nan) == 0;
 }
 
 // A chunk whose outputs all take one factor (one_factor; S2's planes, S6's bins).
