@@ -501,6 +501,34 @@ TEST_CASE("fast avg_pool fused stride-2 rows", "[kernels][avg_pool_fast]") {
   CHECK(fallbacks > 80);
 }
 
+// Stride-2 rows of separate passes (S5 on AVX2) keep their exact sums over their V values: the
+// sums of outputs ow.. land on values that the blocks after them no longer read, which holds
+// for left pads up to four. Left pads of 0-6 on 7-tap windows (pads 5 and 6 must not sum in
+// place: the second block would read sums), on planes of over 8192 floats, whose bands are not
+// checked after their group (run_windows); then a plane whose exact sums stay in place before
+// one whose sums round (2^60 + 3 - 2^60), which runs again on the same V rows.
+TEST_CASE("fast avg_pool stride-2 rows sum in place only where it is safe",
+          "[kernels][avg_pool_fast]") {
+  Rng rng(0x5214ull);
+  std::vector<PoolGeometry> geometries;
+  for (const std::int64_t pad : {0, 1, 2, 3, 4, 5, 6})
+    for (const std::int64_t iw : {130, 161})
+      geometries.push_back(
+          window({1, 2}, {64, iw}, {3, 7}, {2, 2}, {1, pad}, {1, 6}, false, pad % 2 == 0));
+  for (const PoolGeometry& g : geometries) {
+    REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+    for (const Data mode : {Data::mixed, Data::cancel, Data::specials}) {
+      INFO(describe(g) << " data " << static_cast<int>(mode));
+      check_paths(g, random_input(rng, g, mode), Parallel(1), Parallel(2));
+    }
+    Tensor in = random_input(rng, g, Data::mixed);
+    float* last = in.mutable_data<float>() + (g.planes() - 1) * g.in_plane_size();
+    last[0] = 0x1p60f, last[1] = 3.0f, last[2] = -0x1p60f;
+    INFO(describe(g) << " exact, then rounding");
+    check_paths(g, in, Parallel(1), Parallel(1));
+  }
+}
+
 // 2x2 s2 planes checked after (S2) whose chunks hold 4 to 72 outputs: the scale pass of sums
 // that need no bound in blocks of eight (one factor for the chunk), the last block again, or
 // only four outputs, or, where the last row sums one input row (ceil, odd height), row by row.

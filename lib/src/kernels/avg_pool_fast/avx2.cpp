@@ -123,24 +123,29 @@ IRRUN_AVX2 IRRUN_INLINE bool hrow_s1_avx2(const double* vp, i64 k, i64 ow_count,
                       [&](const double* p) IRRUN_AVX2 { return taps_s1(p, taps); });
 }
 
-// Stride 2: taps 2m and 2m+1 of four outputs come from the unpacked pair of loads at 2m.
+// The stride-2 sums of four outputs from the V values at p (hsum_fixed's order): taps 2m and
+// 2m+1 come from the unpacked pair of loads at 2m.
+IRRUN_AVX2 IRRUN_INLINE __m256d taps_s2(const double* p, i64 taps) {
+  // Lanes hold outputs in the order 0, 2, 1, 3 until the final permute.
+  __m256d a = _mm256_loadu_pd(p), b = _mm256_loadu_pd(p + 4);
+  __m256d s = _mm256_unpacklo_pd(a, b);
+  if (taps > 1) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
+  for (i64 m = 1; 2 * m < taps; ++m) {
+    a = _mm256_loadu_pd(p + 2 * m);
+    b = _mm256_loadu_pd(p + 2 * m + 4);
+    s = _mm256_add_pd(s, _mm256_unpacklo_pd(a, b));
+    if (2 * m + 1 < taps) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
+  }
+  return _mm256_permute4x64_pd(s, 0xD8);
+}
+
+// Stride 2, K taps (K > 0 compile-time, or runtime k when K == 0).
 template <int K>
 IRRUN_AVX2 IRRUN_INLINE bool hrow_s2_avx2(const double* vp, i64 k, i64 ow_count,
                                           const double* inv_w, double rinv, double t, float* out) {
   const i64 taps = K > 0 ? K : k;
-  return hrow_avx2<2>(vp, taps, ow_count, inv_w, rinv, t, out, [&](const double* p) IRRUN_AVX2 {
-    // Lanes hold outputs in the order 0, 2, 1, 3 until the final permute.
-    __m256d a = _mm256_loadu_pd(p), b = _mm256_loadu_pd(p + 4);
-    __m256d s = _mm256_unpacklo_pd(a, b);
-    if (taps > 1) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
-    for (i64 m = 1; 2 * m < taps; ++m) {
-      a = _mm256_loadu_pd(p + 2 * m);
-      b = _mm256_loadu_pd(p + 2 * m + 4);
-      s = _mm256_add_pd(s, _mm256_unpacklo_pd(a, b));
-      if (2 * m + 1 < taps) s = _mm256_add_pd(s, _mm256_unpackhi_pd(a, b));
-    }
-    return _mm256_permute4x64_pd(s, 0xD8);
-  });
+  return hrow_avx2<2>(vp, taps, ow_count, inv_w, rinv, t, out,
+                      [&](const double* p) IRRUN_AVX2 { return taps_s2(p, taps); });
 }
 
 // Lane masks of the first 0-4 lanes (maskload reads nothing where the mask is 0).
@@ -179,7 +184,7 @@ IRRUN_AVX2 IRRUN_INLINE void store_scaled4(__m256d s, __m256d rinv, const double
 // store and test where blocks of four took two (S2 0.90 of the time with the AVX2 cap). The last
 // eight (or four) again where n is not a multiple of eight: those written twice get the same bits.
 template <bool Swap, class Factor>
-IRRUN_AVX2 bool scale_run(const double* s, float* y, i64 n, Factor r) {
+IRRUN_AVX2 IRRUN_INLINE bool scale_run(const double* s, float* y, i64 n, Factor r) {
   __m256 nan = _mm256_setzero_ps();
   const auto eight = [&](i64 o) IRRUN_AVX2 {
     __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(scale4(_mm256_loadu_pd(s + o), r(o))),
@@ -386,12 +391,10 @@ IRRUN_AVX2 IRRUN_INLINE void vrow_avx2(const float* plane, const i64* off, i64 r
   }
 }
 
-// band_avx512 with the AVX2 building blocks: the whole group in one function, H inlined.
-template <HrowFn H>
-IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
+// The group's V rows (pl.vlen apart from a.v, their values after pl.pad_left zeros).
+IRRUN_AVX2 IRRUN_INLINE void vrows_avx2(const BandArgs& a) {
   const Plan& pl = *a.pl;
-  const PoolGeometry& g = *pl.g;
-  const i64 IW = g.in[2], OW = g.out[2];
+  const i64 IW = pl.g->in[2];
   const i64* begin = pl.row_begin.data();
   double* v = a.v + pl.pad_left;
   for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen) {
@@ -404,6 +407,14 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
       with_row_count(r, [&]<int R>() IRRUN_AVX2 { vrow_avx2<R>(a.plane, off, r, IW, v); });
     }
   }
+}
+
+// band_avx512 with the AVX2 building blocks: the whole group in one function, H inlined.
+template <HrowFn H>
+IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const i64 OW = pl.g->out[2];
+  vrows_avx2(a);
   bool failed = false;
   const double* vrow = a.v;
   for (i64 q = a.q0; q < a.q1; ++q, vrow += pl.vlen) {
@@ -413,6 +424,32 @@ IRRUN_AVX2 bool band_avx2(const BandArgs& a, const Ops&) {
     failed |= row_failed;
   }
   return failed;
+}
+
+// Ops::exact_band of the stride-2 rows that band_avx2 runs (S5): its sums (K taps, or k when
+// K == 0) without scaling or check, each row's stored over its own V values from their start,
+// for scale_band_v after the flag's read (where exact_s2_in_place holds).
+template <int K>
+IRRUN_AVX2 bool exact_band_s2v_avx2(const BandArgs& a, const Ops&) {
+  const Plan& pl = *a.pl;
+  const i64 OW = pl.g->out[2], taps = K > 0 ? K : pl.k_w;
+  vrows_avx2(a);
+  double* vp = a.v;
+  for (i64 q = a.q0; q < a.q1; ++q, vp += pl.vlen) {
+    double* s = vp + pl.pad_left;
+    i64 ow = 0;
+    for (; ow + 4 <= OW; ow += 4) _mm256_storeu_pd(s + ow, taps_s2(vp + 2 * ow, taps));
+    for (; ow < OW; ++ow) s[ow] = hsum_fixed(vp, ow, 2, taps);
+  }
+  return false;
+}
+
+// Where exact_band_s2v_avx2 may sum in place: its sums stay inside the row's values (OW <= IW),
+// and output ow >= 4 reads from padded column 2 ow on, past the sums written before it (up to
+// column pad_left + ow - 1) when pad_left <= 4. Its scaling (scale_run) takes four or more.
+IRRUN_AVX2 inline bool exact_s2_in_place(const Plan& pl) {
+  return pl.fixed_w && pl.stride_w == 2 && pl.g->out[2] >= 4 && pl.g->out[2] <= pl.g->in[2] &&
+         pl.pad_left <= 4;
 }
 
 // Fused stride-2 rows of windows up to four rows high: K = 3 taps with one pad column on the left
@@ -568,17 +605,28 @@ IRRUN_AVX2 bool exact_band_s2_avx2(const BandArgs& a, const Ops&) {
   return run_s2_avx2<K, false, true>(a);
 }
 
-IRRUN_AVX2 bool scale_band_avx2(const BandArgs& a) {
+// Ops::scale_band where the group's row q keeps its OW >= 4 sums at a.v + (q - q0) * vlen +
+// offset: y = fl32(s * fl(rinv * inv_w) + 0), as the rows' own finish.
+IRRUN_AVX2 IRRUN_INLINE bool scale_rows(const BandArgs& a, i64 offset) {
   const Plan& pl = *a.pl;
   const i64 OW = pl.g->out[2];
-  for (i64 q = a.q0; q < a.q1; ++q) {
+  const double* s = a.v + offset;
+  for (i64 q = a.q0; q < a.q1; ++q, s += pl.vlen) {
     const __m256d rinv = _mm256_set1_pd(pl.row_rinv[static_cast<std::size_t>(q)]);
     const auto r = [&](i64 o) IRRUN_AVX2 {
       return _mm256_mul_pd(rinv, _mm256_loadu_pd(pl.inv_w.data() + o));
     };
-    if (!scale_run<false>(sums_row(a, q), a.out_plane + q * OW, OW, r)) return false;
+    if (!scale_run<false>(s, a.out_plane + q * OW, OW, r)) return false;
   }
   return true;
+}
+
+IRRUN_AVX2 bool scale_band_avx2(const BandArgs& a) {
+  return scale_rows(a, sums_offset(*a.pl));
+}
+
+IRRUN_AVX2 bool scale_band_v(const BandArgs& a) {  // exact_band_s2v_avx2's
+  return scale_rows(a, a.pl->pad_left);
 }
 
 // Ops::planes for 2x2 s2 windows of two input rows each (S2), as planes_2x2_avx512: every row
@@ -934,6 +982,11 @@ Ops select_avx2(Plan& pl) {
   if (pl.fixed_w) {
     ops.hrow = pick_hrow(kHrowAvx2, pl.stride_w, pl.k_w);
     ops.band = pick_band<BandAvx2, kHrowAvx2>(ops.hrow);
+  }
+  // Exact sums first for stride-2 rows (S5; the fused ones below take their own), in two passes.
+  if (exact_s2_in_place(pl)) {
+    ops.exact_band = pl.k_w == 3 ? exact_band_s2v_avx2<3> : exact_band_s2v_avx2<0>;
+    ops.scale_band = scale_band_v;
   }
   // Fused stride-2 rows for 2-D windows of up to four rows (S1, S2: -10%). With the nine rows of
   // 3x3x3 windows (S5) the separate passes are 5% faster: a block's two chains of eight
