@@ -722,7 +722,10 @@ struct BandAvx512 {
 // masked; PAD < 0: taps are whole loads. The same values either way, so the same bits.
 // Whole blocks run without lane masks (an AND with a table row is one fused load-op; a mask
 // register costs a byte load and a kmov per tap); only a group's last block is partial.
-template <int K, int PAD = -1>
+// Where every output takes one factor (Plan::flat_one: include-pad), it stays in a register:
+// a load of flat_r per block cost S3 1.15x the time. Exact: Ops::exact_band (T = 0, so only a
+// NaN sum fails), no least |s| kept (S3 0.95).
+template <int K, int PAD = -1, bool Exact = false>
 IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2];
@@ -738,7 +741,8 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const double* vp = a.v - pl.pad_left;
   const double* r = pl.flat_r.data() + a.q0 * IW;
   float* out = a.out_plane + a.q0 * IW;
-  const __m512d t = _mm512_set1_pd(a.t);
+  const __m512d t = _mm512_set1_pd(a.t), rone = _mm512_set1_pd(pl.flat_one);
+  const bool one = pl.flat_one != 0;
   const std::uint64_t* lanes_begin = pl.flat_lanes.data();
   const std::uint64_t* lanes_end = lanes_begin + pl.mask_period * taps * 8;
   // The first check waits for the group's end: each lane keeps its least |s| (vrangepd), and
@@ -786,12 +790,12 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
         for (i64 l = 0; l < 8; ++l)
           if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
       } else if constexpr (Full) {  // finish8 with the factor fl(1 * r) = r: y = s * r
-        scale_store8(s, load8(r + k), out + k);
-        least = _mm512_range_pd(least, s, 0x0A);
+        scale_store8(s, one ? rone : load8(r + k), out + k);
+        if (!Exact) least = _mm512_range_pd(least, s, 0x0A);
         nan = _mm512_fmadd_pd(s, _mm512_setzero_pd(), nan);
       } else {
-        scale_store8(s, load8(r + k, lanes), out + k, lanes);
-        least = _mm512_mask_range_pd(least, lanes, least, s, 0x0A);
+        scale_store8(s, one ? rone : load8(r + k, lanes), out + k, lanes);
+        if (!Exact) least = _mm512_mask_range_pd(least, lanes, least, s, 0x0A);
         nan = _mm512_mask3_fmadd_pd(s, _mm512_setzero_pd(), nan, lanes);
       }
     };
@@ -1329,19 +1333,20 @@ BandFn pick_band_s1_avx512(i64 k, i64 pad_left) {
   return pad_left == 0 ? band_s1_avx512<7, 0, Track> : band_s1_avx512<7, 3, Track>;
 }
 
+template <bool Exact = false>
 BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
-  if (k == 3 && pad_left == 1) return band_flat_avx512<3, 1>;  // 3x3 "same"
-  if (k == 5 && pad_left == 2) return band_flat_avx512<5, 2>;
-  if (k == 7 && pad_left == 3) return band_flat_avx512<7, 3>;
+  if (k == 3 && pad_left == 1) return band_flat_avx512<3, 1, Exact>;  // 3x3 "same"
+  if (k == 5 && pad_left == 2) return band_flat_avx512<5, 2, Exact>;
+  if (k == 7 && pad_left == 3) return band_flat_avx512<7, 3, Exact>;
   switch (k) {
     case 2:
-      return band_flat_avx512<2>;
+      return band_flat_avx512<2, -1, Exact>;
     case 3:
-      return band_flat_avx512<3>;
+      return band_flat_avx512<3, -1, Exact>;
     case 5:
-      return band_flat_avx512<5>;
+      return band_flat_avx512<5, -1, Exact>;
     default:
-      return band_flat_avx512<0>;
+      return band_flat_avx512<0, -1, Exact>;
   }
 }
 
@@ -1383,9 +1388,10 @@ Ops select_avx512(Plan& pl) {
   }
   if (flat_eligible(pl)) {
     make_flat(pl);
-    // Exact first with T = 0, the least |s| kept: a scan of the stored outputs for NaN instead
-    // cost S3 1.085 (they are still on their way to memory).
-    ops.band = ops.exact_band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
+    // Exact first with T = 0, NaN tested in the pass: a scan of the stored outputs for NaN
+    // instead cost S3 1.085 (they are still on their way to memory).
+    ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
+    ops.exact_band = pick_band_flat_avx512<true>(pl.k_w, pl.pad_left);
   } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
              (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kFusedMaxRows) {
     ops.band = pick_band_s1_avx512<true>(pl.k_w, pl.pad_left), ops.keeps_v = false;
