@@ -107,6 +107,10 @@ struct Plan {
   // take y = s * full_r[ow] with one multiplication fewer per eight outputs.
   double full_rinv = 0;
   LineVector<double> full_r;
+  // The blocks of eight outputs from full_lo to full_hi (multiples of 8) whose factors are all
+  // full_mid (the row's interior): they take it from a register.
+  double full_mid = 0;
+  i64 full_lo = 0, full_hi = 0;
   // Whole planes of bins of four run flat (planes_bins4): per output of a chunk of
   // after_chunk_planes planes, its bin's first input float (from the chunk's first); every bin
   // sums bins4_rows.size() rows at these offsets.
