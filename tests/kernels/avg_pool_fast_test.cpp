@@ -29,6 +29,7 @@ using irrun::ElementType;
 using irrun::Parallel;
 using irrun::PoolGeometry;
 using irrun::Tensor;
+using irrun::kernels::ExactRouteCounts;
 using irrun::kernels::Isa;
 
 using Rng = irrun::testing::SplitMix64;
@@ -783,6 +784,55 @@ TEST_CASE("fast avg_pool keeps an exact sum under its T", "[kernels][avg_pool_fa
     for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
       INFO(describe(g) << " s " << e.s << " isa " << static_cast<int>(isa));
       CHECK(same_bits(run_fast(g, in, par, isa).data<float>()[0], y));
+    }
+  }
+}
+
+// The exact-first routes (avg_pool_fast.cpp) on sums that never round (multiples of 2^-8 under
+// 2^7): every try must hold. A route whose pass rounds anything but its sums (a product computed
+// in an exact band, say) fails every try with the same outputs, only slower, which no other test
+// sees. The benchmark shapes with fewer planes, on each path with its routes: S8's uneven bins
+// take none, nor do AVX2's S9 rows (their time is in their stores) or the portable path.
+TEST_CASE("fast avg_pool keeps its exact-first tries on sums that never round",
+          "[kernels][avg_pool_fast]") {
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512vl");
+  struct Shape {
+    const char* name;
+    PoolGeometry g;
+    bool on_avx2, on_avx512;  // whether the path has an exact-first route for it
+  };
+  const Shape shapes[] = {
+      {"S1", window({1, 4}, {112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true), true, true},
+      {"S2", window({1, 8}, {56, 56}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true), true, true},
+      {"S3", window({1, 8}, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false), true, true},
+      {"S4", window({1, 64}, {7, 7}, {7, 7}, {1, 1}, {0, 0}, {0, 0}, false, true), true, true},
+      {"S5", window({1, 2}, {32, 64, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, true),
+       true, true},
+      {"S6", adaptive({1, 8}, {28, 28}, {7, 7}), true, true},
+      {"S7", adaptive({1, 64}, {7, 7}, {1, 1}), true, true},
+      {"S8", adaptive({1, 2}, {224, 224}, {17, 13}), false, false},
+      {"S9", window({1, 1}, {64, 1024}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, true, true), false, true},
+  };
+  Rng rng(0xE8AC7ull);
+  for (const Shape& s : shapes) {
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(s.g, s.g.in));
+    float* x = in.mutable_data<float>();
+    for (std::size_t i = 0; i < in.element_count(); ++i)
+      x[i] = static_cast<float>(rng.range(-(1 << 15), 1 << 15)) * 0x1p-8f;
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      const bool routes = isa == Isa::portable         ? false
+                          : isa == Isa::best && avx512 ? s.on_avx512
+                                                       : avx2 && s.on_avx2;
+      ExactRouteCounts counts;
+      Tensor out = Tensor::zeros(ElementType::f32, shape_of(s.g, s.g.out));
+      REQUIRE(irrun::kernels::avg_pool_fast(in, out, s.g, Parallel(2), isa, &counts));
+      INFO(s.name << " isa " << static_cast<int>(isa) << ": " << counts.tries << " tries, "
+                  << counts.misses << " missed");
+      CHECK(counts.misses == 0);
+      CHECK((counts.tries > 0) == routes);
     }
   }
 }

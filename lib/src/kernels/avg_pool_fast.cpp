@@ -127,8 +127,16 @@ i64 v_stride(const Plan& pl) {
 // Whether the exact-first route is worth trying: not once it has failed on more than about an
 // eighth of its tries in this range (data whose sums round, whose bands each run twice so).
 // begin() also clears the precision flag for the try.
+// The range's counts go to `counts` at its end (avg_pool_fast's diagnostic), if given.
 struct ExactTries {
+  ExactRouteCounts* counts;
   i64 tries = 0, misses = 0;
+  explicit ExactTries(ExactRouteCounts* c) : counts(c) {}
+  ExactTries(const ExactTries&) = delete;
+  ExactTries& operator=(const ExactTries&) = delete;
+  ~ExactTries() {
+    if (counts) counts->tries += tries, counts->misses += misses;
+  }
   bool begin() const {
     if (8 * misses > tries + 32) return false;
     irrun::detail::clear_inexact();
@@ -143,12 +151,12 @@ struct ExactTries {
 // ---- Whole-plane kernel: one window covering each input plane.
 
 void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
-                     i64 unit_end) {
+                     i64 unit_end, ExactRouteCounts* counts) {
   const PoolGeometry& g = *pl.g;
   const i64 n = g.in_plane_size();
   const double inv = 1.0 / (pl.uniform ? pl.kvol.hi : static_cast<double>(n));
   std::vector<double> sums(kWholePlaneBlock), inv_w(kWholePlaneBlock, inv);
-  ExactTries exact;
+  ExactTries exact(counts);
   for (i64 u = unit_begin; u < unit_end; ++u) {
     const i64 p0 = u * kWholePlaneBlock, count = std::min(g.planes() - p0, kWholePlaneBlock);
     const float* xu = x + p0 * n;
@@ -264,7 +272,7 @@ bool check_after(const BandArgs& a, const Ops& ops) {
 }
 
 void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 unit_begin,
-                 i64 unit_end) {
+                 i64 unit_end, ExactRouteCounts* counts) {
   const PoolGeometry& g = *pl.g;
   const i64 out_rows = g.out[0] * g.out[1];
   const i64 vlen = v_stride(pl);
@@ -302,7 +310,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
   Prefetch next;
   OwnBound own;
-  ExactTries exact;
+  ExactTries exact(counts);
   const auto args = [&](i64 plane, i64 q0, i64 q1, double t) {
     if (!vbase) scratch();
     return BandArgs{&pl,
@@ -443,7 +451,7 @@ bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g) {
 }
 
 bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
-                   Isa isa) {
+                   Isa isa, ExactRouteCounts* counts) {
   if (in.type != ElementType::f32 || out.type != ElementType::f32) return false;
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   Plan pl;
@@ -461,9 +469,10 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
   float* y = out.mutable_data<float>();
   if (pl.whole_plane) {
     const i64 units = (g.planes() + kWholePlaneBlock - 1) / kWholePlaneBlock;
-    par.for_range(units, [&](i64 b, i64 e) { run_whole_plane(pl, ops, x, y, b, e); });
+    par.for_range(units, [&](i64 b, i64 e) { run_whole_plane(pl, ops, x, y, b, e, counts); });
   } else {
-    par.for_range(g.planes() * pl.bands, [&](i64 b, i64 e) { run_windows(pl, ops, x, y, b, e); });
+    par.for_range(g.planes() * pl.bands,
+                  [&](i64 b, i64 e) { run_windows(pl, ops, x, y, b, e, counts); });
   }
   return true;
 }

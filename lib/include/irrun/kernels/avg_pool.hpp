@@ -5,6 +5,9 @@
 // picks a fast one when it covers the case.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+
 #include "irrun/kernels/isa.hpp"
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
@@ -36,14 +39,23 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
 // The readable reference kernel alone (same contract and checks as avg_pool).
 void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par);
 
+// What the fast kernel's exact-first routes did: the bands, units of whole planes and chunks of
+// planes whose sums it tried without a bound first, and how many of those tries failed (a sum
+// rounded or was NaN) and ran again with their bound. A diagnostic for tests and benchmarks:
+// a try fails silently, with the same outputs, only slower.
+struct ExactRouteCounts {
+  std::atomic<std::int64_t> tries{0}, misses{0};
+};
+
 // The fast f32 kernel. Returns false, touching nothing, when it does not cover the case (other
 // element types, windows of more than 2^22 taps); the caller then uses the reference kernel.
 // Tensors must already match the geometry (avg_pool checks that). Contract: every output is
 // within one ulp of the exact average and bit-identical for any thread count. Each output's
 // double sum carries a rigorous error bound; an output whose bound does not prove the one-ulp
-// guarantee is recomputed with the reference kernel's exact sum.
+// guarantee is recomputed with the reference kernel's exact sum. `counts`, if given, adds up
+// the exact-first tries.
 bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
-                   Isa isa = Isa::best);
+                   Isa isa = Isa::best, ExactRouteCounts* counts = nullptr);
 
 // The f16 kernel (avg_pool_f16.cpp): the reference kernel's bits, from exact double sums in a
 // cheaper order. Returns false, touching nothing, when it does not cover the case (other element
