@@ -1413,14 +1413,12 @@ Ops select_avx512(Plan& pl) {
     pl.full_r.resize(pl.inv_w.size());
     for (std::size_t ow = 0; ow < pl.inv_w.size(); ++ow)
       pl.full_r[ow] = pl.full_rinv * pl.inv_w[ow];
-    const i64 OW = pl.g->out[2];
-    const auto at = [&](i64 ow) { return pl.full_r[static_cast<std::size_t>(ow)]; };
+    const i64 OW = pl.g->out[2];  // at least 1 (avg_pool_fast returns before without outputs)
+    pl.full_mid = pl.full_r[static_cast<std::size_t>(OW / 2)];
     const auto uniform = [&](i64 ow) {
-      return ow + 8 <= OW && std::all_of(&pl.full_r[static_cast<std::size_t>(ow)],
-                                         &pl.full_r[static_cast<std::size_t>(ow + 8)],
-                                         [&](double r) { return r == at(OW / 2); });
+      const double* r = pl.full_r.data() + ow;
+      return ow + 8 <= OW && std::all_of(r, r + 8, [&](double v) { return v == pl.full_mid; });
     };
-    pl.full_mid = at(OW / 2);
     for (pl.full_lo = 0; pl.full_lo < OW && !uniform(pl.full_lo);) pl.full_lo += 8;
     for (pl.full_hi = pl.full_lo; uniform(pl.full_hi);) pl.full_hi += 8;
   }
