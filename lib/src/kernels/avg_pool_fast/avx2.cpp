@@ -1022,6 +1022,9 @@ Ops select_avx2(Plan& pl) {
     ops.band = pl.k_w == 3 ? band_s1_avx2<3> : pl.k_w == 5 ? band_s1_avx2<5> : band_s1_avx2<7>;
     ops.own_bound = true, ops.min_group = kFusedRows;
   }
+  // Uneven bins (S8): exact first in two passes, with no stats pass.
+  if (ops.band == band_generic && exact_bins_in_place(pl))
+    ops.exact_band = exact_band_bins, ops.scale_band = scale_band_bins;
   // Exact sums first: whole planes, and planes of bins of four, whose scaling (which raises the
   // precision flag) is a pass of its own.
   ops.exact_plane_sums = exact_plane_sums_avx2;

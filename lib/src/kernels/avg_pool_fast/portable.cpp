@@ -151,6 +151,46 @@ bool band_generic(const BandArgs& a, const Ops& ops) {
   return failed;
 }
 
+bool exact_band_bins(const BandArgs& a, const Ops& ops) {
+  const Plan& pl = *a.pl;
+  const auto& ax = pl.ax[2];
+  const i64 OW = pl.g->out[2];
+  double* v = a.v;
+  for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen) {
+    vsum_row(pl, ops, a.plane, q, v);
+    for (i64 ow = 0; ow < OW; ++ow) {  // hrows_n's additions
+      const auto w = static_cast<std::size_t>(ow);
+      const i64 first = ax.first[w], taps = ax.taps[w];
+      double s = taps > 0 ? v[first] : 0.0;
+      for (i64 k = 1; k < taps; ++k) s += v[first + k * ax.step];
+      v[ow] = s;
+    }
+  }
+  return false;
+}
+
+bool scale_band_bins(const BandArgs& a) {
+  const Plan& pl = *a.pl;
+  const i64 OW = pl.g->out[2];
+  const double* v = a.v;
+  bool nan = false;
+  for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen)
+    for (i64 ow = 0; ow < OW; ++ow) {
+      finish(v[ow], pl.row_rinv[static_cast<std::size_t>(q)],
+             pl.inv_w[static_cast<std::size_t>(ow)], 0.0, a.out_plane + q * OW + ow);
+      nan |= std::isnan(v[ow]);
+    }
+  return !nan;
+}
+
+bool exact_bins_in_place(const Plan& pl) {
+  const auto& ax = pl.ax[2];
+  if (pl.fixed_w || pl.pad_left != 0) return false;
+  for (std::size_t ow = 0; ow < ax.first.size(); ++ow)
+    if (ax.first[ow] < static_cast<i64>(ow)) return false;
+  return true;
+}
+
 Ops select_portable(const Plan& pl) {
   Ops ops{stats_portable, vsum_portable, plane_sums_bound_portable};
   ops.finish_row = hrow_s1_portable;
