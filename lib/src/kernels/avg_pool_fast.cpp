@@ -9,8 +9,9 @@
 //      double sums of floats are exact unless their magnitudes span some 2^29.) Whole planes
 //      and the planes checked after their group (S2, S6: Ops::exact_planes, the sums stored,
 //      the flag read, then the scaling) scale in a pass of their own, and so do this on AVX2
-//      too, as do AVX2's 3x3 s2 rows and flat groups ("same" pads: S1, S3; Ops::scale_band
-//      after each group, the sums kept in its V rows). A range stops
+//      too, as do AVX2's window rows but the fused stride-1 ones (S1, S3, S5, S8:
+//      Ops::scale_band after each group, the sums kept in its V rows). Nothing else in an exact
+//      pass may round, or every try fails unseen (ExactRouteCounts counts them). A range stops
 //      trying where the route keeps failing (ExactTries).
 //   0. once per call (make_plan): per flattened output row q = od*OH + oh, the table of input
 //      row offsets it sums (in summation order) and its row factor 1/rows; per band, the
