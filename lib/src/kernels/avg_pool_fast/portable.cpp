@@ -158,13 +158,8 @@ bool exact_band_bins(const BandArgs& a, const Ops& ops) {
   double* v = a.v;
   for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen) {
     vsum_row(pl, ops, a.plane, q, v);
-    for (i64 ow = 0; ow < OW; ++ow) {  // hrows_n's additions
-      const auto w = static_cast<std::size_t>(ow);
-      const i64 first = ax.first[w], taps = ax.taps[w];
-      double s = taps > 0 ? v[first] : 0.0;
-      for (i64 k = 1; k < taps; ++k) s += v[first + k * ax.step];
-      v[ow] = s;
-    }
+    for (std::size_t w = 0; w < static_cast<std::size_t>(OW); ++w)  // hrows_n's additions
+      v[w] = hsum_generic(v, ax.first[w], ax.taps[w], ax.step);
   }
   return false;
 }
@@ -173,13 +168,11 @@ bool scale_band_bins(const BandArgs& a) {
   const Plan& pl = *a.pl;
   const i64 OW = pl.g->out[2];
   const double* v = a.v;
-  bool nan = false;
+  bool nan = false;  // finish() against T = 0 fails a NaN sum only
   for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen)
-    for (i64 ow = 0; ow < OW; ++ow) {
-      finish(v[ow], pl.row_rinv[static_cast<std::size_t>(q)],
-             pl.inv_w[static_cast<std::size_t>(ow)], 0.0, a.out_plane + q * OW + ow);
-      nan |= std::isnan(v[ow]);
-    }
+    for (i64 ow = 0; ow < OW; ++ow)
+      nan |= finish(v[ow], pl.row_rinv[static_cast<std::size_t>(q)],
+                    pl.inv_w[static_cast<std::size_t>(ow)], 0.0, a.out_plane + q * OW + ow);
   return !nan;
 }
 
