@@ -464,8 +464,10 @@ IRRUN_AVX2 inline bool exact_s2_in_place(const Plan& pl) {
 // Own: the check waits for the bound (own_bound.hpp): every float loaded raises `bits` (a carried
 // row was loaded by the row before, in the same group), and the group checks the stored outputs
 // (own_check_outputs). Else nothing is checked or tracked (a band checked after its group,
-// BandArgs::unchecked). Sums (not Own): the sums are stored in order at `sums`, whole blocks of
-// four, and no output (Ops::exact_band, whose scaling runs after the flag's read).
+// BandArgs::unchecked). Sums (not Own): the sums are stored at `sums`, whole blocks of four in
+// the lanes' order 0, 2, 1, 3 (the scaling puts them in order as floats, an in-lane shuffle, where
+// a permute here cost a cross-lane one per block), and no output (Ops::exact_band, whose scaling
+// runs after the flag's read).
 template <int K, int R, bool Own, bool Sums = false>
 IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64 IW, i64 OW,
                                          const double* inv_w, double rinv_s, const double* carry_in,
@@ -514,8 +516,8 @@ IRRUN_AVX2 IRRUN_INLINE void row_s2_avx2(const float* const* rows, i64 r_rt, i64
     } else {
       s = _mm256_add_pd(e, o);
     }
-    s = _mm256_permute4x64_pd(s, 0xD8);
     if constexpr (Sums) return _mm256_storeu_pd(sums + ow, s);
+    s = _mm256_permute4x64_pd(s, 0xD8);
     const i64 n = Whole ? 4 : std::min<i64>(4, OW - ow);
     store_scaled4(s, rinv, inv_w + ow, out + ow, n);
   };
@@ -545,7 +547,7 @@ IRRUN_AVX2 inline double* sums_row(const BandArgs& a, i64 q) {
 }
 
 IRRUN_AVX2 inline bool exact_s2_fits(const Plan& pl) {
-  return pl.g->out[2] >= 4 &&
+  return pl.g->out[2] >= 4 && pl.g->out[2] % 4 == 0 &&  // scale_run<true> swaps whole fours
          sums_offset(pl) + (pl.g->out[2] + 3) / 4 * 4 <= pl.pad_left + pl.g->in[2];
 }
 
@@ -606,27 +608,29 @@ IRRUN_AVX2 bool exact_band_s2_avx2(const BandArgs& a, const Ops&) {
 }
 
 // Ops::scale_band where the group's row q keeps its OW >= 4 sums at a.v + (q - q0) * vlen +
-// offset: y = fl32(s * fl(rinv * inv_w) + 0), as the rows' own finish.
+// offset: y = fl32(s * fl(rinv * inv_w) + 0), as the rows' own finish. Swap: the sums of each
+// four in the order 0, 2, 1, 3, scaled by inv_w_swap (the same products) and put in order as
+// floats.
+template <bool Swap>
 IRRUN_AVX2 IRRUN_INLINE bool scale_rows(const BandArgs& a, i64 offset) {
   const Plan& pl = *a.pl;
   const i64 OW = pl.g->out[2];
   const double* s = a.v + offset;
+  const double* w = Swap ? pl.inv_w_swap.data() : pl.inv_w.data();
   for (i64 q = a.q0; q < a.q1; ++q, s += pl.vlen) {
     const __m256d rinv = _mm256_set1_pd(pl.row_rinv[static_cast<std::size_t>(q)]);
-    const auto r = [&](i64 o) IRRUN_AVX2 {
-      return _mm256_mul_pd(rinv, _mm256_loadu_pd(pl.inv_w.data() + o));
-    };
-    if (!scale_run<false>(s, a.out_plane + q * OW, OW, r)) return false;
+    const auto r = [&](i64 o) IRRUN_AVX2 { return _mm256_mul_pd(rinv, _mm256_loadu_pd(w + o)); };
+    if (!scale_run<Swap>(s, a.out_plane + q * OW, OW, r)) return false;
   }
   return true;
 }
 
-IRRUN_AVX2 bool scale_band_avx2(const BandArgs& a) {
-  return scale_rows(a, sums_offset(*a.pl));
+IRRUN_AVX2 bool scale_band_avx2(const BandArgs& a) {  // exact_band_s2_avx2's
+  return scale_rows<true>(a, sums_offset(*a.pl));
 }
 
 IRRUN_AVX2 bool scale_band_v(const BandArgs& a) {  // exact_band_s2v_avx2's
-  return scale_rows(a, a.pl->pad_left);
+  return scale_rows<false>(a, a.pl->pad_left);
 }
 
 // Ops::planes for 2x2 s2 windows of two input rows each (S2), as planes_2x2_avx512: every row
@@ -997,8 +1001,12 @@ Ops select_avx2(Plan& pl) {
   if (pl.fixed_w && pl.stride_w == 2 && pl.max_rows <= 4) {
     if (pl.k_w == 3 && pl.pad_left == 1) {
       ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
-      if (exact_s2_fits(pl))
+      if (exact_s2_fits(pl)) {
         ops.exact_band = exact_band_s2_avx2<3>, ops.scale_band = scale_band_avx2;
+        pl.inv_w_swap = pl.inv_w;  // OW a multiple of four (exact_s2_fits)
+        for (std::size_t o = 0; o + 4 <= pl.inv_w.size(); o += 4)
+          std::swap(pl.inv_w_swap[o + 1], pl.inv_w_swap[o + 2]);
+      }
     }
     if (pl.k_w == 2 && pl.pad_left == 0) {  // S2: checked after where it can be (0.91)
       ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true, ops.after = true;

@@ -67,10 +67,13 @@ struct Plan {
   bool fixed_w = false;  // horizontal windows of fixed K taps over a zero-padded row
   i64 stride_w = 1, k_w = 1, pad_left = 0, vlen = 0;
   LineVector<double> inv_w;  // per output column (padded to a multiple of 4)
-  bool equal_w = false;      // inv_w[ow] the same for every output column
-  double t_factor = 0;       // T = M * t_factor for a mixed-sign band
-  i64 units_per_plane = 1;   // bands per plane (window kernel)
-  i64 rows_per_unit = 1;     // output rows (flattened od*OH + oh) per band unit
+  // inv_w in the order 0, 2, 1, 3 of each four, where the AVX2 stride-2 rows leave their sums so
+  // (select_avx2; empty elsewhere).
+  LineVector<double> inv_w_swap;
+  bool equal_w = false;     // inv_w[ow] the same for every output column
+  double t_factor = 0;      // T = M * t_factor for a mixed-sign band
+  i64 units_per_plane = 1;  // bands per plane (window kernel)
+  i64 rows_per_unit = 1;    // output rows (flattened od*OH + oh) per band unit
   i64 units_per_band = 1;
   i64 bands = 1;
   i64 max_rows = 1;  // max input rows summed by the vertical pass
