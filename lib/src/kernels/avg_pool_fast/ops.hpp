@@ -127,8 +127,9 @@ struct Ops {
   // stats or a bound of its own; run_windows keeps its band when the flag stays clear.
   bool (*exact_band)(const BandArgs&, const Ops&) = nullptr;
   // exact_band in two passes, where the scaling raises the flag too (AVX2): exact_band stores
-  // the group's double sums in its V rows (BandArgs::v, pl.vlen apart) and no outputs; after
-  // the flag is read, scale_band scales them into the outputs, false if a sum is NaN.
+  // the group's double sums in its V rows (BandArgs::v, pl.vlen apart; where and in which order
+  // is the pair's business) and no outputs; after the flag is read, scale_band scales them into
+  // the outputs, false if a sum is NaN.
   bool (*scale_band)(const BandArgs&) = nullptr;
   // The check after a group (check_after): the greatest |x| of n floats, at least, with a NaN
   // ignored or (AVX-512) dropping the values before it in its lane; whether every |y[i]| is
