@@ -530,6 +530,41 @@ TEST_CASE("fast avg_pool stride-2 rows sum in place only where it is safe",
   }
 }
 
+// 3x3 s2 rows (S1) on AVX2 store their exact sums four at a time in the lanes' order 0, 2, 1, 3
+// and scale them with the column factors in that order (Plan::inv_w_swap). With exclude-pad,
+// ceil and two right pads, output OW - 2 (OW a multiple of four, so the third of its four) has
+// a pad column and a factor of its own, and OW - 1 only pads. The route must be tried (sums of
+// multiples of 2^-8 never round) and give the reference's bits; a plane whose sums round follows.
+TEST_CASE("fast avg_pool 3x3 s2 rows scale their exact sums by their own columns' factors",
+          "[kernels][avg_pool_fast]") {
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  Rng rng(0x51F4ull);
+  for (const std::int64_t iw : {37, 45, 117})
+    for (const bool exclude : {true, false}) {
+      const PoolGeometry g =
+          window({1, 3}, {60, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 2}, true, exclude);
+      REQUIRE(g.out[2] % 4 == 0);
+      REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+      Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+      float* x = in.mutable_data<float>();
+      for (std::size_t i = 0; i < in.element_count(); ++i)
+        x[i] = static_cast<float>(rng.range(-(1 << 15), 1 << 15)) * 0x1p-8f;
+      INFO(describe(g));
+      ExactRouteCounts counts;
+      Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+      REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, Parallel(1), Isa::avx2, &counts));
+      CHECK((counts.tries > 0) == avx2);
+      CHECK(counts.misses == 0);
+      Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+      irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+      CHECK(same_bits(out, want));
+      float* last = x + (g.planes() - 1) * g.in_plane_size();
+      last[0] = 0x1p60f, last[1] = 3.0f, last[2] = -0x1p60f;
+      check_paths(g, in, Parallel(1), Parallel(2));
+    }
+}
+
 // Uneven bins (S8) on AVX2 keep their exact sums over their V values, output ow at V[ow]: only
 // where every bin starts at or past its own index (in >= out), else a later bin would read a sum.
 // Planes over 8192 floats (bands not checked after their group), bins narrower and wider than
