@@ -118,6 +118,23 @@ Tensor random_input(Rng& rng, const PoolGeometry& g, Data mode) {
   return t;
 }
 
+// Inputs whose double sums never round: multiples of 2^-8 under 2^7 (the exact-first routes'
+// tries must all hold on them).
+Tensor exact_input(Rng& rng, const PoolGeometry& g) {
+  Tensor t = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+  float* x = t.mutable_data<float>();
+  for (std::size_t i = 0; i < t.element_count(); ++i)
+    x[i] = static_cast<float>(rng.range(-(1 << 15), 1 << 15)) * 0x1p-8f;
+  return t;
+}
+
+// The last plane made to round (2^60 + 3 - 2^60), after planes whose sums may be exact: its
+// band runs again on the scratch the exact ones used.
+void round_last_plane(Tensor& in, const PoolGeometry& g) {
+  float* last = in.mutable_data<float>() + (g.planes() - 1) * g.in_plane_size();
+  last[0] = 0x1p60f, last[1] = 3.0f, last[2] = -0x1p60f;
+}
+
 Tensor poisoned_output(const PoolGeometry& g) {
   Tensor t = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
   float* p = t.mutable_data<float>();
@@ -523,8 +540,7 @@ TEST_CASE("fast avg_pool stride-2 rows sum in place only where it is safe",
       check_paths(g, random_input(rng, g, mode), Parallel(1), Parallel(2));
     }
     Tensor in = random_input(rng, g, Data::mixed);
-    float* last = in.mutable_data<float>() + (g.planes() - 1) * g.in_plane_size();
-    last[0] = 0x1p60f, last[1] = 3.0f, last[2] = -0x1p60f;
+    round_last_plane(in, g);
     INFO(describe(g) << " exact, then rounding");
     check_paths(g, in, Parallel(1), Parallel(1));
   }
@@ -546,10 +562,7 @@ TEST_CASE("fast avg_pool 3x3 s2 rows scale their exact sums by their own columns
           window({1, 3}, {60, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 2}, true, exclude);
       REQUIRE(g.out[2] % 4 == 0);
       REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
-      Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
-      float* x = in.mutable_data<float>();
-      for (std::size_t i = 0; i < in.element_count(); ++i)
-        x[i] = static_cast<float>(rng.range(-(1 << 15), 1 << 15)) * 0x1p-8f;
+      Tensor in = exact_input(rng, g);
       INFO(describe(g));
       ExactRouteCounts counts;
       Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
@@ -559,8 +572,7 @@ TEST_CASE("fast avg_pool 3x3 s2 rows scale their exact sums by their own columns
       Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
       irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
       CHECK(same_bits(out, want));
-      float* last = x + (g.planes() - 1) * g.in_plane_size();
-      last[0] = 0x1p60f, last[1] = 3.0f, last[2] = -0x1p60f;
+      round_last_plane(in, g);
       check_paths(g, in, Parallel(1), Parallel(2));
     }
 }
@@ -585,12 +597,8 @@ TEST_CASE("fast avg_pool uneven bins sum in place only where every bin starts pa
       INFO(describe(g) << " data " << static_cast<int>(mode));
       check_paths(g, random_input(rng, g, mode), Parallel(1), Parallel(2));
     }
-    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
-    float* x = in.mutable_data<float>();
-    for (std::size_t i = 0; i < in.element_count(); ++i)
-      x[i] = static_cast<float>(rng.range(-(1 << 15), 1 << 15)) * 0x1p-8f;
-    float* last = x + (g.planes() - 1) * g.in_plane_size();
-    last[0] = 0x1p60f, last[1] = 3.0f, last[2] = -0x1p60f;
+    Tensor in = exact_input(rng, g);
+    round_last_plane(in, g);
     INFO(describe(g) << " exact, then rounding");
     ExactRouteCounts counts;
     Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
@@ -890,10 +898,7 @@ TEST_CASE("fast avg_pool keeps its exact-first tries on sums that never round",
   };
   Rng rng(0xE8AC7ull);
   for (const Shape& s : shapes) {
-    Tensor in = Tensor::zeros(ElementType::f32, shape_of(s.g, s.g.in));
-    float* x = in.mutable_data<float>();
-    for (std::size_t i = 0; i < in.element_count(); ++i)
-      x[i] = static_cast<float>(rng.range(-(1 << 15), 1 << 15)) * 0x1p-8f;
+    const Tensor in = exact_input(rng, s.g);
     for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
       const bool routes = isa == Isa::portable         ? false
                           : isa == Isa::best && avx512 ? s.on_avx512
