@@ -1186,6 +1186,33 @@ std::vector<float> order_probe(std::int64_t n, double k, std::int64_t b, std::in
   return v;
 }
 
+// Every order probe of n taps with K at each b of `bs` and the halves at two other places.
+std::vector<std::vector<float>> order_probes(std::int64_t n, double k,
+                                             std::initializer_list<std::int64_t> bs) {
+  std::vector<std::vector<float>> probes;
+  for (const std::int64_t b : bs)
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = i + 1; j < n; ++j)
+        if (i != b && j != b && i != (b + 1) % n && j != (b + 1) % n)
+          probes.push_back(order_probe(n, k, b, i, j));
+  return probes;
+}
+
+// The verdict on an input of order probes: some outputs round up and some do not (the probes do
+// tell orders apart), the portable path is within the oracle's bound, and every path gives its
+// bits.
+void check_probe_outputs(const PoolGeometry& g, const Tensor& in, const Parallel& par) {
+  const Tensor portable = run_fast(g, in, par, Isa::portable);
+  const float* y = portable.data<float>();
+  const auto outputs = static_cast<std::ptrdiff_t>(portable.element_count());
+  const auto up = std::count_if(y, y + outputs, [](float v) { return v > 1.0f; });
+  CHECK(up > 0);
+  CHECK(up < outputs);
+  CHECK(check_against_oracle(g, portable, oracle_of(g, in), "portable") == 0);
+  CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
+  CHECK(same_bits(run_fast(g, in, par, Isa::best), portable));
+}
+
 }  // namespace
 
 // Whole-plane sums (global pools with a power-of-two kernel volume, so the divisor is exact):
@@ -1203,13 +1230,8 @@ TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
     const std::int64_t n = c.h * c.w;
     const double k = static_cast<double>(c.kh * c.kw);
     std::vector<float> data;
-    for (const std::int64_t b : {std::int64_t{0}, n / 2, n - 1})
-      for (std::int64_t i = 0; i < n; ++i)
-        for (std::int64_t j = i + 1; j < n; ++j) {
-          if (i == b || j == b || i == (b + 1) % n || j == (b + 1) % n) continue;
-          const auto v = order_probe(n, k, b, i, j);
-          data.insert(data.end(), v.begin(), v.end());
-        }
+    for (const auto& v : order_probes(n, k, {0, n / 2, n - 1}))
+      data.insert(data.end(), v.begin(), v.end());
     const std::int64_t planes = static_cast<std::int64_t>(data.size()) / n;
     // Pads that make the kernel cover the plane: a global pool dividing by the kernel volume.
     const PoolGeometry g = window({1, planes}, {c.h, c.w}, {c.kh, c.kw}, {1, 1}, {0, 0},
@@ -1218,14 +1240,7 @@ TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
     INFO(describe(g));
     Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
     std::copy(data.begin(), data.end(), in.mutable_data<float>());
-    const Tensor portable = run_fast(g, in, par, Isa::portable);
-    int up = 0;
-    for (std::int64_t p = 0; p < planes; ++p) up += portable.data<float>()[p] > 1.0f;
-    CHECK(up > 0);  // the probes do tell orders apart
-    CHECK(up < planes);
-    CHECK(check_against_oracle(g, portable, oracle_of(g, in), "portable") == 0);
-    CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
-    CHECK(same_bits(run_fast(g, in, par, Isa::best), portable));
+    check_probe_outputs(g, in, par);
   }
 }
 
@@ -1239,12 +1254,7 @@ TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
 TEST_CASE("fast avg_pool whole-plane sums that fail are judged by their own plane",
           "[kernels][avg_pool_fast]") {
   const std::int64_t n = 16;  // 4x4 planes, divisor 16
-  std::vector<std::vector<float>> probes;
-  for (const std::int64_t b : {0, 7})
-    for (std::int64_t i = 0; i < n; ++i)
-      for (std::int64_t j = i + 1; j < n; ++j)
-        if (i != b && j != b && i != (b + 1) % n && j != (b + 1) % n)
-          probes.push_back(order_probe(n, 16.0, b, i, j));
+  const auto probes = order_probes(n, 16.0, {0, 7});
   for (const float big : {0x1p100f, -0x1p100f}) {
     // Plane 5 of every unit of 64 is the big one.
     std::vector<float> data;
@@ -1333,12 +1343,7 @@ TEST_CASE("fast avg_pool whole-plane sums take their bound from every float",
 TEST_CASE("fast avg_pool bins of four add in the same order on every ISA",
           "[kernels][avg_pool_fast]") {
   const Parallel par(2);
-  std::vector<std::vector<float>> probes;
-  for (const std::int64_t b : {0, 5, 15})
-    for (std::int64_t i = 0; i < 16; ++i)
-      for (std::int64_t j = i + 1; j < 16; ++j)
-        if (i != b && j != b && i != (b + 1) % 16 && j != (b + 1) % 16)
-          probes.push_back(order_probe(16, 16.0, b, i, j));
+  const auto probes = order_probes(16, 16.0, {0, 5, 15});
   const auto count = static_cast<std::int64_t>(probes.size());
   for (const std::int64_t ow : {1, 2, 3, 4, 5, 7, 9, 12}) {
     const std::int64_t oh = (count + ow - 1) / ow;
@@ -1355,15 +1360,7 @@ TEST_CASE("fast avg_pool bins of four add in the same order on every ISA",
           x[plane * 16 * oh * ow + (4 * (o / ow) + k / 4) * 4 * ow + 4 * (o % ow) + k % 4] =
               v[static_cast<std::size_t>(k)];
       }
-    const Tensor portable = run_fast(g, in, par, Isa::portable);
-    const auto outputs = static_cast<std::int64_t>(portable.element_count());
-    int up = 0;
-    for (std::int64_t o = 0; o < outputs; ++o) up += portable.data<float>()[o] > 1.0f;
-    CHECK(up > 0);
-    CHECK(up < outputs);
-    CHECK(check_against_oracle(g, portable, oracle_of(g, in), "portable") == 0);
-    CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
-    CHECK(same_bits(run_fast(g, in, par, Isa::best), portable));
+    check_probe_outputs(g, in, par);
   }
 }
 
@@ -1404,12 +1401,8 @@ TEST_CASE("fast avg_pool bins of four over whole planes, even or not down the pl
 
 TEST_CASE("fast avg_pool judges each failing output by its own window",
           "[kernels][avg_pool_fast]") {
-  std::vector<std::vector<float>> probes;
-  for (const std::int64_t b : {0, 7, 15})
-    for (std::int64_t i = 0; i < 16; ++i)
-      for (std::int64_t j = i + 1; j < 16; ++j)
-        if (i != b && j != b && i != (b + 1) % 16 && j != (b + 1) % 16)
-          probes.push_back(order_probe(16, 32.0, b, i, j));  // 16 rows x 2 columns: divisor 32
+  // 16 rows x 2 columns: divisor 32.
+  const auto probes = order_probes(16, 32.0, {0, 7, 15});
   const auto rows = static_cast<std::int64_t>(probes.size() + 1) / 2;
   const PoolGeometry g = adaptive({1, 1}, {16 * rows, 5}, {rows, 3});
   INFO(describe(g));
