@@ -312,8 +312,12 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   Prefetch next;
   OwnBound own;
   ExactTries exact(counts);
-  const auto args = [&](i64 plane, i64 q0, i64 q1, double t) {
-    if (!vbase) scratch();
+  // buffer: whether the group function uses the scratch. An exact band that keeps no V rows and
+  // scales as it sums (AVX-512's fused rows: S1, S9) uses none, so a chunk that never leaves
+  // the exact route makes none (its malloc and zeroed 32 KB were 3.6% of S1's time at two
+  // threads); one that did use it would fail at once on the null pointers.
+  const auto args = [&](i64 plane, i64 q0, i64 q1, double t, bool buffer = true) {
+    if (buffer && !vbase) scratch();
     return BandArgs{&pl,
                     x + plane * g.in_plane_size(),
                     y + plane * g.out_plane_size(),
@@ -321,7 +325,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
                     q1,
                     t,
                     vbase,
-                    vbase + group * vlen,
+                    vbase ? vbase + group * vlen : nullptr,
                     sc.row_failed.get(),
                     &next,
                     &own,
@@ -404,7 +408,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       prefetch_next();
       bool hit = true;
       for (i64 g0 = q0; g0 < q1 && hit; g0 += group) {
-        const BandArgs ga = args(p, g0, std::min(q1, g0 + group), 0.0);
+        const BandArgs ga =
+            args(p, g0, std::min(q1, g0 + group), 0.0, ops.keeps_v || ops.scale_band);
         hit = !ops.exact_band(ga, ops) && !irrun::detail::inexact();
         // Two passes (AVX2): the scaling, then the flag cleared for the next group's sums (the
         // next band's exact.begin() clears it after the last).
