@@ -30,21 +30,8 @@ using irrun::testing::edge;
 using irrun::testing::in_port;
 using irrun::testing::layer;
 using irrun::testing::out_port;
+using irrun::testing::parameter_text;
 using irrun::testing::result;
-
-std::string parameter(int id, const std::string& name, const std::string& shape,
-                      const std::string& element_type = "f32",
-                      const std::string& precision = "FP32") {
-  std::string dims = shape;
-  std::replace(dims.begin(), dims.end(), '?', '-');
-  // "?" in the shape attribute, "-1" in <dim>.
-  std::string ir_dims;
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    ir_dims += dims[i] == '-' ? std::string("-1") : std::string(1, dims[i]);
-  return layer(id, name, "Parameter", "opset1",
-               "shape=\"" + shape + "\" element_type=\"" + element_type + "\"", "",
-               out_port(0, precision, ir_dims));
-}
 
 std::string ir(const std::string& layers, const std::string& edges) {
   return irrun::testing::net(layers, edges);
@@ -53,7 +40,7 @@ std::string ir(const std::string& layers, const std::string& edges) {
 // Parameter(0) -> pool(1) -> Result(2).
 std::string pool_model(const std::string& type, const std::string& version, const std::string& data,
                        const std::string& in_dims, const std::string& out_dims) {
-  return ir(parameter(0, "in", in_dims) +
+  return ir(parameter_text(0, "in", in_dims) +
                 layer(1, "pool", type, version, data, in_port(0, in_dims),
                       out_port(1, "FP32", out_dims)) +
                 result(2, "out", out_dims),
@@ -191,7 +178,7 @@ TEST_CASE("AvgPool output shapes", "[analysis]") {
 TEST_CASE("opaque ops keep their declared outputs and later pools are still inferred",
           "[analysis]") {
   const std::string xml =
-      ir(parameter(0, "in", "1,3,8,8") +
+      ir(parameter_text(0, "in", "1,3,8,8") +
              layer(1, "conv", "Convolution", "opset1",
                    "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\"",
                    in_port(0, "1,3,8,8"), out_port(1, "FP16", "1,16,-1,6")) +
@@ -469,7 +456,7 @@ TEST_CASE("unsupported opset in a model is a layer error; other layers go on", "
 TEST_CASE("AdaptiveAvgPool with output_size from a Parameter has dynamic spatial dims",
           "[analysis]") {
   const std::string xml =
-      ir(parameter(0, "in", "2,3,10,12") + parameter(1, "size", "2", "i64", "I64") +
+      ir(parameter_text(0, "in", "2,3,10,12") + parameter_text(1, "size", "2", "i64", "I64") +
              layer(2, "pool", "AdaptiveAvgPool", "opset8", "",
                    in_port(0, "2,3,10,12") + in_port(1, "2"), out_port(2, "FP32", "2,3,5,4")) +
              result(3, "out", "2,3,5,4"),
@@ -499,7 +486,8 @@ TEST_CASE("AdaptiveAvgPool validation", "[analysis]") {
   for (const auto& c : cases) {
     CAPTURE(c.name);
     const std::string xml =
-        ir(parameter(0, "in", c.data_shape) + parameter(1, "size", c.size_shape, "i64", "I64") +
+        ir(parameter_text(0, "in", c.data_shape) +
+               parameter_text(1, "size", c.size_shape, "i64", "I64") +
                layer(2, "pool", "AdaptiveAvgPool", "opset8", "",
                      in_port(0, c.data_dims) + in_port(1, c.size_shape), out_port(2, "FP32", "")) +
                result(3, "out", ""),
@@ -513,7 +501,7 @@ TEST_CASE("AdaptiveAvgPool validation", "[analysis]") {
 
 TEST_CASE("input and output counts of known ops", "[analysis]") {
   const std::string two_inputs =
-      ir(parameter(0, "in", "1,1,4") +
+      ir(parameter_text(0, "in", "1,1,4") +
              layer(1, "pool", "AvgPool", "opset1", "kernel=\"2\" strides=\"2\"",
                    in_port(0, "1,1,4") + in_port(1, "1,1,4"), out_port(2, "FP32", "1,1,2")) +
              result(2, "out", "1,1,2"),
@@ -524,7 +512,7 @@ TEST_CASE("input and output counts of known ops", "[analysis]") {
   CHECK_THAT(found[0]->message, Catch::Contains("AvgPool-1 takes 1 input(s)"));
 
   const std::string two_outputs =
-      ir(parameter(0, "in", "1,1,4") +
+      ir(parameter_text(0, "in", "1,1,4") +
              layer(1, "pool", "AvgPool", "opset1", "kernel=\"2\" strides=\"2\"",
                    in_port(0, "1,1,4"), out_port(1, "FP32", "1,1,2") + out_port(2, "FP32", "")) +
              result(2, "out", "1,1,2"),
@@ -582,7 +570,7 @@ TEST_CASE("parameter_shapes replaces Parameter shapes", "[analysis]") {
 }
 
 TEST_CASE("unreachable layers are not analysed", "[analysis]") {
-  const std::string xml = ir(parameter(0, "in", "1,1,4") + result(1, "out", "1,1,4") +
+  const std::string xml = ir(parameter_text(0, "in", "1,1,4") + result(1, "out", "1,1,4") +
                                  layer(2, "dead", "AvgPool", "opset1", "kernel=\"9\" strides=\"1\"",
                                        in_port(0, "1,1,4"), out_port(1, "FP32", "1,1,1")),
                              edge(0, 0, 1, 0) + edge(0, 0, 2, 0));

@@ -44,16 +44,8 @@ using irrun::testing::edge;
 using irrun::testing::in_port;
 using irrun::testing::layer;
 using irrun::testing::out_port;
+using irrun::testing::parameter_text;
 using irrun::testing::result;
-
-// A Parameter of static shape `dims` ("1,3,8,8").
-std::string parameter(int id, const std::string& name, const std::string& dims,
-                      const std::string& element_type = "f32",
-                      const std::string& precision = "FP32") {
-  return layer(id, name, "Parameter", "opset1",
-               "shape=\"" + dims + "\" element_type=\"" + element_type + "\"", "",
-               out_port(0, precision, dims));
-}
 
 std::string ir(const std::string& layers, const std::string& edges) {
   return irrun::testing::net(layers, edges);
@@ -64,7 +56,7 @@ std::string pool_model(const std::string& version, const std::string& data,
                        const std::string& in_dims, const std::string& out_dims,
                        const std::string& out_precision = "FP32",
                        const std::string& type = "AvgPool") {
-  return ir(parameter(0, "in", in_dims) +
+  return ir(parameter_text(0, "in", in_dims) +
                 layer(1, "pool", type, version, data, in_port(0, in_dims),
                       out_port(1, out_precision, out_dims)) +
                 result(2, "out", out_dims),
@@ -75,7 +67,7 @@ const std::string kPool2 = "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pa
 
 // Parameter(0) -> Convolution(1, opaque) -> AvgPool(2) -> Result(3).
 std::string conv_model(const std::string& pool_in_dims) {
-  return ir(parameter(0, "in", "1,3,8,8") +
+  return ir(parameter_text(0, "in", "1,3,8,8") +
                 layer(1, "conv", "Convolution", "opset1",
                       "strides=\"1,1\" dilations=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\" "
                       "auto_pad=\"explicit\"",
@@ -88,7 +80,7 @@ std::string conv_model(const std::string& pool_in_dims) {
 
 // Parameter(0) + output_size(1) -> AdaptiveAvgPool(2) -> Result(3). `size_layer` is layer 1.
 std::string adaptive_model(const std::string& size_layer, const std::string& out_dims) {
-  return ir(parameter(0, "in", "1,3,10,12") + size_layer +
+  return ir(parameter_text(0, "in", "1,3,10,12") + size_layer +
                 layer(2, "pool", "AdaptiveAvgPool", "opset8", "",
                       in_port(0, "1,3,10,12") + in_port(1, "2"), out_port(2, "FP32", out_dims)) +
                 result(3, "out", out_dims),
@@ -123,7 +115,7 @@ std::string max_model(const std::string& version, const std::string& data,
                       const std::string& index_dims = "") {
   const auto& idx_dims = index_dims.empty() ? values_dims : index_dims;
   const bool two = !index_precision.empty();
-  return ir(parameter(0, "in", in_dims) +
+  return ir(parameter_text(0, "in", in_dims) +
                 layer(1, "pool", "MaxPool", version, data, in_port(0, in_dims),
                       out_port(1, "FP32", values_dims) +
                           (two ? out_port(2, index_precision, idx_dims) : "")) +
@@ -134,7 +126,7 @@ std::string max_model(const std::string& version, const std::string& data,
 // Parameter(0) + i64 Const output_size(1) -> AdaptiveMaxPool(2) -> Results(3, 4).
 std::string adaptive_max_model(const std::string& data, const std::string& out_dims,
                                const std::string& index_precision) {
-  return ir(parameter(0, "in", "1,3,10,12") + const_layer("i64", "I64", 0, 16) +
+  return ir(parameter_text(0, "in", "1,3,10,12") + const_layer("i64", "I64", 0, 16) +
                 layer(2, "pool", "AdaptiveMaxPool", "opset8", data,
                       in_port(0, "1,3,10,12") + in_port(1, "2"),
                       out_port(2, "FP32", out_dims) + out_port(3, index_precision, out_dims)) +
@@ -347,7 +339,7 @@ std::vector<Case> cases() {
        {{"no-weights", W, std::nullopt, {"no weights file"}}},
        {0, 1, 2, 3}},
       {"a validation failure does not stop the other layers",
-       ir(parameter(0, "in", "1,3,8,8") +
+       ir(parameter_text(0, "in", "1,3,8,8") +
               layer(1, "big", "AvgPool", "opset1", "kernel=\"10,2\" strides=\"1,1\"",
                     in_port(0, "1,3,8,8"), out_port(1, "FP32", "1,3,4,4")) +
               layer(2, "small", "AvgPool", "opset1", kPool2, in_port(0, "1,3,4,4"),
@@ -364,7 +356,7 @@ std::vector<Case> cases() {
         {"dim-mismatch", E, 2, {}, "[1,3,2,3]", "[1,3,2,2]"}},
        {0, 2, 3}},
       {"an unreachable layer is a warning",
-       ir(parameter(0, "in", "1,3,8,8") + result(1, "out", "1,3,8,8") +
+       ir(parameter_text(0, "in", "1,3,8,8") + result(1, "out", "1,3,8,8") +
               layer(2, "dead", "AvgPool", "opset1", kPool2, in_port(0, "1,3,8,8"),
                     out_port(1, "FP32", "1,3,4,4")),
           edge(0, 0, 1, 0) + edge(0, 0, 2, 0)),
@@ -648,7 +640,8 @@ TEST_CASE("unreadable files give one unreadable diagnostic", "[check]") {
       {"not well-formed", dir.write("bad.xml", "<net version=\"10\">\n<layers>\n</net>\n"),
        "not well-formed XML", 3},
       {"IR version 9", dir.write("v9.xml", "<net version=\"9\"/>\n"), "IR version '9'", 0},
-      {"dangling edge", dir.write("edge.xml", ir(parameter(0, "in", "1,1,4"), edge(0, 0, 5, 0))),
+      {"dangling edge",
+       dir.write("edge.xml", ir(parameter_text(0, "in", "1,1,4"), edge(0, 0, 5, 0))),
        "to-layer 5 does not exist", 0},
   };
   for (const auto& c : unreadable) {
@@ -686,7 +679,7 @@ TEST_CASE("integer element types in both precision spellings pass check", "[chec
     CAPTURE(s.element_type, s.precision);
     TempDir dir("check");
     const auto xml = dir.write(
-        "m.xml", ir(parameter(0, "in", "1,3,8,8", s.element_type, s.precision) +
+        "m.xml", ir(parameter_text(0, "in", "1,3,8,8", s.element_type, s.precision) +
                         layer(1, "pool", "AvgPool", "opset1", kPool2, in_port(0, "1,3,8,8"),
                               out_port(1, s.precision, "1,3,4,4")) +
                         result(2, "out", "1,3,4,4"),
@@ -701,7 +694,7 @@ TEST_CASE("integer element types in both precision spellings pass check", "[chec
   // An i8 input pooled into a port declared U8 is a type mismatch, as FP16 for f32 is.
   TempDir dir("check");
   const auto xml =
-      dir.write("m.xml", ir(parameter(0, "in", "1,3,8,8", "i8", "I8") +
+      dir.write("m.xml", ir(parameter_text(0, "in", "1,3,8,8", "i8", "I8") +
                                 layer(1, "pool", "AvgPool", "opset1", kPool2, in_port(0, "1,3,8,8"),
                                       out_port(1, "U8", "1,3,4,4")) +
                                 result(2, "out", "1,3,4,4"),

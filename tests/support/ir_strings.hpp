@@ -29,6 +29,17 @@ inline std::string out_port(int id, const std::string& precision, const std::str
          dims_xml(dims) + "</port>";
 }
 
+// A Parameter of `shape` as written in its data ("1,3,?,?"); each "?" is -1 on its port.
+inline std::string parameter_text(int id, const std::string& name, const std::string& shape,
+                                  const std::string& element_type = "f32",
+                                  const std::string& precision = "FP32") {
+  std::string dims;
+  for (const char c : shape) dims += c == '?' ? std::string("-1") : std::string(1, c);
+  return layer(id, name, "Parameter", "opset1",
+               "shape=\"" + shape + "\" element_type=\"" + element_type + "\"", "",
+               out_port(0, precision, dims));
+}
+
 // A Result reading dims given as text.
 inline std::string result(int id, const std::string& name, const std::string& dims) {
   return layer(id, name, "Result", "opset1", "", in_port(0, dims), "");
