@@ -150,10 +150,24 @@ std::vector<double> oracle_of(const PoolGeometry& g, const Tensor& in) {
   return irrun::testing::naive_avg_pool(g, x);
 }
 
-Tensor run_fast(const PoolGeometry& g, const Tensor& in, const Parallel& par, Isa isa) {
+// counts: the exact routes' tries and misses, when asked.
+Tensor run_fast(const PoolGeometry& g, const Tensor& in, const Parallel& par, Isa isa,
+                ExactRouteCounts* counts = nullptr) {
   Tensor out = poisoned_output(g);
-  REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, par, isa));
+  REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, par, isa, counts));
   return out;
+}
+
+// Whether this CPU runs the AVX2 path, and the AVX-512 one.
+bool cpu_has_avx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+bool cpu_has_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
 }
 
 int check_against_oracle(const PoolGeometry& g, const Tensor& out, const std::vector<double>& want,
@@ -553,8 +567,7 @@ TEST_CASE("fast avg_pool stride-2 rows sum in place only where it is safe",
 // multiples of 2^-8 never round) and give the reference's bits; a plane whose sums round follows.
 TEST_CASE("fast avg_pool 3x3 s2 rows scale their exact sums by their own columns' factors",
           "[kernels][avg_pool_fast]") {
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx2 = cpu_has_avx2();
   Rng rng(0x51F4ull);
   for (const std::int64_t iw : {37, 45, 117})
     for (const bool exclude : {true, false}) {
@@ -565,8 +578,7 @@ TEST_CASE("fast avg_pool 3x3 s2 rows scale their exact sums by their own columns
       Tensor in = exact_input(rng, g);
       INFO(describe(g));
       ExactRouteCounts counts;
-      Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-      REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, Parallel(1), Isa::avx2, &counts));
+      const Tensor out = run_fast(g, in, Parallel(1), Isa::avx2, &counts);
       CHECK((counts.tries > 0) == avx2);
       CHECK(counts.misses == 0);
       Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
@@ -584,8 +596,7 @@ TEST_CASE("fast avg_pool 3x3 s2 rows scale their exact sums by their own columns
 // in place.
 TEST_CASE("fast avg_pool uneven bins sum in place only where every bin starts past its index",
           "[kernels][avg_pool_fast]") {
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx2 = cpu_has_avx2();
   Rng rng(0xB1A5ull);
   const std::tuple<PoolGeometry, bool> cases[] = {
       {adaptive({1, 2}, {200, 60}, {17, 13}), true},
@@ -601,8 +612,7 @@ TEST_CASE("fast avg_pool uneven bins sum in place only where every bin starts pa
     round_last_plane(in, g);
     INFO(describe(g) << " exact, then rounding");
     ExactRouteCounts counts;
-    Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-    REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, Parallel(1), Isa::avx2, &counts));
+    run_fast(g, in, Parallel(1), Isa::avx2, &counts);
     CHECK((counts.tries > 0) == (avx2 && in_place));
     CHECK(counts.misses == (avx2 && in_place ? 1 : 0));
     check_paths(g, in, Parallel(1), Parallel(1));
@@ -875,10 +885,7 @@ TEST_CASE("fast avg_pool keeps an exact sum under its T", "[kernels][avg_pool_fa
 // stores) or the portable path.
 TEST_CASE("fast avg_pool keeps its exact-first tries on sums that never round",
           "[kernels][avg_pool_fast]") {
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                      __builtin_cpu_supports("avx512vl");
+  const bool avx2 = cpu_has_avx2(), avx512 = cpu_has_avx512();
   struct Shape {
     const char* name;
     PoolGeometry g;
@@ -904,8 +911,7 @@ TEST_CASE("fast avg_pool keeps its exact-first tries on sums that never round",
                           : isa == Isa::best && avx512 ? s.on_avx512
                                                        : avx2 && s.on_avx2;
       ExactRouteCounts counts;
-      Tensor out = Tensor::zeros(ElementType::f32, shape_of(s.g, s.g.out));
-      REQUIRE(irrun::kernels::avg_pool_fast(in, out, s.g, Parallel(2), isa, &counts));
+      run_fast(s.g, in, Parallel(2), isa, &counts);
       INFO(s.name << " isa " << static_cast<int>(isa) << ": " << counts.tries << " tries, "
                   << counts.misses << " missed");
       CHECK(counts.misses == 0);
