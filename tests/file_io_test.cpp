@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 
 #include "irrun/error.hpp"
@@ -20,12 +19,7 @@ namespace fs = std::filesystem;
 
 using TempDir = irrun::testing::ScratchDir;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using irrun::testing::read_text;
 
 std::span<const std::byte> bytes(const std::string& s) {
   return std::as_bytes(std::span(s));
@@ -51,12 +45,12 @@ TEST_CASE("write_file_atomically writes header and body, replacing a file", "[fi
   const auto path = dir.file("out.bin");
   const std::string header = "HEAD", body = "body bytes";
   irrun::write_file_atomically(path, bytes(header), bytes(body));
-  CHECK(slurp(path) == "HEADbody bytes");
+  CHECK(read_text(path) == "HEADbody bytes");
 
   irrun::write_file_atomically(path, bytes(std::string("new")));
-  CHECK(slurp(path) == "new");
+  CHECK(read_text(path) == "new");
   irrun::write_file_atomically(path, {}, {});
-  CHECK(slurp(path) == "");
+  CHECK(read_text(path) == "");
   CHECK(dir.entries() == 1);  // no temporary files left behind
 
   // Permissions come from the umask like any new file, not mkstemp's 0600.

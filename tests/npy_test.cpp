@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 
 #include "irrun/blob.hpp"
@@ -23,12 +22,7 @@ using irrun::Tensor;
 
 using TempDir = irrun::testing::ScratchDir;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using irrun::testing::read_text;
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
@@ -87,7 +81,7 @@ TEST_CASE("npy round trip for every element type", "[npy]") {
     const Tensor t = irrun::random_tensor(type, shape, 42);
     const auto path = dir.file(std::string(irrun::to_string(type)) + ".npy");
     irrun::write_npy(path, t);
-    CHECK(slurp(path).size() == 128 + t.byte_size());
+    CHECK(read_text(path).size() == 128 + t.byte_size());
     const Tensor r = irrun::read_npy(path);
     CHECK(r.type == type);
     CHECK(r.shape == shape);
