@@ -4,7 +4,6 @@
 // messages (sections 2 and 4), and that one failing layer does not hide the others.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>

@@ -158,6 +158,13 @@ Tensor run_fast(const PoolGeometry& g, const Tensor& in, const Parallel& par, Is
   return out;
 }
 
+// The reference kernel's output, from poisoned outputs as run_fast's.
+Tensor run_reference(const PoolGeometry& g, const Tensor& in, const Parallel& par) {
+  Tensor out = poisoned_output(g);
+  irrun::kernels::avg_pool_reference(in, out, g, par);
+  return out;
+}
+
 // Whether this CPU runs the AVX2 path, and the AVX-512 one.
 bool cpu_has_avx2() {
   __builtin_cpu_init();
@@ -253,8 +260,7 @@ TEST_CASE("fast avg_pool matches the oracle on random geometries", "[kernels][av
     CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
     // Fast and reference kernels agree within the contract (each within one ulp of the exact
     // average; here the oracle is exact, so both are checked against it).
-    Tensor ref = poisoned_output(g);
-    irrun::kernels::avg_pool_reference(in, ref, g, par);
+    const Tensor ref = run_reference(g, in, par);
     CHECK(check_against_oracle(g, ref, want, "reference") == 0);
   }
   CHECK(covered == 600);  // the fast kernel covers every f32 geometry generated here
@@ -581,8 +587,7 @@ TEST_CASE("fast avg_pool 3x3 s2 rows scale their exact sums by their own columns
       const Tensor out = run_fast(g, in, Parallel(1), Isa::avx2, &counts);
       CHECK((counts.tries > 0) == avx2);
       CHECK(counts.misses == 0);
-      Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-      irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+      const Tensor want = run_reference(g, in, Parallel(1));
       CHECK(same_bits(out, want));
       round_last_plane(in, g);
       check_paths(g, in, Parallel(1), Parallel(2));
@@ -867,8 +872,7 @@ TEST_CASE("fast avg_pool keeps an exact sum under its T", "[kernels][avg_pool_fa
     float* x = in.mutable_data<float>();
     x[at[0]] = 0x1p30f, x[at[1]] = -0x1p30f, x[at[2]] = e.hi, x[at[3]] = e.mid, x[at[4]] = e.lo;
     const auto y = static_cast<float>(e.s * (1.0 / n) + 0.0);
-    Tensor ref = poisoned_output(g);
-    irrun::kernels::avg_pool_reference(in, ref, g, par);
+    const Tensor ref = run_reference(g, in, par);
     REQUIRE_FALSE(same_bits(ref.data<float>()[0], y));  // the case tells the two rules apart
     for (Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
       INFO(describe(g) << " s " << e.s << " isa " << static_cast<int>(isa));
@@ -1047,8 +1051,7 @@ TEST_CASE("fast avg_pool 2x2 s2 rows check every output of their last block",
           x[i] = std::ldexp(static_cast<float>(i % 7 + 1), 20);
         float* top = x + 2 * oh * iw + 2 * ow;
         top[0] = 0x1p30f, top[iw] = 0x1p-30f, top[1] = -0x1p30f, top[iw + 1] = 0.0f;
-        Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-        irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+        const Tensor want = run_reference(g, in, Parallel(1));
         for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
           INFO("width " << iw << (ceil_pad ? " ceil, pad counted" : "") << " output " << ow
                         << " isa " << static_cast<int>(isa));
@@ -1281,8 +1284,7 @@ TEST_CASE("fast avg_pool whole-plane sums that fail are judged by their own plan
     for (std::size_t k = 0; k < probes.size(); ++k)
       std::copy(probes[k].begin(), probes[k].end(), alone.mutable_data<float>() + k * n);
     const Tensor sums = run_fast(g_alone, alone, Parallel(1), Isa::portable);
-    Tensor ref = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-    irrun::kernels::avg_pool_reference(in, ref, g, Parallel(1));
+    const Tensor ref = run_reference(g, in, Parallel(1));
     int differ = 0;
     for (std::size_t k = 0; k < probes.size(); ++k)
       differ += sums.data<float>()[k] != ref.data<float>()[probe_plane[k]];
@@ -1331,8 +1333,7 @@ TEST_CASE("fast avg_pool whole-plane sums take their bound from every float",
       x[(i + 2) % 8] = 1.0f;
       x[i] = 3.0f, x[i + 8] = 0x1p100f, x[i + 9 < n ? i + 9 : i + 1] = -0x1p100f;
     }
-    Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-    irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+    const Tensor want = run_reference(g, in, Parallel(1));
     REQUIRE(want.data<float>()[at[0].first] == static_cast<float>(4.0 / static_cast<double>(n)));
     for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
       INFO(h << "x" << w << " planes, isa " << static_cast<int>(isa));
@@ -1428,8 +1429,7 @@ TEST_CASE("fast avg_pool judges each failing output by its own window",
       x[(16 * q + 6) * 5 + 1] = -0x1p100f;
       if (nan) x[(16 * q + 9) * 5 + 2] = std::numeric_limits<float>::signaling_NaN();
     }
-    Tensor ref = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-    irrun::kernels::avg_pool_reference(in, ref, g, Parallel(1));
+    const Tensor ref = run_reference(g, in, Parallel(1));
     int differ = 0;
     for (std::int64_t q = 0; q < rows; q += 5)
       differ += sums.data<float>()[q * 3] != ref.data<float>()[q * 3];
@@ -1472,8 +1472,7 @@ TEST_CASE("fast avg_pool averages windows of -0 to +0", "[kernels][avg_pool_fast
     Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
     float* x = in.mutable_data<float>();
     std::fill(x, x + in.element_count(), -0.0f);
-    Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-    irrun::kernels::avg_pool_reference(in, want, g, par);
+    const Tensor want = run_reference(g, in, par);
     REQUIRE(!std::signbit(want.data<float>()[0]));
     for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
       INFO(describe(g) << " isa " << static_cast<int>(isa));
@@ -1505,8 +1504,7 @@ TEST_CASE("fast avg_pool takes NaN sums of both infinities from the reference",
             float* x = in.mutable_data<float>();
             std::fill(x, x + 12 * kW, sign * kInf);
             x[row * kW + col] = -sign * kInf;
-            Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-            irrun::kernels::avg_pool_reference(in, want, g, par);
+            const Tensor want = run_reference(g, in, par);
             for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
               INFO(describe(g) << " " << -sign << "inf at " << row << ", " << col << " isa "
                                << static_cast<int>(isa));
@@ -1532,8 +1530,7 @@ TEST_CASE("fast avg_pool takes NaN sums of both infinities from the reference in
         float* x = in.mutable_data<float>();
         std::fill(x, x + w, kInf);
         x[col] = w == 1 ? std::numeric_limits<float>::quiet_NaN() : -kInf;
-        Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-        irrun::kernels::avg_pool_reference(in, want, g, par);
+        const Tensor want = run_reference(g, in, par);
         for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
           INFO(describe(g) << " -inf or NaN at " << col << " isa " << static_cast<int>(isa));
           CHECK(same_bits(run_fast(g, in, par, isa), want));
@@ -1646,8 +1643,7 @@ TEST_CASE("fast avg_pool gives the reference's bits for NaN, infinite and zero r
             rng.coin() ? 0.0f : std::ldexp(big, -static_cast<int>(rng.range(12, 30)));
         if (const std::size_t j = i + (rng.coin() ? 1 : iw); j < n) x[j] = rest - big;
       }
-      Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-      irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+      const Tensor want = run_reference(g, in, Parallel(1));
       const Tensor base = run_fast(g, in, Parallel(1), Isa::portable);
       for (const int threads : {1, 3})
         for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
@@ -1705,8 +1701,7 @@ TEST_CASE("fast avg_pool flat groups check their partial last block", "[kernels]
           top[-1] = 0x1p30f, top[0] = 0x1p-30f, top[1] = -0x1p30f;
           top[iw - 1] = top[iw] = top[iw + 1] = 0.0f;
         }
-        Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-        irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+        const Tensor want = run_reference(g, in, Parallel(1));
         for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
           INFO("width " << iw << " output " << o << (nan ? " NaNs" : " cancelling") << " isa "
                         << static_cast<int>(isa));
@@ -1737,8 +1732,7 @@ TEST_CASE("fast avg_pool takes its own bound from every column it loads",
       float* x = in.mutable_data<float>();
       for (std::int64_t i = 0; i < 9 * iw; ++i) x[i] = 1.0f;
       x[c] = 3.0f, x[iw + c] = 0x1p100f, x[2 * iw + c] = -0x1p100f;
-      Tensor want = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-      irrun::kernels::avg_pool_reference(in, want, g, Parallel(1));
+      const Tensor want = run_reference(g, in, Parallel(1));
       for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
         INFO("width " << iw << " column " << c << " isa " << static_cast<int>(isa));
         CHECK(same_bits(run_fast(g, in, par, isa), want));
