@@ -383,13 +383,16 @@ IRRUN_AVX512 void plane_sums8_stream(const float* x, double* s, __m512& m0, __m5
     m0 = _mm512_range_ps(_mm512_zextps256_ps512(_mm256_loadu_ps(x + i)), m0, 0x0B);
   // combine_lanes for each plane: its pairs (a0 + a1, a2 + a3, a4 + a5, a6 + a7) taken from
   // the rotated lanes by two-source permutes, then neighbouring pairs (hadd), then the halves.
+  // Without Bound the sums count only if every addition was exact (the precision flag, read by
+  // run_whole_plane), and an exact sum is the same in any order: the rotated lanes add as they lie.
   __m256d q[8];
   for (int j = 0; j < 8; ++j) {  // plane lane l is lane (l + jN) % 8 of a[2j] : a[2j + 1]
     const int r = j * N % 8;
     const __m256i even = _mm256_setr_epi64x(r, r + 2, r + 4, r + 6);
     const __m256i odd = _mm256_setr_epi64x(r + 1, r + 3, r + 5, r + 7);
-    q[j] = _mm256_add_pd(_mm256_permutex2var_pd(a[2 * j], even, a[2 * j + 1]),
-                         _mm256_permutex2var_pd(a[2 * j], odd, a[2 * j + 1]));
+    q[j] = Bound ? _mm256_add_pd(_mm256_permutex2var_pd(a[2 * j], even, a[2 * j + 1]),
+                                 _mm256_permutex2var_pd(a[2 * j], odd, a[2 * j + 1]))
+                 : _mm256_add_pd(a[2 * j], a[2 * j + 1]);
   }
   for (int k = 0; k < 2; ++k) {                                 // planes 4k .. 4k + 3
     const __m256d t0 = _mm256_hadd_pd(q[4 * k], q[4 * k + 1]);  // [P0 lo, P1 lo, P0 hi, P1 hi]
