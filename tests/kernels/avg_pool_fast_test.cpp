@@ -1342,6 +1342,76 @@ TEST_CASE("fast avg_pool whole-plane sums take their bound from every float",
   }
 }
 
+// 7x7 planes add in an order of their own (ops.hpp): lane l of plane j holds its floats i with
+// (j + i) % 4 == l, and the lanes add as (l0 + l1) + (l2 + l3). So +2^100 and 3 in one lane
+// (3 is lost, in any order within the lane), -2^100 in its pair's other lane and 1 in the other
+// pair give a double sum of 1 where the exact sum is 4; the other planes hold ones. A bound that
+// misses the two big values (in one chunk of four floats, or a chunk apart) lets the 1 pass. The
+// big value takes every position of planes 0-7 (two groups of four) and of the last planes of a
+// partial unit (one at a time after its groups).
+TEST_CASE("fast avg_pool 7x7 whole-plane sums take their bound from every float",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  constexpr std::int64_t n = 49;
+  // Plane j of planes: ones, but the four values above with +2^100 at float i.
+  const auto plant = [](float* x, std::int64_t j, std::int64_t i) {
+    std::fill_n(x, n, 0.0f);
+    const std::int64_t a = (j + i) % 4;  // the lane of +2^100
+    // Its pair's lane: the neighbour in its chunk, or three floats away at the plane's ends.
+    std::int64_t pair = a % 2 == 0 ? i + 1 : i - 1;
+    if (pair < 0 || pair >= n) pair = a % 2 == 0 ? i - 3 : i + 3;
+    const std::int64_t same = i + 4 < n ? i + 4 : i - 4, other = i + 2 < n ? i + 2 : i - 2;
+    x[i] = 0x1p100f, x[pair] = -0x1p100f, x[same] = 3.0f, x[other] = 1.0f;
+  };
+  const auto check = [&](std::int64_t planes, const std::vector<std::int64_t>& at) {
+    const PoolGeometry g = adaptive({1, planes}, {7, 7}, {1, 1});
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    std::fill_n(in.mutable_data<float>(), planes * n, 1.0f);
+    for (std::size_t u = 0; u < at.size(); u += 2)
+      plant(in.mutable_data<float>() + at[u] * n, at[u] % 4, at[u + 1]);
+    const Tensor want = run_reference(g, in, Parallel(1));
+    REQUIRE(want.data<float>()[at[0]] == static_cast<float>(4.0 / 49.0));
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      INFO(planes << " planes, isa " << static_cast<int>(isa));
+      CHECK(same_bits(run_fast(g, in, par, isa), want));
+    }
+  };
+  std::vector<std::int64_t> at;  // (plane, float) pairs, one per unit of 64 planes
+  for (std::int64_t j = 0; j < 8; ++j)
+    for (std::int64_t i = 0; i < n; ++i) at.insert(at.end(), {64 * (j * n + i) + j, i});
+  check(8 * n * 64, at);
+  for (const std::int64_t j : {60, 61, 62})  // one partial unit of 63 planes: 15 groups of four
+    for (std::int64_t i = 0; i < n; ++i) check(63, {j, i});
+}
+
+// The last planes of a unit that do not fill a group of four add one at a time, in the order of
+// their index modulo four: order probes in every plane of 4 + r planes.
+TEST_CASE("fast avg_pool 7x7 whole planes after the last group of four keep the order",
+          "[kernels][avg_pool_fast]") {
+  const Parallel par(1);
+  constexpr std::int64_t n = 49;
+  const auto probes = order_probes(n, 64.0, {0});
+  for (const std::int64_t r : {1, 2, 3}) {
+    const PoolGeometry g =
+        window({1, 4 + r}, {7, 7}, {8, 8}, {1, 1}, {0, 0}, {1, 1}, false, false);  // divisor 64
+    REQUIRE(g.out[1] * g.out[2] == 1);
+    std::int64_t up = 0, bad = 0;
+    for (const auto& v : probes) {
+      Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+      for (std::int64_t p = 0; p < 4 + r; ++p)
+        std::copy(v.begin(), v.end(), in.mutable_data<float>() + p * n);
+      const Tensor portable = run_fast(g, in, par, Isa::portable);
+      up += portable.data<float>()[4 + r - 1] > 1.0f;
+      for (const Isa isa : {Isa::avx2, Isa::best})
+        bad += !same_bits(run_fast(g, in, par, isa), portable);
+    }
+    INFO(r << " planes after the group");
+    CHECK(up > 0);
+    CHECK(up < static_cast<std::int64_t>(probes.size()));
+    CHECK(bad == 0);
+  }
+}
+
 // Equal adaptive bins of four by four (divisor 1/4 * 1/4, exact): one order probe per bin, over
 // every placement of the two halves and a few of K, with widths that leave partial blocks of the
 // vectorised bins-of-four pass (and widths below one block). The vertical pass adds each column's

@@ -46,10 +46,11 @@
 //   for all four; on AVX2 such passes (2-D K x K windows, band_s1_avx2) store their four V rows for
 //   the horizontal pass. The portable path runs the same additions through band_generic.
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
-// each contiguous plane directly, eight planes at a time on AVX-512 (7x7 planes as one stream of
-// their floats, plane_sums8_stream) and four on AVX2 (plane_sum_portable gives the order), with
-// the greatest |x| taken from the same floats; a unit of planes takes its min and max only when
-// an output fails the check against that bound.
+// each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
+// (plane_sum_portable gives the order; 7x7 planes have one of their own, in which every four are
+// one stream of chunks of four floats: plane49_sum, planes49.hpp), with the greatest |x| taken
+// from the same floats; a unit of planes takes its min and max only when an output fails the
+// check against that bound.
 //
 // Accuracy proof (the contract: within one ulp of the exact average a = s/n):
 //   Every sum is a fixed tree of double additions over the window's f32 values (plus exact

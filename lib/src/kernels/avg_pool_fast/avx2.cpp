@@ -284,11 +284,28 @@ IRRUN_AVX2 inline void track(__m256 v, __m256& m) {
   m = _mm256_max_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), v), m);
 }
 
+// ---- Planes of 49 floats in their order (planes49.hpp): a shared chunk merges into a plane as an
+// addition and a blend.
+#define IRRUN_P49 IRRUN_AVX2
+IRRUN_AVX2 IRRUN_INLINE __m256d p49_add(__m256d a, __m256d b) {
+  return add_fma(a, b);
+}
+template <int M>
+IRRUN_AVX2 IRRUN_INLINE __m256d p49_merge(__m256d into, __m256d shared) {
+  return _mm256_blend_pd(into, add_fma(into, shared), M);
+}
+IRRUN_AVX2 IRRUN_INLINE void p49_track(__m256 v, __m256& m) {
+  track(v, m);
+}
+#include "planes49.hpp"
+#undef IRRUN_P49
+
 // One pass over memory: the bound comes from the same blocks the sums load (a 256-bit load for
 // the bound; the sums convert the two 128-bit halves straight from memory, which then hits L1
 // and needs no shuffle).
 template <bool Bound>
 IRRUN_AVX2 void plane_sums_t(const float* x, i64 n, i64 count, double* s, float& bound) {
+  if (n == kPlane49) return planes49<Bound>(x, count, s, bound);
   const i64 full = n / 8 * 8, rest = n - full;
   // The zero-filled last block: maskload reads nothing where the mask is 0.
   alignas(32) std::int32_t m[8];

@@ -327,143 +327,25 @@ IRRUN_AVX512 inline __m512d widen(__m256 v, __m256& m) {
   return _mm512_cvtps_pd(v);
 }
 
-// ---- Eight small planes as one contiguous stream (7x7: S4, S7).
-// The eight planes of N floats are 2N chunks of four floats, each loaded and widened once at
-// 256 bits (the faster width here, round 24) and added into the plane or two planes it belongs
-// to. Plane j's accumulator pair holds its lanes rotated: float g of the unit goes to lane g % 8,
-// plane lane (g - jN) % 8. Each lane still adds its floats in address order (masked-off lanes
-// add nothing, as the zero-filled last block of plane_sum_portable adds +0 to accumulators that
-// are never -0), so un-rotating the lanes gives plane_sum_portable's accumulators exactly.
-
-// The lanes of chunk c that belong to plane j.
-constexpr int chunk_mask(int n, int c, int j) {
-  int mask = 0;
-  for (int k = 0; k < 4; ++k)
-    if (4 * c + k >= j * n && 4 * c + k < (j + 1) * n) mask |= 1 << k;
-  return mask;
+// ---- Planes of 49 floats in their order (planes49.hpp): a shared chunk merges into a plane as one
+// masked FMA (S4 and S7 0.94 of the time of an addition and a blend).
+#define IRRUN_P49 IRRUN_AVX512
+IRRUN_AVX512 IRRUN_INLINE __m256d p49_add(__m256d a, __m256d b) {
+  return add_fma256(a, b);
 }
-
-template <int Mask>
-IRRUN_AVX512 IRRUN_INLINE void add_lanes(__m256d& a, __m256d v) {
-  if constexpr (Mask == 0xF)
-    a = add_fma256(a, v);
-  else
-    a = _mm256_mask3_fmadd_pd(v, _mm256_set1_pd(1.0), a, Mask);
+template <int M>
+IRRUN_AVX512 IRRUN_INLINE __m256d p49_merge(__m256d into, __m256d shared) {
+  return _mm256_mask3_fmadd_pd(shared, _mm256_set1_pd(1.0), into, M);
 }
-
-template <int N, int C>
-IRRUN_AVX512 IRRUN_INLINE void add_chunk(const float* x, __m256d* a) {
-  const __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(x + 4 * C));
-  constexpr int j0 = 4 * C / N, j1 = (4 * C + 3) / N;
-  add_lanes<chunk_mask(N, C, j0)>(a[2 * j0 + C % 2], v);
-  if constexpr (j1 != j0) add_lanes<chunk_mask(N, C, j1)>(a[2 * j1 + C % 2], v);
+IRRUN_AVX512 IRRUN_INLINE void p49_track(__m256 v, __m256& m) {
+  m = _mm256_range_ps(v, m, 0x0B);  // as widen
 }
-
-template <int N, int... C>
-IRRUN_AVX512 IRRUN_INLINE void add_chunks(const float* x, __m256d* a,
-                                          std::integer_sequence<int, C...>) {
-  (add_chunk<N, C>(x, a), ...);
-}
-
-// The sums of four planes, plane j's lanes in q[j]: neighbouring pairs (hadd), then the halves.
-IRRUN_AVX512 IRRUN_INLINE __m256d sums4(const __m256d* q) {
-  const __m256d t0 = _mm256_hadd_pd(q[0], q[1]);  // [P0 lo, P1 lo, P0 hi, P1 hi]
-  const __m256d t1 = _mm256_hadd_pd(q[2], q[3]);
-  return _mm256_add_pd(_mm256_permute2f128_pd(t0, t1, 0x20), _mm256_permute2f128_pd(t0, t1, 0x31));
-}
-
-// s[0..7] = the sums of the eight planes of N floats at x, m raised to their greatest |x|
-// (vrangeps over 16 floats at a time, from loads of their own: loads are cheap, widening is
-// not).
-template <int N>
-IRRUN_AVX512 void plane_sums8_stream(const float* x, double* s, __m512& m0, __m512& m1) {
-  static_assert(N >= 8 && N % 8 != 0);
-  __m256d a[16];
-  for (auto& v : a) v = _mm256_setzero_pd();
-  add_chunks<N>(x, a, std::make_integer_sequence<int, 2 * N>{});
-  int i = 0;
-  for (; i + 32 <= 8 * N; i += 32) {
-    m0 = _mm512_range_ps(_mm512_loadu_ps(x + i), m0, 0x0B);
-    m1 = _mm512_range_ps(_mm512_loadu_ps(x + i + 16), m1, 0x0B);
-  }
-  for (; i < 8 * N; i += 8)
-    m0 = _mm512_range_ps(_mm512_zextps256_ps512(_mm256_loadu_ps(x + i)), m0, 0x0B);
-  // combine_lanes for each plane: its pairs (a0 + a1, a2 + a3, a4 + a5, a6 + a7) taken from
-  // the rotated lanes by two-source permutes, then sums4.
-  __m256d q[8];
-  for (int j = 0; j < 8; ++j) {  // plane lane l is lane (l + jN) % 8 of a[2j] : a[2j + 1]
-    const int r = j * N % 8;
-    const __m256i even = _mm256_setr_epi64x(r, r + 2, r + 4, r + 6);
-    const __m256i odd = _mm256_setr_epi64x(r + 1, r + 3, r + 5, r + 7);
-    q[j] = _mm256_add_pd(_mm256_permutex2var_pd(a[2 * j], even, a[2 * j + 1]),
-                         _mm256_permutex2var_pd(a[2 * j], odd, a[2 * j + 1]));
-  }
-  _mm256_storeu_pd(s, sums4(q));
-  _mm256_storeu_pd(s + 4, sums4(q + 4));
-}
-
-// ---- The same stream for exact sums alone (Ops::exact_plane_sums): they count only if no
-// addition rounded (the precision flag, read by run_whole_plane), and an exact sum is the same in
-// any order. So each plane's chunks add as a balanced tree, not into two accumulators: chains of
-// four additions instead of seven, none from a zero start, no lanes to un-rotate (S4 and S7
-// 0.94 of the time). A chunk shared by two planes is widened once and merged into each by a masked
-// addition.
-
-// The sum of w[Lo .. Hi - 1], pairwise.
-template <int Lo, int Hi>
-IRRUN_AVX512 IRRUN_INLINE __m256d tree_sum(const __m256d* w) {
-  if constexpr (Hi - Lo == 1)
-    return w[Lo];
-  else
-    return add_fma256(tree_sum<Lo, (Lo + Hi) / 2>(w), tree_sum<(Lo + Hi) / 2, Hi>(w));
-}
-
-// v[k] = chunk C0 + k of x, widened.
-template <int C0, int... K>
-IRRUN_AVX512 IRRUN_INLINE void widen_chunks(const float* x, __m256d* v,
-                                            std::integer_sequence<int, K...>) {
-  ((v[K] = _mm256_cvtps_pd(_mm_loadu_ps(x + 4 * (C0 + K)))), ...);
-}
-
-// The lanes of plane j of the unit at x. `shared`: the chunk plane j - 1 ended in, widened; on
-// return, the one plane j ends in.
-template <int N, int J>
-IRRUN_AVX512 IRRUN_INLINE __m256d plane_tree(const float* x, __m256d& shared) {
-  constexpr int c0 = N * J / 4, c1 = (N * J + N - 1) / 4, n = c1 - c0 + 1;
-  constexpr int m0 = chunk_mask(N, c0, J), m1 = chunk_mask(N, c1, J);
-  static_assert(n >= 3);  // the first and last chunks merge into different neighbours
-  const __m256d one = _mm256_set1_pd(1.0);
-  __m256d v[n];
-  if constexpr (m0 != 0xF) v[0] = shared;
-  constexpr int first = m0 == 0xF ? 0 : 1, end = m1 == 0xF ? n : n - 1;  // v's to sum
-  widen_chunks<c0 + first>(x, v + first, std::make_integer_sequence<int, n - first>{});
-  shared = v[n - 1];
-  if constexpr (m1 != 0xF) v[n - 2] = _mm256_mask3_fmadd_pd(v[n - 1], one, v[n - 2], m1);
-  if constexpr (m0 != 0xF) v[1] = _mm256_mask3_fmadd_pd(v[0], one, v[1], m0);
-  return tree_sum<first, end>(v);
-}
-
-template <int N, int... J>
-IRRUN_AVX512 IRRUN_INLINE void plane_trees(const float* x, __m256d* q,
-                                           std::integer_sequence<int, J...>) {
-  __m256d shared = _mm256_setzero_pd();
-  ((q[J] = plane_tree<N, J>(x, shared)), ...);
-}
-
-// s[0..7] = the exact sums of the eight planes of N floats at x, if no addition raised the
-// precision flag. A plane of -0 sums to -0 here, and to +0 in plane_sum_portable's lanes, which
-// start at +0: the scaling's s * r + 0 makes both +0.
-template <int N>
-IRRUN_AVX512 void exact_sums8_stream(const float* x, double* s) {
-  static_assert(N >= 8 && N % 8 != 0);
-  __m256d q[8];
-  plane_trees<N>(x, q, std::make_integer_sequence<int, 8>{});
-  _mm256_storeu_pd(s, sums4(q));
-  _mm256_storeu_pd(s + 4, sums4(q + 4));
-}
+#include "planes49.hpp"
+#undef IRRUN_P49
 
 template <bool Bound>
 IRRUN_AVX512 void plane_sums_t(const float* x, i64 n, i64 count, double* s, float& bound) {
+  if (n == kPlane49) return planes49<Bound>(x, count, s, bound);
   const i64 full = n / 8 * 8;
   // The zero-filled last block; masked-off floats are not read, and zeros add nothing to m.
   const auto tail = static_cast<__mmask16>((1u << (n - full)) - 1);
@@ -476,16 +358,6 @@ IRRUN_AVX512 void plane_sums_t(const float* x, i64 n, i64 count, double* s, floa
   for (auto& mm : m) mm = _mm256_set1_ps(bound);
   const __m512d zero = _mm512_setzero_pd();
   i64 p = 0;
-  if (n == 49) {  // 7x7, the global pools of most networks (S4, S7); other sizes load strided
-    __m512 m0 = _mm512_set1_ps(bound), m1 = m0;
-    for (; p + 8 <= count; p += 8)
-      if constexpr (Bound)
-        plane_sums8_stream<49>(x + p * n, s + p, m0, m1);
-      else
-        exact_sums8_stream<49>(x + p * n, s + p);
-    const __m512 mm = _mm512_max_ps(m0, m1);
-    m[1] = _mm256_max_ps(_mm512_castps512_ps256(mm), _mm512_extractf32x8_ps(mm, 1));
-  }
   for (; p + 8 <= count; p += 8) {
     const float* xp = x + p * n;
     __m512d a[8], ends = zero;

@@ -84,6 +84,40 @@ inline double combine_lanes(const double* a) {
   return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
 
+// ---- Planes of 49 floats (7x7: the global pools of most networks, S4 and S7) add in an order of
+// their own, in which the vector paths load each float once, four at a time, and add in short
+// chains. Planes 4q .. 4q + 3 (counted from plane 0) are one stream of 49 chunks of four floats,
+// chunk c holding floats 4c .. 4c + 3 in lanes 0-3. Plane j of the four covers chunks c0 ..
+// c0 + n - 1 (Chunks49); a chunk it shares with plane j - 1 (j + 1) is first added, in plane
+// j's lanes only, to the plane's second (second-to-last) chunk. Then its chunks add lane by
+// lane as a balanced tree, halves split at (lo + hi) / 2, and the lanes as (l0 + l1) + (l2 + l3).
+
+constexpr int kPlane49 = 49;
+
+// The lanes of chunk c of a stream of planes of n floats that belong to plane j.
+constexpr int chunk_mask(int n, int c, int j) {
+  int mask = 0;
+  for (int k = 0; k < 4; ++k)
+    if (4 * c + k >= j * n && 4 * c + k < (j + 1) * n) mask |= 1 << k;
+  return mask;
+}
+
+struct Chunks49 {
+  int c0, n;       // the plane's first chunk in the stream of four planes, and its count
+  int m0, m1;      // the plane's lanes of its first and last chunk
+  int first, end;  // its chunks that add in the tree, the shared ones merged
+};
+
+constexpr Chunks49 chunks49(int j) {
+  const int c0 = kPlane49 * j / 4, n = (kPlane49 * j + kPlane49 - 1) / 4 - c0 + 1;
+  const int m0 = chunk_mask(kPlane49, c0, j), m1 = chunk_mask(kPlane49, c0 + n - 1, j);
+  return {c0, n, m0, m1, m0 == 0xF ? 0 : 1, m1 == 0xF ? n : n - 1};
+}
+
+// The sum of the plane of 49 floats at x in that order; j: the plane's index modulo four. The
+// vector paths sum four planes at a time (planes49.hpp).
+double plane49_sum(const float* x, int j);
+
 // ------------------------------------------------------------------------------------------
 // Row and group functions.
 

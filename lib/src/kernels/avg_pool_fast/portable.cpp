@@ -47,10 +47,40 @@ double plane_sum_portable(const float* x, i64 n) {
   return combine_lanes(a);
 }
 
-// s[p] = plane_sum(plane p) for `count` consecutive planes of n floats.
-void plane_sums_portable(const float* x, i64 n, i64 count, double* s) {
-  for (i64 p = 0; p < count; ++p) s[p] = plane_sum_portable(x + p * n, n);
+// The sum of v[lo .. hi - 1] as a balanced tree, its halves split at (lo + hi) / 2.
+double tree_sum(const double* v, int lo, int hi) {
+  if (hi - lo == 1) return v[lo];
+  const int mid = (lo + hi) / 2;
+  return tree_sum(v, lo, mid) + tree_sum(v, mid, hi);
 }
+
+// s[p] = the sum of plane p for `count` consecutive planes of n floats, the first of index 0
+// modulo four (run_whole_plane's units are 64 planes).
+void plane_sums_portable(const float* x, i64 n, i64 count, double* s) {
+  for (i64 p = 0; p < count; ++p)
+    s[p] = n == kPlane49 ? plane49_sum(x + p * n, static_cast<int>(p % 4))
+                         : plane_sum_portable(x + p * n, n);
+}
+
+}  // namespace
+
+double plane49_sum(const float* x, int j) {
+  const Chunks49 c = chunks49(j);
+  double lanes[4];
+  for (int l = 0; l < 4; ++l) {
+    double v[16];
+    for (int k = 0; k < c.n; ++k) {
+      const int i = 4 * (c.c0 + k) + l - kPlane49 * j;  // the float's index in the plane
+      v[k] = i >= 0 && i < kPlane49 ? static_cast<double>(x[i]) : 0.0;
+    }
+    if (c.end < c.n && (c.m1 >> l & 1)) v[c.n - 2] += v[c.n - 1];
+    if (c.first > 0 && (c.m0 >> l & 1)) v[1] += v[0];
+    lanes[l] = tree_sum(v, c.first, c.end);
+  }
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+
+namespace {
 
 void plane_sums_bound_portable(const float* x, i64 n, i64 count, double* s, float& m) {
   for (i64 i = 0; i < n * count; ++i)
