@@ -1227,7 +1227,10 @@ void check_probe_outputs(const PoolGeometry& g, const Tensor& in, const Parallel
 // Whole-plane sums (global pools with a power-of-two kernel volume, so the divisor is exact):
 // one order probe per plane, over every placement of the two halves and a few of K, plane counts
 // that leave partial groups of planes and planes with every kind of last block. Any path that
-// adds in another order than plane_sum_portable changes some outputs by one ulp.
+// adds in another order than plane_sum_portable changes some outputs by one ulp. Then each
+// probe fills a unit of 64 planes: a path whose exact sums (tried first, kept if no addition
+// rounded) took another order than its checked ones would find whole units exact in that order
+// where this one rounds, and keep other bits (round 48's first try).
 TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
           "[kernels][avg_pool_fast]") {
   struct Case {
@@ -1235,22 +1238,25 @@ TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
   };
   const Parallel par(2);
   for (const Case& c : {Case{3, 3, 4, 4}, Case{3, 5, 4, 8}, Case{2, 3, 2, 4}, Case{4, 5, 4, 8},
-                        Case{7, 7, 8, 8}, Case{2, 4, 2, 4}}) {
-    const std::int64_t n = c.h * c.w;
-    const double k = static_cast<double>(c.kh * c.kw);
-    std::vector<float> data;
-    for (const auto& v : order_probes(n, k, {0, n / 2, n - 1}))
-      data.insert(data.end(), v.begin(), v.end());
-    const std::int64_t planes = static_cast<std::int64_t>(data.size()) / n;
-    // Pads that make the kernel cover the plane: a global pool dividing by the kernel volume.
-    const PoolGeometry g = window({1, planes}, {c.h, c.w}, {c.kh, c.kw}, {1, 1}, {0, 0},
-                                  {c.kh - c.h, c.kw - c.w}, false, false);
-    REQUIRE(g.out[1] * g.out[2] == 1);
-    INFO(describe(g));
-    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
-    std::copy(data.begin(), data.end(), in.mutable_data<float>());
-    check_probe_outputs(g, in, par);
-  }
+                        Case{7, 7, 8, 8}, Case{2, 4, 2, 4}})
+    for (const std::int64_t repeat : {1, 64}) {
+      const std::int64_t n = c.h * c.w;
+      const double k = static_cast<double>(c.kh * c.kw);
+      std::vector<float> data;
+      const auto probes =
+          repeat == 1 ? order_probes(n, k, {0, n / 2, n - 1}) : order_probes(n, k, {0});
+      for (const auto& v : probes)
+        for (std::int64_t r = 0; r < repeat; ++r) data.insert(data.end(), v.begin(), v.end());
+      const std::int64_t planes = static_cast<std::int64_t>(data.size()) / n;
+      // Pads that make the kernel cover the plane: a global pool dividing by the kernel volume.
+      const PoolGeometry g = window({1, planes}, {c.h, c.w}, {c.kh, c.kw}, {1, 1}, {0, 0},
+                                    {c.kh - c.h, c.kw - c.w}, false, false);
+      REQUIRE(g.out[1] * g.out[2] == 1);
+      INFO(describe(g) << ", each probe in " << repeat << " planes");
+      Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+      std::copy(data.begin(), data.end(), in.mutable_data<float>());
+      check_probe_outputs(g, in, par);
+    }
 }
 
 // Whole-plane sums are checked first against the greatest |x| of their unit of 64 planes as if
