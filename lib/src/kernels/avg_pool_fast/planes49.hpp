@@ -9,7 +9,7 @@
 //   IRRUN_P49                    its target attribute;
 //   p49_add(a, b)                a + b (an FMA: the adds go to the FMA pipes, see add_fma);
 //   p49_merge<M>(into, shared)   into + shared in the lanes of mask M, into in the others;
-//   p49_track(v, m)              m raised to the |x| of v's floats, NaN ignored.
+//   p49_track(v, m)              m raised to at least the |x| of v's floats when none is NaN.
 // No #pragma once: each path compiles its own copy with its own instructions.
 
 // The sum of w[Lo .. Hi - 1], pairwise (portable.cpp's tree_sum).
