@@ -333,7 +333,7 @@ IRRUN_AVX2 void plane_sums_t(const float* x, i64 n, i64 count, double* s, float&
     for (int j = 0; j < 4; ++j) al[j] = ah[j] = _mm256_setzero_pd();
     for (i64 i = 0; i < full; i += 8)
       for (int j = 0; j < 4; ++j) block(xp + j * n + i, al[j], ah[j], mm[j & 1]);
-    if (rest == 1) {  // 8k + 1 floats (7x7: S4, S7): the last floats in one vector, as AVX-512
+    if (rest == 1) {  // 8k + 1 floats (3x3, 5x5): the last floats in one vector, as AVX-512
       const float* q = xp + full;
       const __m128 e = _mm_setr_ps(q[0], q[n], q[2 * n], q[3 * n]);
       if constexpr (Bound) track(_mm256_set_m128(_mm_setzero_ps(), e), mm[0]);

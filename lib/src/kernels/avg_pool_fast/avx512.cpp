@@ -366,7 +366,7 @@ IRRUN_AVX512 void plane_sums_t(const float* x, i64 n, i64 count, double* s, floa
       for (int j = 0; j < 8; ++j)
         a[j] = add_fma512(a[j], widen<Bound>(_mm256_loadu_ps(xp + j * n + i), m[j & 3]));
     if (one_left) {
-      // One float left per plane (7x7 planes: S4, S7): the eight planes' last floats in one
+      // One float left per plane (3x3 and 5x5 planes): the eight planes' last floats in one
       // vector (scalar loads: a gather is slower), each added to lane 0 of its plane in the
       // combining tree, where the zero-filled last block would put it: the same additions.
       const float* q = xp + full;
