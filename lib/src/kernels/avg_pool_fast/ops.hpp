@@ -363,10 +363,10 @@ void vsum_row(const Plan& pl, const Ops& ops, const float* plane, i64 q, double*
 // The portable group: vsum_row, then the row pass, in the same order as the vector groups.
 bool band_generic(const BandArgs& a, const Ops& ops);
 
-// Ops::exact_band and Ops::scale_band of band_generic's rows of uneven bins (S8): each V row,
-// then its sums (hrows_n's additions) over its own values, output ow at V[ow], which no later
-// bin reads where exact_bins_in_place holds (every bin starts at or past its own index: in >=
-// out); then, after the flag's read, finish()'s scaling, false if a sum is NaN.
+// Ops::exact_band and Ops::scale_band of band_generic's rows of uneven bins (S8): the group's V
+// rows, then their sums (band_generic's additions) over their own values, output ow at V[ow],
+// which no later bin reads where exact_bins_in_place holds (every bin starts at or past its own
+// index: in >= out); then, after the flag's read, finish()'s scaling, false if a sum is NaN.
 bool exact_band_bins(const BandArgs& a, const Ops& ops);
 bool scale_band_bins(const BandArgs& a);
 bool exact_bins_in_place(const Plan& pl);

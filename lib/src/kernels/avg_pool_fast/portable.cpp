@@ -98,19 +98,18 @@ bool hrow_s2_portable(const double* vp, i64 k, i64 n, const double* inv_w, doubl
   return hrow_fixed_portable(vp, 2, k, n, inv_w, rinv, t, out);
 }
 
-// The horizontal pass of a group over windows of any width (adaptive bins), N rows at a time:
-// their sums are N independent chains of additions, where one row's bins, summed in order, wait
-// on each other's latency (S8: 17% of the time in this pass with one row at a time). Each sum
-// still adds its taps in order, as hsum_generic does.
-template <int N>
-bool hrows_n(const BandArgs& a, i64 q, double t) {
+// The horizontal sums of a group over windows of any width (adaptive bins), rows q .. q + N - 1
+// at a time: their sums are N independent chains of additions, where one row's bins, summed in
+// order, wait on each other's latency (S8: 17% of the time in this pass with one row at a time).
+// Each sum still adds its taps in order, as hsum_generic does; emit(l, ow, s) takes row q + l's
+// sum of bin ow.
+template <int N, class Emit>
+void hsums_n(const BandArgs& a, i64 q, Emit&& emit) {
   const Plan& pl = *a.pl;
   const auto& ax = pl.ax[2];
-  const i64 OW = pl.g->out[2];
   const double* v[N];
-  bool fail[N] = {};
   for (int l = 0; l < N; ++l) v[l] = a.v + (q + l - a.q0) * pl.vlen;
-  for (i64 ow = 0; ow < OW; ++ow) {
+  for (i64 ow = 0; ow < pl.g->out[2]; ++ow) {
     const auto w = static_cast<std::size_t>(ow);
     const i64 first = ax.first[w], taps = ax.taps[w], step = ax.step;
     double s[N] = {};
@@ -118,31 +117,41 @@ bool hrows_n(const BandArgs& a, i64 q, double t) {
       for (int l = 0; l < N; ++l) s[l] = v[l][first];
     for (i64 k = 1; k < taps; ++k)
       for (int l = 0; l < N; ++l) s[l] += v[l][first + k * step];
-    for (int l = 0; l < N; ++l)
-      fail[l] |= finish(s[l], pl.row_rinv[static_cast<std::size_t>(q + l)], pl.inv_w[w], t,
-                        a.out_plane + (q + l) * OW + ow);
+    for (int l = 0; l < N; ++l) emit(l, ow, s[l]);
   }
-  bool any = false;
-  for (int l = 0; l < N; ++l) a.row_failed[q + l - a.q0] = fail[l], any |= fail[l];
-  return any;
 }
 
-bool hrows_generic(const BandArgs& a, double t) {
-  bool failed = false;
-  // Rows four at a time, the last five as three and two (S8's 17 rows: 4, 4, 4, 3, 2).
+// f.template operator()<N>(q) over the group's rows four at a time, the last five as three and
+// two (S8's 17 rows: 4, 4, 4, 3, 2).
+template <class F>
+void by_fours(const BandArgs& a, F&& f) {
   for (i64 q = a.q0; q < a.q1;) {
     const i64 left = a.q1 - q;
     const i64 n = left >= 6 ? 4 : left == 5 ? 3 : left;
     // clang-format off
     switch (n) {
-      case 4: failed |= hrows_n<4>(a, q, t); break;
-      case 3: failed |= hrows_n<3>(a, q, t); break;
-      case 2: failed |= hrows_n<2>(a, q, t); break;
-      default: failed |= hrows_n<1>(a, q, t); break;
+      case 4: f.template operator()<4>(q); break;
+      case 3: f.template operator()<3>(q); break;
+      case 2: f.template operator()<2>(q); break;
+      default: f.template operator()<1>(q); break;
     }
     // clang-format on
     q += n;
   }
+}
+
+bool hrows_generic(const BandArgs& a, double t) {
+  const Plan& pl = *a.pl;
+  const i64 OW = pl.g->out[2];
+  bool failed = false;
+  by_fours(a, [&]<int N>(i64 q) {
+    bool fail[N] = {};
+    hsums_n<N>(a, q, [&](int l, i64 ow, double s) {
+      fail[l] |= finish(s, pl.row_rinv[static_cast<std::size_t>(q + l)],
+                        pl.inv_w[static_cast<std::size_t>(ow)], t, a.out_plane + (q + l) * OW + ow);
+    });
+    for (int l = 0; l < N; ++l) a.row_failed[q + l - a.q0] = fail[l], failed |= fail[l];
+  });
   return failed;
 }
 
@@ -183,14 +192,10 @@ bool band_generic(const BandArgs& a, const Ops& ops) {
 
 bool exact_band_bins(const BandArgs& a, const Ops& ops) {
   const Plan& pl = *a.pl;
-  const auto& ax = pl.ax[2];
-  const i64 OW = pl.g->out[2];
-  double* v = a.v;
-  for (i64 q = a.q0; q < a.q1; ++q, v += pl.vlen) {
-    vsum_row(pl, ops, a.plane, q, v);
-    for (std::size_t w = 0; w < static_cast<std::size_t>(OW); ++w)  // hrows_n's additions
-      v[w] = hsum_generic(v, ax.first[w], ax.taps[w], ax.step);
-  }
+  for (i64 q = a.q0; q < a.q1; ++q) vsum_row(pl, ops, a.plane, q, a.v + (q - a.q0) * pl.vlen);
+  by_fours(a, [&]<int N>(i64 q) {
+    hsums_n<N>(a, q, [&](int l, i64 ow, double s) { a.v[(q + l - a.q0) * pl.vlen + ow] = s; });
+  });
   return false;
 }
 
