@@ -107,9 +107,10 @@ template <int N, class Emit>
 void hsums_n(const BandArgs& a, i64 q, Emit&& emit) {
   const Plan& pl = *a.pl;
   const auto& ax = pl.ax[2];
+  const i64 OW = pl.g->out[2];
   const double* v[N];
   for (int l = 0; l < N; ++l) v[l] = a.v + (q + l - a.q0) * pl.vlen;
-  for (i64 ow = 0; ow < pl.g->out[2]; ++ow) {
+  for (i64 ow = 0; ow < OW; ++ow) {
     const auto w = static_cast<std::size_t>(ow);
     const i64 first = ax.first[w], taps = ax.taps[w], step = ax.step;
     double s[N] = {};
