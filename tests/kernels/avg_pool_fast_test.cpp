@@ -230,13 +230,7 @@ TEST_CASE("fast avg_pool matches the oracle on the benchmark patterns",
   for (const auto& g : pattern_geometries()) {
     for (Data mode : {Data::mixed, Data::positive, Data::cancel, Data::zeros, Data::specials}) {
       INFO(describe(g) << " data " << static_cast<int>(mode));
-      const Tensor in = random_input(rng, g, mode);
-      const auto want = oracle_of(g, in);
-      const Tensor best = run_fast(g, in, par, Isa::best);
-      const Tensor portable = run_fast(g, in, par, Isa::portable);
-      CHECK(check_against_oracle(g, best, want, "best") == 0);
-      CHECK(same_bits(best, portable));
-      CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
+      check_paths(g, random_input(rng, g, mode), par, par);
     }
   }
 }
@@ -252,16 +246,11 @@ TEST_CASE("fast avg_pool matches the oracle on random geometries", "[kernels][av
     if (!irrun::kernels::avg_pool_fast_covers(ElementType::f32, g)) continue;
     ++covered;
     const Tensor in = random_input(rng, g, mode);
-    const auto want = oracle_of(g, in);
-    const Tensor best = run_fast(g, in, par, Isa::best);
-    const Tensor portable = run_fast(g, in, par, Isa::portable);
-    CHECK(check_against_oracle(g, best, want, "best") == 0);
-    CHECK(same_bits(best, portable));
-    CHECK(same_bits(run_fast(g, in, par, Isa::avx2), portable));
+    check_paths(g, in, par, par);
     // Fast and reference kernels agree within the contract (each within one ulp of the exact
     // average; here the oracle is exact, so both are checked against it).
     const Tensor ref = run_reference(g, in, par);
-    CHECK(check_against_oracle(g, ref, want, "reference") == 0);
+    CHECK(check_against_oracle(g, ref, oracle_of(g, in), "reference") == 0);
   }
   CHECK(covered == 600);  // the fast kernel covers every f32 geometry generated here
 }
