@@ -1,5 +1,6 @@
 #include "irrun/file_io.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +61,58 @@ TEST_CASE("write_file_atomically writes header and body, replacing a file", "[fi
   struct stat st {};
   REQUIRE(::stat(dir.file("perm.bin").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0644);
+}
+
+TEST_CASE("write_file_atomically keeps symlinks, devices and FIFOs", "[file_io]") {
+  TempDir dir("file-io");
+  const std::string data = "data";
+
+  SECTION("a symlink stays, the file it names is replaced") {
+    fs::create_directory(dir.file("real"));
+    std::ofstream(dir.file("real/out.bin")) << "old";
+    fs::create_symlink("real/out.bin", dir.file("link.bin"));
+    irrun::write_file_atomically(dir.file("link.bin"), bytes(data));
+    CHECK(fs::is_symlink(dir.file("link.bin")));
+    CHECK(read_text(dir.file("real/out.bin")) == "data");
+    CHECK(dir.entries() == 2);
+    CHECK(std::distance(fs::directory_iterator(dir.file("real")), fs::directory_iterator()) == 1);
+  }
+  SECTION("a symlink to a file yet to be made stays") {
+    fs::create_directory(dir.file("real"));
+    fs::create_symlink("real/out.bin", dir.file("link.bin"));
+    irrun::write_file_atomically(dir.file("link.bin"), bytes(data));
+    CHECK(fs::is_symlink(dir.file("link.bin")));
+    CHECK(read_text(dir.file("real/out.bin")) == "data");
+  }
+  SECTION("/dev/null is written, not replaced") {
+    irrun::write_file_atomically("/dev/null", bytes(data), bytes(data));
+    struct stat st {};
+    REQUIRE(::stat("/dev/null", &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+  }
+  SECTION("a FIFO with a reader receives the bytes") {
+    const auto fifo = dir.file("fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    REQUIRE(reader >= 0);
+    irrun::write_file_atomically(fifo, bytes(std::string("HEAD")), bytes(data));
+    char got[16] = {};
+    CHECK(::read(reader, got, sizeof got) == 8);
+    ::close(reader);
+    CHECK(std::string(got) == "HEADdata");
+    struct stat st {};
+    REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));
+    CHECK(dir.entries() == 1);
+  }
+  SECTION("a FIFO without a reader fails at once") {
+    const auto fifo = dir.file("fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK(error_of([&] { irrun::write_file_atomically(fifo, bytes(data)); },
+                   irrun::ExitCode::output_failed) ==
+          fifo + ": cannot write: No such device or address");
+    CHECK(dir.entries() == 1);
+  }
 }
 
 TEST_CASE("write_file_atomically failures leave nothing behind", "[file_io]") {

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,14 @@ Command add_check(CLI::App& app, const Globals& globals) {
             return static_cast<int>(ExitCode::usage);
           }
           opts->check.weights = opts->weights;
+        }
+        for (const auto& path : opts->models) {
+          std::error_code ec;  // a missing file is check's own error, reported below
+          if (!opts->junit.empty() && std::filesystem::equivalent(opts->junit, path, ec)) {
+            spdlog::error("--junit {}: is the model {}; the report would overwrite it",
+                          opts->junit, path);
+            return static_cast<int>(ExitCode::usage);
+          }
         }
         const bool text = opts->format == "text";
         bool all_passed = true;

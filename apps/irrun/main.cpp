@@ -1,9 +1,14 @@
 // irrun: validate, run and compare the pooling layers of OpenVINO IR models.
+#include <fcntl.h>
+#include <unistd.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "commands.hpp"
@@ -53,9 +58,38 @@ std::vector<std::string> normalise_args(int argc, char** argv) {
   return args;
 }
 
+// Whether stdout was closed at start. Descriptors 0-2 closed at start get /dev/null, so that no
+// file irrun opens (a model, an output's temporary file) takes their number and receives what
+// is meant for stdout or stderr.
+bool stdout_was_closed = false;
+
+void open_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    if (fd == 1) stdout_was_closed = true;
+    const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (null >= 0 && null != fd) ::close(null);  // only if a lower descriptor was free: not ours
+  }
+}
+
+// A report that never reached stdout (a full disk, a closed descriptor) must not pass for one
+// that did: exit 5 where the command itself found nothing worse than a failed check.
+int stdout_written(int code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = stdout_was_closed ? EBADF : errno;
+  if (flushed && !std::ferror(stdout) && !stdout_was_closed) return code;
+  spdlog::error("standard output: cannot write{}",
+                err ? ": " + std::generic_category().message(err) : std::string());
+  const bool worse = code != static_cast<int>(irrun::ExitCode::ok) &&
+                     code != static_cast<int>(irrun::ExitCode::check_failed);
+  return worse ? code : static_cast<int>(irrun::ExitCode::output_failed);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  open_standard_descriptors();
   CLI::App app{"irrun: validate, run and compare the pooling layers of OpenVINO IR models",
                "irrun"};
   app.footer(kExamples);
@@ -83,28 +117,30 @@ int main(int argc, char** argv) {
       irrun::cli::add_bench(app, globals),
   };
 
+  // The logger first: a failed --help on stdout is reported on stderr too.
+  auto logger = spdlog::stderr_color_mt("irrun");
+  logger->set_pattern("irrun: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+
   auto args = normalise_args(argc, argv);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(irrun::ExitCode::usage);
+    return code == 0 ? stdout_written(0) : static_cast<int>(irrun::ExitCode::usage);
   }
 
-  auto logger = spdlog::stderr_color_mt("irrun");
-  logger->set_pattern("irrun: %^%l%$: %v");
   logger->set_level(globals.verbose ? spdlog::level::debug
                     : globals.quiet ? spdlog::level::err
                                     : spdlog::level::info);
-  spdlog::set_default_logger(logger);
   irrun::set_memory_limit(max_memory.empty() ? irrun::default_memory_limit()
                                              : *irrun::parse_memory_size(max_memory));
 
   for (const auto& command : commands) {
     if (!command.sub->parsed()) continue;
     try {
-      return command.run();
+      return stdout_written(command.run());
     } catch (const irrun::Error& e) {
       spdlog::error("{}", e.what());
       return static_cast<int>(e.code());

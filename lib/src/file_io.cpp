@@ -62,6 +62,21 @@ int create_temp(const std::filesystem::path& dir, const std::string& name, std::
   return -1;
 }
 
+// A device or FIFO (/dev/null, /dev/stdout, a pipe) is written as it is: renaming a file over
+// it would replace the device node itself. O_NONBLOCK: a FIFO without a reader fails (ENXIO)
+// rather than waiting for one; the writes then block as usual.
+void write_in_place(const std::string& path, std::span<const std::byte> header,
+                    std::span<const std::byte> body) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail_write(path, errno);
+  int err = 0;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) err = errno;
+  if (!err && (!write_all(fd, header) || !write_all(fd, body))) err = errno;
+  if (::close(fd) != 0 && !err) err = errno;
+  if (err) fail_write(path, err);
+}
+
 // read_file's checks: a regular file (FIFOs and devices cannot be mapped and may never end).
 void check_regular(const std::string& path, const struct stat& st) {
   if (S_ISDIR(st.st_mode)) throw input_error(path + ": is a directory");
@@ -106,9 +121,21 @@ void read_file_chunks(const std::string& path,
 
 void write_file_atomically(const std::string& path, std::span<const std::byte> header,
                            std::span<const std::byte> body) {
-  const std::filesystem::path target(path);
-  const std::string name = target.filename().string();
   if (path.empty()) fail_write(path, ENOENT);
+  std::filesystem::path target(path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail_write(path, EISDIR);
+    if (!S_ISREG(st.st_mode)) return write_in_place(path, header, body);
+  }
+  // A symlink stays: the file it names, even one yet to be made, is replaced.
+  std::error_code ec;
+  for (int hop = 0; hop < 40 && std::filesystem::is_symlink(target, ec); ++hop) {
+    const auto next = std::filesystem::read_symlink(target, ec);
+    if (ec) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  const std::string name = target.filename().string();
   if (name.empty() || name == "." || name == "..") fail_write(path, EISDIR);
   const std::filesystem::path dir =
       target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
@@ -122,7 +149,7 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
   // fsync before rename: otherwise a crash can leave the new name pointing at an empty file.
   if (!err && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && !err) err = errno;
-  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (!err && ::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
   if (err) {
     ::unlink(tmp.c_str());
     fail_write(path, err);

@@ -54,12 +54,15 @@ struct RunResult {
   }
 };
 
+// Where a run's stdout goes: a file read back into RunResult::out, /dev/full, or nowhere (closed).
+enum class Stdout { captured, full_disk, closed };
+
 // Runs the executable at path `program` with `args` (argv[1..]); stdin is /dev/null, stdout and
 // stderr go to files in a scratch directory and are read back once the process has exited. A run
 // that hangs is killed by SIGALRM after `timeout_seconds` (exit code 128 + 14), so it fails its
 // case, not the suite.
 inline RunResult run_program(const std::string& program, const std::vector<std::string>& args,
-                             unsigned timeout_seconds = 120) {
+                             unsigned timeout_seconds = 120, Stdout to = Stdout::captured) {
   ScratchDir dir("cli-run");
   const auto out_path = dir.file("stdout");
   const auto err_path = dir.file("stderr");
@@ -80,9 +83,12 @@ inline RunResult run_program(const std::string& program, const std::vector<std::
     const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (in < 0 || out < 0 || err < 0) ::_exit(126);
+    const int full = to == Stdout::full_disk ? ::open("/dev/full", O_WRONLY) : out;
+    if (full < 0) ::_exit(126);
     ::dup2(in, STDIN_FILENO);
-    ::dup2(out, STDOUT_FILENO);
+    ::dup2(full, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
+    if (to == Stdout::closed) ::close(STDOUT_FILENO);
     ::alarm(timeout_seconds);  // survives exec; its default action terminates the process
     ::execv(argv[0], argv.data());
     ::_exit(127);
@@ -102,8 +108,9 @@ inline RunResult run_program(const std::string& program, const std::vector<std::
 }
 
 // run_program on IRRUN_BINARY.
-inline RunResult run_irrun(const std::vector<std::string>& args, unsigned timeout_seconds = 120) {
-  return run_program(IRRUN_BINARY, args, timeout_seconds);
+inline RunResult run_irrun(const std::vector<std::string>& args, unsigned timeout_seconds = 120,
+                           Stdout to = Stdout::captured) {
+  return run_program(IRRUN_BINARY, args, timeout_seconds, to);
 }
 
 inline RunResult run_irrun(std::initializer_list<std::string> args) {

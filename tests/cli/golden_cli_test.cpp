@@ -317,6 +317,53 @@ TEST_CASE("golden: check --format json and --junit", "[cli][golden]") {
       run_irrun({"check", sample("avgpool_v11.xml"), "--junit", dir.file("no/such/dir/junit.xml")});
   CHECK(unwritable.exit_code == 5);
   CHECK(unwritable.err_lines().size() == 1);
+
+  // A report path that is one of the models is refused before anything is written.
+  const auto model = dir.file("model.xml");
+  fs::copy_file(sample("avgpool_v11.xml"), model);
+  const auto onto_model = run_irrun({"check", model, "--junit", dir.file("./model.xml")});
+  CHECK(onto_model.exit_code == 2);
+  CHECK(any_line_has_all(onto_model.err_lines(), {"--junit", "is the model", "overwrite"}));
+  CHECK(read_text(model) == read_text(sample("avgpool_v11.xml")));
+}
+
+TEST_CASE("golden: reports to devices and symlinks keep them", "[cli][golden]") {
+  ScratchDir dir("golden");
+  // /dev/null is written, not replaced by a regular file (irrun may run as root).
+  CHECK(run_irrun({"check", sample("avgpool_v11.xml"), "--junit", "/dev/null"}).exit_code == 0);
+  CHECK(fs::is_character_file("/dev/null"));
+  fs::create_directories(dir.file("reports"));
+  fs::create_symlink("reports/junit.xml", dir.file("latest.xml"));
+  CHECK(run_irrun({"check", sample("avgpool_v11.xml"), "--junit", dir.file("latest.xml")})
+            .exit_code == 0);
+  CHECK(fs::is_symlink(dir.file("latest.xml")));
+  pugi::xml_document doc;
+  CHECK(doc.load_file(dir.file("reports/junit.xml").c_str()));
+}
+
+TEST_CASE("golden: a summary that cannot reach stdout exits 5", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_v11.xml");
+  const std::vector<std::vector<std::string>> commands{
+      {"check", model, "--format", "json"},
+      {"check", sample("bad_dim_v11.xml")},  // a failed check too: its report is lost
+      {"info", model},
+      {model, "--random-input"},
+      {"bench", model, "--repeat", "2", "--warmup", "0"},
+      {"--help"},
+  };
+  for (const auto to : {Stdout::full_disk, Stdout::closed}) {
+    for (const auto& args : commands) {
+      INFO(args.front() << " " << args.back() << (to == Stdout::closed ? " >&-" : " >/dev/full"));
+      const auto r = run_irrun(args, 120, to);
+      CHECK(r.exit_code == 5);
+      CHECK(any_line_has_all(r.err_lines(), {"standard output: cannot write"}));
+    }
+  }
+  // With stdout closed, an output file opened first must not receive the summary.
+  const auto r = run_irrun({model, "--random-input", "-o", dir.file("out")}, 120, Stdout::closed);
+  CHECK(r.exit_code == 5);
+  CHECK(run_irrun({model, "--random-input", "--expect", dir.file("out")}).exit_code == 0);
 }
 
 TEST_CASE("golden: --expect DIR --output-dir DIR compares before rewriting", "[cli][golden]") {

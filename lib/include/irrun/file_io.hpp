@@ -22,7 +22,9 @@ void read_file_chunks(const std::string& path,
 
 // Writes header then body to a temporary file next to `path`, fsyncs it and renames it over
 // `path`, so readers see either the old file or the complete new one. On failure the temporary
-// file is removed and irrun::output_error("<path>: cannot write: <reason>") is thrown.
+// file is removed and irrun::output_error("<path>: cannot write: <reason>") is thrown. A symlink
+// is followed (the file it names is replaced, the link kept); a device or FIFO such as /dev/null
+// or /dev/stdout is written in place, and a FIFO without a reader is an error, not a wait.
 void write_file_atomically(const std::string& path, std::span<const std::byte> header,
                            std::span<const std::byte> body = {});
 
