@@ -254,6 +254,47 @@ TEST_CASE("not well-formed XML names line and offset", "[ir_reader]") {
   }
 }
 
+TEST_CASE("an IR's text must be UTF-8 unless it declares another encoding", "[ir_reader]") {
+  auto named = [](const std::string& name) {
+    return "<layer id=\"0\" name=\"" + name +
+           "\" type=\"Parameter\" version=\"opset1\">\n"
+           "<data shape=\"1\" element_type=\"f32\"/>\n</layer>\n";
+  };
+  struct Case {
+    const char* what;
+    std::string xml;
+    const char* byte;  // the error's byte, or nullptr: read, with the name `name`
+    std::string name;
+  };
+  const std::string latin1_decl = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n";
+  const Case cases[] = {
+      {"UTF-8 name", ir(named("pool\xC3\xA9")), nullptr, "pool\xC3\xA9"},
+      {"a lone 0xFF", ir(named("p\xFF")), "0xFF", ""},
+      {"an overlong form", ir(named("p\xC0\xAF")), "0xC0", ""},
+      {"a surrogate", ir(named("p\xED\xA0\x80")), "0xED", ""},
+      {"declared UTF-8, lower case",
+       "<?xml version=\"1.0\" encoding='utf-8'?>\n" + ir(named("\xE9")).substr(22), "0xE9", ""},
+      {"declared latin1: pugixml converts it", latin1_decl + ir(named("p\xE9")).substr(22), nullptr,
+       "p\xC3\xA9"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    const auto e = parse_error(c.xml);
+    if (!c.byte) {
+      REQUIRE_FALSE(e.has_value());
+      const auto m = parse_ir(c.xml, "m.xml");
+      REQUIRE(m.layers.size() == 1);
+      CHECK(m.layers[0].name == c.name);
+      continue;
+    }
+    REQUIRE(e.has_value());
+    CHECK(e->line() == line_of(c.xml, "<layer id"));
+    CHECK_THAT(std::string(e->what()),
+               Catch::StartsWith("m.xml:" + std::to_string(e->line()) + ": not UTF-8: byte " +
+                                 c.byte + " at offset "));
+  }
+}
+
 TEST_CASE("precision: mandatory on output ports only, bad input precision is a warning",
           "[ir_reader]") {
   SECTION("missing precision on an input port is fine") {

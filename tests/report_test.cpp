@@ -1,4 +1,5 @@
 #include "irrun/report.hpp"
+#include "irrun/utf8.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -104,6 +105,22 @@ TEST_CASE("report: JUnit escapes what it quotes", "[report]") {
   pugi::xml_document doc;
   REQUIRE(doc.load_string(text.c_str()));
   CHECK(std::string(doc.child("testsuites").child("testsuite").attribute("name").value()) == path);
+}
+
+TEST_CASE("report: a path that is not UTF-8 gives valid JUnit and JSON", "[report]") {
+  testing::ScratchDir dir("report");
+  const auto path = dir.write("n\xFFm\x01.xml", "<net");
+  const auto reports = std::vector<CheckReport>{check_file(path, {})};
+  const auto text = check_junit(reports);
+  CHECK(valid_utf8_prefix(text) == text.size());
+  CHECK(text.find('\x01') == std::string::npos);  // XML 1.0 has no C0 controls but \t\n\r
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(text.c_str()));
+  const auto fixed = dir.file("n\xEF\xBF\xBDm\xEF\xBF\xBD.xml");
+  CHECK(std::string(doc.child("testsuites").child("testsuite").attribute("name").value()) == fixed);
+  const auto j = nlohmann::json::parse(check_json(reports));  // no exception from dump
+  CHECK(j["files"][0]["path"] == dir.file("n\xEF\xBF\xBDm\x01.xml"));
+  CHECK(j["files"][0]["passed"] == false);
 }
 
 TEST_CASE("report: run JSON has the outputs and the comparison", "[report]") {

@@ -147,7 +147,8 @@ Command add_bench(CLI::App& app, const Globals& globals) {
                                    {"bytes", rec.bytes},
                                    {"gbps", gbps(static_cast<double>(rec.bytes), s.median)}});
           }
-          std::printf("%s\n", j.dump(2).c_str());
+          std::printf("%s\n",
+                      j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
           return 0;
         }
         if (!globals.quiet)

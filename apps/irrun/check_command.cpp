@@ -52,8 +52,8 @@ Command add_check(CLI::App& app, const Globals& globals) {
         for (const auto& path : opts->models) {
           std::error_code ec;  // a missing file is check's own error, reported below
           if (!opts->junit.empty() && std::filesystem::equivalent(opts->junit, path, ec)) {
-            spdlog::error("--junit {}: is the model {}; the report would overwrite it",
-                          opts->junit, path);
+            spdlog::error("--junit {}: is the model {}; the report would overwrite it", opts->junit,
+                          path);
             return static_cast<int>(ExitCode::usage);
           }
         }

@@ -1,8 +1,8 @@
 // irrun: validate, run and compare the pooling layers of OpenVINO IR models.
 #include <fcntl.h>
-#include <unistd.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>

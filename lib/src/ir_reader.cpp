@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/tensor.hpp"
+#include "irrun/utf8.hpp"
 
 namespace irrun {
 namespace {
@@ -86,6 +88,19 @@ std::vector<std::string> split_names(std::string_view text) {
   return names;
 }
 
+// The encoding the XML declaration names, or "" (UTF-8, XML's default) when there is none.
+std::string_view declared_encoding(std::string_view xml) {
+  if (!xml.starts_with("<?xml")) return {};
+  const auto decl = xml.substr(0, xml.find("?>"));
+  const auto at = decl.find("encoding");
+  if (at == std::string_view::npos) return {};
+  const auto open = decl.find_first_of("\"'", at);
+  if (open == std::string_view::npos) return {};
+  const auto close = decl.find(decl[open], open + 1);
+  return close == std::string_view::npos ? std::string_view()
+                                         : decl.substr(open + 1, close - open - 1);
+}
+
 class Reader {
  public:
   Reader(std::string_view xml, const std::string& path) : xml_(xml), lines_(xml) {
@@ -93,6 +108,19 @@ class Reader {
   }
 
   IrModel read() {
+    // pugixml passes ill-formed UTF-8 through into names, where it would break every JSON and
+    // XML report; a declared other encoding (latin1) is pugixml's to convert.
+    if (const auto enc = declared_encoding(xml_);
+        enc.empty() || iequals(enc, "UTF-8") || iequals(enc, "UTF8")) {
+      const auto ok = valid_utf8_prefix(xml_);
+      if (ok != xml_.size()) {
+        char byte[8];
+        std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(xml_[ok]));
+        throw ModelError(model_.path, lines_.line(static_cast<std::ptrdiff_t>(ok)),
+                         std::string("not UTF-8: byte ") + byte + " at offset " +
+                             std::to_string(ok) + "; an IR .xml is UTF-8 text");
+      }
+    }
     pugi::xml_document doc;
     // Default options: no DOCTYPE nodes, and pugixml never expands custom entities.
     const auto parsed = doc.load_buffer(xml_.data(), xml_.size(), pugi::parse_default);

@@ -88,7 +88,8 @@ std::string to_json(const Manifest& m) {
   for (const auto& t : m.inputs) j["inputs"].push_back(tensor_json(t, true));
   j["outputs"] = json::array();
   for (const auto& t : m.outputs) j["outputs"].push_back(tensor_json(t, false));
-  return j.dump(2) + "\n";
+  // Paths may hold bytes that are not UTF-8: replaced (U+FFFD), not thrown.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Manifest parse_manifest(const std::string& text, const std::string& origin) {

@@ -9,11 +9,22 @@
 #include "irrun/blob.hpp"
 #include "irrun/file_io.hpp"
 #include "irrun/ops.hpp"
+#include "irrun/utf8.hpp"
 
 namespace irrun {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+// What JUnit consumers parse must be XML 1.0: a path or message may hold any bytes.
+std::string xml_text(const std::string& s) {
+  return to_valid_utf8(s, true);
+}
+
+// A path (or a name from a latin1 IR) may hold bytes that are not UTF-8: replaced, not thrown.
+std::string dump(const json& j) {
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
 
 const char* severity_name(Severity s) {
   return s == Severity::error ? "error" : "warning";
@@ -96,7 +107,7 @@ std::string check_json(const std::vector<CheckReport>& reports) {
     files.push_back(std::move(f));
   }
   json j{{"irrun_version", IRRUN_VERSION}, {"passed", all_passed}, {"files", std::move(files)}};
-  return j.dump(2) + "\n";
+  return dump(j);
 }
 
 std::string check_junit(const std::vector<CheckReport>& reports) {
@@ -110,13 +121,13 @@ std::string check_junit(const std::vector<CheckReport>& reports) {
 
   for (const auto& r : reports) {
     auto suite = root.append_child("testsuite");
-    suite.append_attribute("name") = r.path.c_str();
+    suite.append_attribute("name") = xml_text(r.path).c_str();
     std::size_t tests = 0, failures = 0, errors = 0;
 
     auto add_case = [&](const std::string& name) {
       auto tc = suite.append_child("testcase");
-      tc.append_attribute("classname") = r.path.c_str();
-      tc.append_attribute("name") = name.c_str();
+      tc.append_attribute("classname") = xml_text(r.path).c_str();
+      tc.append_attribute("name") = xml_text(name).c_str();
       ++tests;
       return tc;
     };
@@ -141,15 +152,15 @@ std::string check_junit(const std::vector<CheckReport>& reports) {
       }
       const bool error = d.rule == "unreadable";
       auto f = tc.append_child(error ? "error" : "failure");
-      f.append_attribute("message") = d.message.c_str();
+      f.append_attribute("message") = xml_text(d.message).c_str();
       f.append_attribute("type") = d.rule.c_str();
-      f.text().set(text.c_str());
+      f.text().set(xml_text(text).c_str());
       ++(error ? errors : failures);
     }
     for (auto& [tc, text] : outs) {
       auto out = tc.child("system-out");
       if (!out) out = tc.append_child("system-out");
-      out.text().set((std::string(out.text().get()) + text + "\n").c_str());
+      out.text().set((std::string(out.text().get()) + xml_text(text) + "\n").c_str());
     }
     suite.append_attribute("tests") = tests;
     suite.append_attribute("failures") = failures;
@@ -203,7 +214,7 @@ std::string run_json(const std::string& model_path, const std::vector<Output>& o
     for (const auto& c : expect->outputs) e["outputs"].push_back(comparison_json(c));
     j["expect"] = std::move(e);
   }
-  return j.dump(2) + "\n";
+  return dump(j);
 }
 
 }  // namespace irrun

@@ -1,0 +1,18 @@
+// UTF-8 well-formedness, for what irrun reads (an IR's text) and writes (JSON, JUnit XML).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace irrun {
+
+// Length of the longest prefix of `s` that is well-formed UTF-8 (RFC 3629: no overlong forms,
+// no surrogates, nothing past U+10FFFF); s.size() when all of it is.
+std::size_t valid_utf8_prefix(std::string_view s);
+
+// `s` with each ill-formed byte replaced by U+FFFD; with `xml`, so is each character XML 1.0
+// forbids (C0 controls but tab, LF and CR; U+FFFE and U+FFFF).
+std::string to_valid_utf8(std::string_view s, bool xml = false);
+
+}  // namespace irrun

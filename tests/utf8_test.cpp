@@ -1,0 +1,47 @@
+#include "irrun/utf8.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace {
+
+struct Case {
+  const char* what;
+  std::string text;
+  std::size_t prefix;  // valid_utf8_prefix
+  std::string valid;   // to_valid_utf8
+  std::string xml;     // to_valid_utf8(.., true)
+};
+
+const std::string R = "\xEF\xBF\xBD";  // U+FFFD
+
+}  // namespace
+
+TEST_CASE("utf8: well-formed prefixes and replacements (RFC 3629)", "[utf8]") {
+  const Case cases[] = {
+      {"ASCII", "pool_1", 6, "pool_1", "pool_1"},
+      {"empty", "", 0, "", ""},
+      {"2-, 3- and 4-byte characters", "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80", 9,
+       "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80", "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"},
+      {"a lone 0xFF",
+       "a\xFF"
+       "b",
+       1, "a" + R + "b", "a" + R + "b"},
+      {"a stray continuation byte", "\x80x", 0, R + "x", R + "x"},
+      {"overlong '/' (C0 AF)", "\xC0\xAF", 0, R + R, R + R},
+      {"overlong 3-byte (E0 80 AF)", "\xE0\x80\xAF", 0, R + R + R, R + R + R},
+      {"a surrogate (ED A0 80)", "\xED\xA0\x80", 0, R + R + R, R + R + R},
+      {"past U+10FFFF (F4 90 80 80)", "\xF4\x90\x80\x80", 0, R + R + R + R, R + R + R + R},
+      {"U+10FFFF itself", "\xF4\x8F\xBF\xBF", 4, "\xF4\x8F\xBF\xBF", "\xF4\x8F\xBF\xBF"},
+      {"truncated at the end", "ab\xE2\x82", 2, "ab" + R + R, "ab" + R + R},
+      {"C0 controls: only XML replaces them", "a\x01\tb\n", 5, "a\x01\tb\n", "a" + R + "\tb\n"},
+      {"U+FFFE: only XML replaces it", "\xEF\xBF\xBE", 3, "\xEF\xBF\xBE", R},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    CHECK(irrun::valid_utf8_prefix(c.text) == c.prefix);
+    CHECK(irrun::to_valid_utf8(c.text) == c.valid);
+    CHECK(irrun::to_valid_utf8(c.text, true) == c.xml);
+    CHECK(irrun::valid_utf8_prefix(irrun::to_valid_utf8(c.text)) == c.valid.size());
+  }
+}
