@@ -7,6 +7,8 @@
 
 #include "commands.hpp"
 #include "irrun/analysis.hpp"
+#include "irrun/check.hpp"
+#include "irrun/error.hpp"
 #include "irrun/model.hpp"
 
 namespace irrun::cli {
@@ -137,9 +139,13 @@ Command add_info(CLI::App& app, const Globals& globals) {
           }
           std::printf("%s\n", line.c_str());
         }
-        for (const auto& d : m.ir.diagnostics) std::printf("%s\n", format(m.ir, d).c_str());
-        for (const auto& d : a.diagnostics) std::printf("%s\n", format(m.ir, d).c_str());
-        return 0;
+        // What `irrun check` finds, declared dims included; a model that fails it is exit 3.
+        bool errors = false;
+        for (const auto& d : check_model(m, false)) {
+          std::printf("%s\n", format(m.ir, d).c_str());
+          errors = errors || d.severity == Severity::error;
+        }
+        return static_cast<int>(errors ? ExitCode::bad_model : ExitCode::ok);
       }};
 }
 

@@ -65,10 +65,15 @@ struct Table {
   }
 };
 
+// bad_dim_v11 fails `irrun check`: info prints its table, then the error, and exits 3.
+int info_exit_code(const std::string& sample_name) {
+  return sample_name == "bad_dim_v11.xml" ? 3 : 0;
+}
+
 Table info_table(const std::string& sample_name) {
   const auto r = run_irrun({"info", sample(sample_name)});
   INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.exit_code == info_exit_code(sample_name));
   return Table::parse(r.out_lines());
 }
 
@@ -84,7 +89,7 @@ TEST_CASE("irrun info prints a summary line and a layer table for every sample",
     INFO(name);
     const auto r = run_irrun({"info", sample(name)});
     INFO(r.out << r.err);
-    CHECK(r.exit_code == 0);
+    CHECK(r.exit_code == info_exit_code(name));
     const auto lines = r.out_lines();
     REQUIRE(lines.size() >= 2);
     CHECK(lines[0].rfind(sample(name) + ": IR v", 0) == 0);
@@ -220,6 +225,32 @@ TEST_CASE("irrun info shows types, attributes, shapes and the run column", "[cli
     const auto t = info_table("bad_dim_v11.xml");
     REQUIRE(t.row("pool"));
     CHECK(t.row("pool")->at("outputs") == "[1,3,4,4] -> [1,3,5,5]");
+  }
+}
+
+TEST_CASE("irrun info ends with what irrun check finds, and exits 3 on an error", "[cli][info]") {
+  struct Case {
+    std::string model;
+    std::string error;  // a part of the one error line after the table
+  };
+  const Case cases[] = {
+      {sample("bad_dim_v11.xml"),
+       "output port 1: declared [1,3,4,4], inferred [1,3,5,5] [dim-mismatch]"},
+      {std::string(IRRUN_TESTS_DIR) + "/bad_inputs/kernel_too_big.xml", "[validation]"},
+      {std::string(IRRUN_TESTS_DIR) + "/bad_inputs/unknown_opset.xml", "[unknown-opset]"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.model);
+    const auto r = run_irrun({"info", c.model});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 3);
+    CHECK(r.err.empty());
+    const auto lines = r.out_lines();
+    REQUIRE_FALSE(lines.empty());
+    CHECK(lines.back().find(": error: ") != std::string::npos);
+    CHECK(lines.back().find(c.error) != std::string::npos);
+    CHECK(irrun::testing::count_lines_with(lines, ": error: ") == 1);
+    CHECK_FALSE(Table::parse(lines).rows.empty());
   }
 }
 
