@@ -118,6 +118,8 @@ Command add_run(CLI::App& app, const Globals& globals) {
         namespace fs = std::filesystem;
         std::error_code ec;
         std::optional<Manifest> golden;
+        if (!o->expect.empty() && !fs::exists(o->expect, ec))
+          throw input_error(o->expect + ": --expect: no such file or directory");
         if (!o->expect.empty() && fs::is_directory(o->expect, ec))
           golden = read_manifest(o->expect);
         const bool replay =
@@ -159,6 +161,10 @@ Command add_run(CLI::App& app, const Globals& globals) {
             if (sha256_file(full.ir.path) != golden->model_xml.sha256)
               result->notes.push_back(o->model + ": the model differs from the one the " +
                                       "golden was written from (sha256 of the xml)");
+            if (full.weights && golden->model_bin &&
+                sha256_file(full.weights_path) != golden->model_bin->sha256)
+              result->notes.push_back(full.weights_path + ": the weights differ from the ones " +
+                                      "the golden was written from (sha256 of the bin)");
             // The fast kernels agree among themselves bit for bit, and with the reference
             // kernels everywhere but on f32 AvgPool (within one ulp there).
             const std::string kernels = kernels_name(o->kernels);
@@ -179,7 +185,17 @@ Command add_run(CLI::App& app, const Globals& globals) {
           record.output_format = o->output_format;
           record.threads = o->threads;
           record.kernels = kernels_name(o->kernels);
-          write_golden(o->output_dir, describe_run(full, record), run_inputs(model, bound), outputs,
+          auto ins = run_inputs(model, bound);
+          // A replay rewriting a golden records the golden's own options and input sources,
+          // not the paths of its saved inputs it read them from: the new golden replays alone.
+          if (replay) {
+            record.inputs = golden->run.inputs;
+            record.seed = golden->run.seed;
+            for (auto& in : ins)
+              for (const auto& g : golden->inputs)
+                if (g.name == in.name) in.source_path = g.source == "file" ? g.source_path : "";
+          }
+          write_golden(o->output_dir, describe_run(full, record), ins, outputs,
                        o->output_format == "npy", o->save_inputs);
         }
 

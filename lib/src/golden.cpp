@@ -59,6 +59,13 @@ ElementType golden_type(ElementType declared, ElementType stored) {
   return stored;
 }
 
+// A golden file whose sha256 is not the manifest's was changed after it was written.
+void note_if_edited(ExpectResult& r, const std::string& file, const std::string& sha256) {
+  if (!sha256.empty() && sha256_file(file) != sha256)
+    r.notes.push_back(file + ": sha256 differs from " + kManifestFile +
+                      " (the golden file was changed after it was written)");
+}
+
 }  // namespace
 
 std::string file_stem(const std::string& name) {
@@ -222,11 +229,14 @@ ExpectResult expect_golden(const std::string& path, const std::vector<Output>& o
                                   std::string("golden file unreadable: ") + e.what()));
       continue;
     }
-    if (!g.sha256.empty() && sha256_file(file) != g.sha256)
-      r.notes.push_back(file + ": sha256 differs from " + kManifestFile +
-                        " (the golden file was changed after it was written)");
+    note_if_edited(r, file, g.sha256);
     r.outputs.push_back(
         compare_tensors(o.name, golden, golden_type(g.type, golden.type), o.tensor, tolerance));
+  }
+  for (const auto& in : manifest.inputs) {  // a saved input edited: the replay's data changed
+    std::error_code ec;
+    const auto file = (fs::path(path) / in.file).string();
+    if (!in.file.empty() && fs::is_regular_file(file, ec)) note_if_edited(r, file, in.sha256);
   }
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     if (used[k]) continue;

@@ -243,6 +243,11 @@ TEST_CASE("golden: --expect with a single .npy or .bin file", "[cli][golden]") {
   CHECK(run_irrun({sample("two_inputs_v11.xml"), "--random-input", "--expect", npy}).exit_code ==
         2);
   CHECK(run_irrun({model, "--random-input", "--expect", dir.file("nothing")}).exit_code == 4);
+  // Replaying a missing golden says so, not that an input is missing.
+  const auto missing = run_irrun({model, "--expect", dir.file("nothing")});
+  CHECK(missing.exit_code == 4);
+  CHECK(missing.err_lines() == std::vector<std::string>{"irrun: error: " + dir.file("nothing") +
+                                                        ": --expect: no such file or directory"});
   const auto no_manifest = run_irrun({model, "--random-input", "--expect", dir.path().string()});
   CHECK(no_manifest.exit_code == 4);
   CHECK_THAT(no_manifest.err, Catch::Contains("no golden manifest"));
@@ -378,4 +383,54 @@ TEST_CASE("golden: --expect DIR --output-dir DIR compares before rewriting", "[c
             .exit_code == 1);
   CHECK(manifest_of(dir, "g")["options"]["seed"] == 5);
   CHECK(run_irrun({model, "--expect", dir.file("g")}).exit_code == 0);
+}
+
+TEST_CASE("golden: a golden rewritten by its own replay still replays alone", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_v11.xml");
+  REQUIRE(run_irrun({model, "--random-input", "--seed", "7", "-o", dir.file("g"), "--save-inputs"})
+              .exit_code == 0);
+  const auto before = manifest_of(dir, "g");
+  // Refreshed in place by replaying it, with and without its inputs saved again.
+  for (const char* save : {"--save-inputs", ""}) {
+    INFO(save);
+    std::vector<std::string> args{model, "--expect", dir.file("g"), "-o", dir.file("g")};
+    if (*save) args.push_back(save);
+    REQUIRE(run_irrun(args).exit_code == 0);
+    const auto m = manifest_of(dir, "g");
+    CHECK(m["options"] == before["options"]);  // --random-input --seed 7, no --input paths
+    CHECK(m["inputs"][0]["source"] == "random");
+    CHECK(m["inputs"][0]["source_path"] == nullptr);
+    CHECK(m["outputs"] == before["outputs"]);
+  }
+  // Moved elsewhere, it replays from its seed: nothing points into the old directory.
+  fs::rename(dir.file("g"), dir.file("moved"));
+  CHECK(run_irrun({model, "--expect", dir.file("moved")}).exit_code == 0);
+}
+
+TEST_CASE("golden: an edited saved input and changed weights are warned about", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = dir.file("m.xml");
+  fs::copy_file(sample("adaptive_v11.xml"), model);
+  fs::copy_file(sample("adaptive_v11.bin"), dir.file("m.bin"));
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("g"), "--save-inputs"}).exit_code ==
+          0);
+  CHECK(run_irrun({model, "--expect", dir.file("g")}).err.empty());
+
+  const auto input = dir.file("g/" + manifest_of(dir, "g")["inputs"][0]["file"].get<std::string>());
+  nudge_npy(input, 0, 0.0f);  // rewritten with the same values: no warning
+  CHECK(run_irrun({model, "--expect", dir.file("g")}).err.empty());
+  nudge_npy(input, 0, 0.25f);
+  const auto edited = run_irrun({model, "--expect", dir.file("g")});
+  CHECK(edited.exit_code == 1);
+  CHECK(any_line_has_all(edited.err_lines(), {input, "sha256 differs from manifest.json"}));
+
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("g"), "--save-inputs"}).exit_code ==
+          0);
+  auto weights = read_text(dir.file("m.bin"));
+  weights += '\0';  // the same values, a different file
+  std::ofstream(dir.file("m.bin"), std::ios::binary | std::ios::trunc) << weights;
+  const auto changed = run_irrun({model, "--expect", dir.file("g")});
+  CHECK(changed.exit_code == 0);
+  CHECK(any_line_has_all(changed.err_lines(), {"m.bin", "weights differ", "sha256 of the bin"}));
 }
