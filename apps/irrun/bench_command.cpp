@@ -63,16 +63,18 @@ Command add_bench(CLI::App& app, const Globals& globals) {
   cmd->add_option("-i,--input", o->inputs.inputs,
                   "[NAME=]FILE (.npy or raw .bin); inputs not given are random (see --seed)");
   cmd->add_option("--shape", o->inputs.shapes, "NAME=d0,d1,...: fixes dynamic dims for a raw .bin");
-  cmd->add_option("--seed", o->seed, "Seed for the random inputs")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed for the random inputs")
+      ->capture_default_str()
+      ->check(seed_number());
   cmd->add_option("--threads", o->threads, "Threads (0: all cores)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1024));
+      ->check(whole_number(0, 1024));
   cmd->add_option("--repeat", o->repeat, "Timed runs")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1'000'000'000));
   cmd->add_option("--warmup", o->warmup, "Untimed runs first")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, 1'000'000'000));
   cmd->add_option("--format", o->format, "text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -24,6 +25,12 @@ struct Command {
 // --kernels best|avx2|portable|reference (run and bench), and its names.
 void add_kernels_option(CLI::App* cmd, kernels::Kernels& choice);
 std::string kernels_name(kernels::Kernels choice);
+
+// Option validators with one clear message each: a whole number in [min, max]; a --seed (any
+// uint64, no sign, no wrap); a tolerance (finite, >= 0).
+CLI::Validator whole_number(std::int64_t min, std::int64_t max);
+CLI::Validator seed_number();
+CLI::Validator tolerance_number();
 
 Command add_check(CLI::App& app, const Globals& globals);
 Command add_info(CLI::App& app, const Globals& globals);

@@ -39,8 +39,11 @@ bool is_subcommand(const std::string& arg) {
 // argument that is neither a global option nor a subcommand, so run options may also come first
 // (`irrun --layer pool MODEL.xml`).
 bool is_global_flag(const std::string& a) {
-  return a == "-v" || a == "--verbose" || a == "-q" || a == "--quiet" || a == "-h" ||
-         a == "--help" || a == "--version" || a.starts_with("--max-memory=");
+  // Short flags may be combined: -qv.
+  const bool short_flags = a.size() >= 2 && a[0] == '-' && a[1] != '-' &&
+                           a.find_first_not_of("vqh", 1) == std::string::npos;
+  return short_flags || a == "--verbose" || a == "--quiet" || a == "--help" || a == "--version" ||
+         a.starts_with("--max-memory=");
 }
 
 std::vector<std::string> normalise_args(int argc, char** argv) {

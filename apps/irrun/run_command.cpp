@@ -76,10 +76,12 @@ Command add_run(CLI::App& app, const Globals& globals) {
                   "[NAME=]FILE: raw little-endian .bin in the input's element type, or .npy");
   cmd->add_option("--shape", o->inputs.shapes, "NAME=d0,d1,...: fixes dynamic dims for a raw .bin");
   cmd->add_flag("--random-input", o->random, "Generate every input not given (see --seed)");
-  cmd->add_option("--seed", o->seed, "Seed for --random-input")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed for --random-input")
+      ->capture_default_str()
+      ->check(seed_number());
   cmd->add_option("--threads", o->threads, "Threads (0: all cores); results never depend on it")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1024));
+      ->check(whole_number(0, 1024));
   auto* output_dir = cmd->add_option(
       "-o,--output-dir", o->output_dir,
       "Write one file per output into DIR, and DIR/manifest.json describing the run");
@@ -101,12 +103,12 @@ Command add_run(CLI::App& app, const Globals& globals) {
   cmd->add_option("--rtol", o->tolerance.rtol,
                   "Relative tolerance for --expect: |got - golden| <= atol + rtol*|golden|")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber)
+      ->check(tolerance_number())
       ->needs(expect);
   cmd->add_option("--atol", o->tolerance.atol,
                   "Absolute tolerance for --expect (default 0 with rtol 0: exact, NaN == NaN)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber)
+      ->check(tolerance_number())
       ->needs(expect);
   cmd->add_option("--format", o->format, "Summary on stdout: text or json")
       ->capture_default_str()

@@ -124,6 +124,8 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
       param = params[0].layer;
     }
     const auto& p = info(*param);
+    if (shapes.count(*param))
+      throw input_error("--shape " + s + ": " + describe_param(p) + " is given twice");
     auto shape = parse_shape_list(value, "--shape for " + describe_param(p));
     if (!fits(p.shape, shape))
       throw input_error("--shape for " + describe_param(p) + ": " + to_string(shape) +

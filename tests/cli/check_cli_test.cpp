@@ -200,6 +200,18 @@ TEST_CASE("irrun reports usage errors with exit code 2", "[cli][check]") {
   }
 }
 
+TEST_CASE("global short flags combine before a subcommand or a model", "[cli][check]") {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-qv", "check", sample("avgpool_v11.xml")},
+        {"-vq", sample("avgpool_v11.xml"), "--random-input"}}) {
+    const auto r = run_irrun(args);
+    INFO(args[0] << " " << args[1] << "\n" << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.empty());                                      // -q: no summary
+    CHECK(r.err.find("irrun: debug: ") != std::string::npos);  // -v: the details
+  }
+}
+
 TEST_CASE("irrun check --strict turns what OpenVINO silently ignores into errors", "[cli][check]") {
   // `exclude_pad` (underscore) is not an AvgPool attribute: OpenVINO ignores it and keeps the
   // default exclude-pad=true.

@@ -496,6 +496,8 @@ TEST_CASE("every input mistake exits 4 with one line and writes nothing", "[cli]
       {{avgpool, "-i", wrong_shape}, {"shape [1,3,8,7] does not fit input 'input'"}},
       {{avgpool, "-i", "picture=" + good}, {"'picture' is not an input", "its inputs are: input"}},
       {{avgpool, "-i", good, "-i", "input=" + good}, {"'input'", "given twice"}},
+      {{avgpool, "--random-input", "--shape", "input=1,3,8,8", "--shape", "1,3,8,8"},
+       {"--shape 1,3,8,8: input 'input' (f32 [1,3,8,8]) is given twice"}},
       {{avgpool, "-i", dir.file("a_dir.bin")}, {"'input'", "is a directory"}},
       {{avgpool, "--random-input", "--shape", "input=1,3,8,9"},
        {"[1,3,8,9] does not fit the input's shape [1,3,8,8]"}},
@@ -711,4 +713,43 @@ TEST_CASE("--kernels picks the fast kernels' ISA or the reference kernels", "[cl
                                 "--repeat", "1", "--warmup", "0"});
   REQUIRE(bench.exit_code == 0);
   CHECK(nlohmann::json::parse(bench.out)["kernels"] == "reference");
+}
+
+TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "[cli][run]") {
+  const auto model = sample("avgpool_v11.xml");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;  // a part of the error; empty: accepted
+  };
+  const std::string seed_range = "expected a whole number from 0 to 18446744073709551615";
+  const std::vector<Case> cases = {
+      {{model, "--random-input", "--seed", "18446744073709551615"}, ""},
+      {{model, "--random-input", "--seed", "18446744073709551616"}, seed_range},
+      {{model, "--random-input", "--seed", "-5"}, seed_range + " (2^64 - 1), got '-5'"},
+      {{model, "--random-input", "--seed", "7x"}, seed_range},
+      {{model, "--random-input", "--threads", "1025"},
+       "--threads: expected a whole number from 0 to 1024, got '1025'"},
+      {{model, "--random-input", "--threads", "-1"}, "from 0 to 1024"},
+      {{model, "--random-input", "--expect", model, "--rtol", "nan"},
+       "--rtol: expected a finite number >= 0, got 'nan'"},
+      {{model, "--random-input", "--expect", model, "--atol", "inf"}, "got 'inf'"},
+      {{model, "--random-input", "--expect", model, "--atol", "-1e-3"}, "got '-1e-3'"},
+      {{"bench", model, "--repeat", "0"},
+       "--repeat: expected a whole number from 1 to 1000000000, got '0'"},
+      {{"bench", model, "--warmup", "-1"}, "--warmup: expected a whole number from 0"},
+      {{"bench", model, "--seed", "-1"}, seed_range},
+      {{"bench", model, "--repeat", "2", "--warmup", "0", "--threads", "1"}, ""},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_irrun(c.args);
+    INFO(c.args[c.args.size() - 2] << " " << c.args.back() << ":\n" << r.out << r.err);
+    if (c.message.empty()) {
+      CHECK(r.exit_code == 0);
+      continue;
+    }
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(has(r.err, c.message));
+    CHECK(r.err.find("17976931348623157") == std::string::npos);  // no DBL_MAX in full
+  }
 }
