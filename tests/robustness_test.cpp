@@ -12,6 +12,7 @@
 
 #include "irrun/analysis.hpp"
 #include "irrun/blob.hpp"
+#include "irrun/check.hpp"
 #include "irrun/error.hpp"
 #include "irrun/executor.hpp"
 #include "irrun/graph.hpp"
@@ -293,6 +294,20 @@ TEST_CASE("read_ir refuses an IR whose parse would not fit the memory limit",
   }
   const MemoryLimit limit(1 << 20);
   CHECK(irrun::read_ir(path).layers.size() == 3);
+}
+
+TEST_CASE("check_file reports a file over the memory limit as its own error",
+          "[robustness][limits]") {
+  const std::string path = std::string(IRRUN_SAMPLES_DIR) + "/avgpool_chain_v10.xml";
+  const MemoryLimit limit(1024);
+  const auto report = irrun::check_file(path, {});  // no throw: the next file is still checked
+  CHECK_FALSE(report.passed());
+  CHECK_FALSE(report.model.has_value());
+  REQUIRE(report.diagnostics.size() == 1);
+  const auto line = irrun::format(report, report.diagnostics[0]);
+  CHECK_THAT(line,
+             Catch::StartsWith(path + ": error: parsing this ") &&
+                 Catch::EndsWith("over the memory limit of 1.0 KiB (--max-memory) [memory-limit]"));
 }
 
 TEST_CASE("Buffer::map_file refuses FIFOs and devices without blocking", "[robustness]") {

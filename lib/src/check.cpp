@@ -114,6 +114,15 @@ CheckReport check_file(const std::string& xml_path, const CheckOptions& options)
     if (e.path() != xml_path) d.message = e.path() + ": " + d.message;
     report.diagnostics.push_back(std::move(d));
     return report;
+  } catch (const Error& e) {
+    // Over --max-memory: this file is not checked, the next ones still are.
+    if (e.code() != ExitCode::limit) throw;
+    Diagnostic d;
+    d.rule = "memory-limit";
+    d.message = e.what();
+    if (d.message.starts_with(xml_path + ": ")) d.message.erase(0, xml_path.size() + 2);
+    report.diagnostics.push_back(std::move(d));
+    return report;
   }
   report.diagnostics = check_model(*report.model, options.strict, &report.checked);
   return report;

@@ -150,7 +150,7 @@ std::string check_junit(const std::vector<CheckReport>& reports) {
         outs.emplace_back(tc, text);
         continue;
       }
-      const bool error = d.rule == "unreadable";
+      const bool error = d.rule == "unreadable" || d.rule == "memory-limit";
       auto f = tc.append_child(error ? "error" : "failure");
       f.append_attribute("message") = xml_text(d.message).c_str();
       f.append_attribute("type") = d.rule.c_str();
