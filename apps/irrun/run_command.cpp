@@ -23,9 +23,10 @@ namespace irrun::cli {
 namespace {
 
 std::string summary(const Output& o) {
-  const auto st = stats(o.tensor);
   std::string s = "output '" + o.name + "': " + std::string(to_string(o.tensor.type)) + " " +
                   to_string(o.tensor.shape);
+  if (o.tensor.element_count() == 0) return s + "  no elements";  // no min, max or mean
+  const auto st = stats(o.tensor);
   char buf[160];
   // Integers print as exact integers.
   const bool integer = !is_floating(o.tensor.type);

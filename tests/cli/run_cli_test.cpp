@@ -753,3 +753,14 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
     CHECK(r.err.find("17976931348623157") == std::string::npos);  // no DBL_MAX in full
   }
 }
+
+TEST_CASE("an output with no elements is summarised as such, not as NaN", "[cli][run]") {
+  ScratchDir dir;
+  // adaptive_v11 with output_size {0, 4}: an f32 [1,2,0,4] output.
+  const auto weights = write_raw(dir, "zero.bin", std::vector<std::int64_t>{0, 4});
+  const auto r = run_irrun({sample("adaptive_v11.xml"), "--weights", weights, "--random-input"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out_lines() ==
+        std::vector<std::string>{"output 'adaptive_pool': f32 [1,2,0,4]  no elements"});
+}
