@@ -3,6 +3,7 @@
 #include <cctype>
 #include <filesystem>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "irrun/blob.hpp"
@@ -73,6 +74,11 @@ std::string file_stem(const std::string& name) {
   for (char c : name)
     s += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
   if (s.empty() || s == "." || s == "..") s = "output";
+  // File names end at 255 bytes: a longer name keeps its start and a digest of all of it.
+  if (s.size() > kMaxStem) {
+    const auto digest = sha256_hex(std::as_bytes(std::span<const char>(name.data(), name.size())));
+    s = s.substr(0, kMaxStem - 17) + "-" + digest.substr(0, 16);
+  }
   return s;
 }
 

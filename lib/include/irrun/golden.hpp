@@ -2,6 +2,7 @@
 // comparing a run with a golden directory or a single golden .npy/.bin file (`--expect`).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,10 @@
 
 namespace irrun {
 
-// A file name from a tensor name: anything but [A-Za-z0-9._-] becomes '_'.
+// A file name from a tensor name: anything but [A-Za-z0-9._-] becomes '_'. A stem longer than
+// kMaxStem is cut to its first kMaxStem - 17 characters, '-' and 16 hex digits of the name's
+// sha256, so that a suffix and an extension still fit a file name (255 bytes).
+inline constexpr std::size_t kMaxStem = 200;
 std::string file_stem(const std::string& name);
 
 // One input of a run, as bound to its Parameter.
