@@ -295,6 +295,32 @@ TEST_CASE("an IR's text must be UTF-8 unless it declares another encoding", "[ir
   }
 }
 
+TEST_CASE("a UTF-16 or UTF-32 IR with its byte-order mark reads as its UTF-8 form", "[ir_reader]") {
+  // Two layers, the second with a wrong attribute line to find: lines count in the text itself.
+  const std::string utf8 = ir(kParameter + kResult,
+                              "<edge from-layer=\"0\" from-port=\"0\" "
+                              "to-layer=\"1\" to-port=\"0\"/>\n");
+  auto wide = [&](std::size_t width, bool little) {
+    std::string out = width == 2 ? (little ? "\xFF\xFE" : "\xFE\xFF")
+                                 : std::string(little ? "\xFF\xFE\0\0" : "\0\0\xFE\xFF", 4);
+    for (char c : utf8) {  // ASCII only
+      std::string unit(width, '\0');
+      unit[little ? 0 : width - 1] = c;
+      out += unit;
+    }
+    return out;
+  };
+  const auto want = parse_ir(utf8, "m.xml");
+  for (const auto& [width, little] : {std::pair{2, true}, {2, false}, {4, true}, {4, false}}) {
+    CAPTURE(width, little);
+    const auto m = parse_ir(wide(width, little), "m.xml");
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[1].name == "out");
+    CHECK(m.layers[1].line == want.layers[1].line);
+    CHECK(m.edges.size() == 1);
+  }
+}
+
 TEST_CASE("precision: mandatory on output ports only, bad input precision is a warning",
           "[ir_reader]") {
   SECTION("missing precision on an input port is fine") {

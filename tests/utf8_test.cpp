@@ -45,3 +45,35 @@ TEST_CASE("utf8: well-formed prefixes and replacements (RFC 3629)", "[utf8]") {
     CHECK(irrun::valid_utf8_prefix(irrun::to_valid_utf8(c.text)) == c.valid.size());
   }
 }
+
+TEST_CASE("utf8: UTF-16 and UTF-32 with a byte-order mark become UTF-8", "[utf8]") {
+  using namespace std::string_literals;
+  const std::string euro = "\xE2\x82\xAC", smile = "\xF0\x9F\x98\x80";
+  struct Case {
+    const char* what;
+    std::string wide;
+    std::string utf8;
+  };
+  const Case cases[] = {
+      {"UTF-16 LE", "\xFF\xFE<\0\xAC\x20"s, "<" + euro},
+      {"UTF-16 BE", "\xFE\xFF\0<\x20\xAC"s, "<" + euro},
+      {"UTF-16 LE surrogate pair", "\xFF\xFE\x3D\xD8\x00\xDE"s, smile},
+      {"UTF-16 BE surrogate pair", "\xFE\xFF\xD8\x3D\xDE\x00"s, smile},
+      {"UTF-16 unpaired high surrogate", "\xFF\xFE\x3D\xD8<\0"s, R + "<"},
+      {"UTF-16 lone low surrogate", "\xFF\xFE\x00\xDE"s, R},
+      {"UTF-16 trailing odd byte", "\xFF\xFE<\0>"s, "<" + R},
+      {"UTF-32 LE", "\xFF\xFE\0\0<\0\0\0\x00\xF6\x01\0"s, "<" + smile},
+      {"UTF-32 BE", "\0\0\xFE\xFF\0\0\0<\0\x01\xF6\x00"s, "<" + smile},
+      {"UTF-32 past U+10FFFF", "\xFF\xFE\0\0\0\0\x11\0"s, R},
+      {"only the mark", "\xFE\xFF"s, ""},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    const auto got = irrun::utf8_from_wide(c.wide);
+    REQUIRE(got.has_value());
+    CHECK(*got == c.utf8);
+  }
+  CHECK_FALSE(irrun::utf8_from_wide("<net/>").has_value());
+  CHECK_FALSE(irrun::utf8_from_wide("\xEF\xBB\xBF<net/>").has_value());  // UTF-8's mark
+  CHECK_FALSE(irrun::utf8_from_wide("").has_value());
+}

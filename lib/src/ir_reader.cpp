@@ -322,6 +322,9 @@ std::string where(const IrModel& model, std::size_t line) {
 }
 
 IrModel parse_ir(std::string_view xml, const std::string& path) {
+  // A UTF-16 or UTF-32 text with its byte-order mark, which OpenVINO's pugixml reads too, is
+  // read as UTF-8 so that offsets and lines are those of the text itself.
+  if (const auto utf8 = utf8_from_wide(xml)) return Reader(*utf8, path).read();
   return Reader(xml, path).read();
 }
 
@@ -347,7 +350,7 @@ IrModel read_ir(const std::string& xml_path) {
   if (in.bad()) throw ModelError(xml_path, 0, "cannot read");
   text.resize(static_cast<std::size_t>(in.gcount()));  // the file may have shrunk meanwhile
   if (text.empty()) throw ModelError(xml_path, 0, "empty file, expected an IR .xml file");
-  if (text.substr(0, 512).find('\0') != std::string::npos)
+  if (!utf8_from_wide(text.substr(0, 4)) && text.substr(0, 512).find('\0') != std::string::npos)
     throw ModelError(xml_path, 0, "binary data, not an IR .xml file");
   return parse_ir(text, xml_path);
 }

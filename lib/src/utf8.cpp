@@ -33,6 +33,22 @@ std::size_t char_length(std::string_view s, std::uint32_t& cp) {
   return cp < min || cp > 0x10FFFF || surrogate ? 0 : n;
 }
 
+void append_utf8(std::string& out, std::uint32_t cp) {
+  const auto byte = [&](std::uint32_t b) { out += static_cast<char>(b); };
+  if (cp < 0x80) {
+    byte(cp);
+  } else if (cp < 0x800) {
+    byte(0xC0 | cp >> 6), byte(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    byte(0xE0 | cp >> 12), byte(0x80 | (cp >> 6 & 0x3F)), byte(0x80 | (cp & 0x3F));
+  } else {
+    byte(0xF0 | cp >> 18), byte(0x80 | (cp >> 12 & 0x3F)), byte(0x80 | (cp >> 6 & 0x3F));
+    byte(0x80 | (cp & 0x3F));
+  }
+}
+
+constexpr std::uint32_t kReplacement = 0xFFFD;
+
 }  // namespace
 
 std::size_t valid_utf8_prefix(std::string_view s) {
@@ -55,13 +71,52 @@ std::string to_valid_utf8(std::string_view s, bool xml) {
     const bool forbidden = xml && ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') ||
                                    cp == 0xFFFE || cp == 0xFFFF);
     if (n == 0 || forbidden) {
-      out += "\xEF\xBF\xBD";
+      append_utf8(out, kReplacement);
       i += n == 0 ? 1 : n;
     } else {
       out.append(s.substr(i, n));
       i += n;
     }
   }
+  return out;
+}
+
+std::optional<std::string> utf8_from_wide(std::string_view s) {
+  const auto u8 = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[i]));
+  };
+  std::size_t width;
+  bool little;
+  if (s.starts_with(std::string_view("\xFF\xFE\0\0", 4)))
+    width = 4, little = true;
+  else if (s.starts_with(std::string_view("\0\0\xFE\xFF", 4)))
+    width = 4, little = false;
+  else if (s.starts_with("\xFF\xFE"))
+    width = 2, little = true;
+  else if (s.starts_with("\xFE\xFF"))
+    width = 2, little = false;
+  else
+    return std::nullopt;
+  const auto unit = [&](std::size_t i) {
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < width; ++k) v |= u8(i + k) << 8 * (little ? k : width - 1 - k);
+    return v;
+  };
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = width;
+  for (; i + width <= s.size(); i += width) {
+    std::uint32_t cp = unit(i);
+    if (width == 2 && cp >= 0xD800 && cp <= 0xDBFF && i + 2 * width <= s.size() &&
+        unit(i + width) >= 0xDC00 && unit(i + width) <= 0xDFFF) {
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (unit(i + width) - 0xDC00);
+      i += width;
+    } else if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+      cp = kReplacement;
+    }
+    append_utf8(out, cp);
+  }
+  if (i < s.size()) append_utf8(out, kReplacement);
   return out;
 }
 

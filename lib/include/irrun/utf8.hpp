@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,5 +15,10 @@ std::size_t valid_utf8_prefix(std::string_view s);
 // `s` with each ill-formed byte replaced by U+FFFD; with `xml`, so is each character XML 1.0
 // forbids (C0 controls but tab, LF and CR; U+FFFE and U+FFFF).
 std::string to_valid_utf8(std::string_view s, bool xml = false);
+
+// A UTF-16 or UTF-32 text that starts with its byte-order mark (either byte order), as UTF-8
+// without the mark; an unpaired surrogate or a code unit past U+10FFFF becomes U+FFFD, and so
+// does a trailing partial unit. std::nullopt when `s` starts with no such mark.
+std::optional<std::string> utf8_from_wide(std::string_view s);
 
 }  // namespace irrun
