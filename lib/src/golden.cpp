@@ -1,5 +1,9 @@
 #include "irrun/golden.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <filesystem>
 #include <set>
@@ -107,6 +111,15 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
                       const std::vector<RunInput>& inputs, const std::vector<Output>& outputs,
                       bool npy, bool save_inputs) {
   make_directory(dir);
+  // Runs writing the same directory at once take turns, so that the manifest describes the files
+  // beside it (flock on the directory itself: no lock file left behind; released by close).
+  struct Lock {
+    int fd;
+    ~Lock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } lock{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (lock.fd >= 0) ::flock(lock.fd, LOCK_EX);
   // A write that fails half-way must not leave an old manifest describing a mix of old and new
   // files: remove it first, so the directory is either complete or has no manifest.
   std::error_code ec;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/cli_support.hpp"
@@ -433,4 +434,21 @@ TEST_CASE("golden: an edited saved input and changed weights are warned about", 
   const auto changed = run_irrun({model, "--expect", dir.file("g")});
   CHECK(changed.exit_code == 0);
   CHECK(any_line_has_all(changed.err_lines(), {"m.bin", "weights differ", "sha256 of the bin"}));
+}
+
+TEST_CASE("golden: runs writing one directory at once leave a consistent golden", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_v11.xml");
+  std::vector<std::thread> runs;
+  std::vector<int> codes(8, -1);
+  for (int k = 0; k < 8; ++k)
+    runs.emplace_back([&, k] {
+      codes[k] = run_irrun({model, "--random-input", "--seed", std::to_string(k), "-o",
+                            dir.file("g"), "--save-inputs"})
+                     .exit_code;
+    });
+  for (auto& t : runs) t.join();
+  CHECK(codes == std::vector<int>(8, 0));
+  // Whichever run wrote last, its manifest, inputs and outputs belong together.
+  CHECK(run_irrun({model, "--expect", dir.file("g")}).exit_code == 0);
 }
