@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "irrun/blob.hpp"
+#include "irrun/check.hpp"
 #include "irrun/compare.hpp"
 #include "irrun/dim.hpp"
 #include "irrun/error.hpp"
@@ -137,6 +138,16 @@ Command add_run(CLI::App& app, const Globals& globals) {
         spdlog::debug("{}: IR v{}, {} layers, {} edges, weights {}", full.ir.path,
                       full.ir.ir_version, full.ir.layers.size(), full.ir.edges.size(),
                       full.weights ? full.weights_path : std::string("none"));
+        // OpenVINO runs a model whose declared dims are wrong; so does irrun, but says so.
+        std::size_t wrong = 0;
+        for (const auto& d : check_model(full, false))
+          wrong +=
+              d.rule == "dim-mismatch" || d.rule == "type-mismatch" || d.rule == "edge-mismatch";
+        if (wrong)
+          spdlog::warn(
+              "{}: {} declared shape(s) or type(s) differ from the inferred ones (irrun "
+              "check lists them); the outputs have the inferred shapes",
+              o->model, wrong);
         const auto model = o->layer.empty() ? full : extract_layer(full, o->layer);
         require_executable(model);
         InputOptions inputs = o->inputs;

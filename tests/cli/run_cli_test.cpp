@@ -764,3 +764,16 @@ TEST_CASE("an output with no elements is summarised as such, not as NaN", "[cli]
   CHECK(r.out_lines() ==
         std::vector<std::string>{"output 'adaptive_pool': f32 [1,2,0,4]  no elements"});
 }
+
+TEST_CASE("a model whose declared dims are wrong runs, with one warning", "[cli][run]") {
+  const auto bad = sample("bad_dim_v11.xml");
+  const auto r = run_irrun({bad, "--random-input"});
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.out, "output 'pool': f32 [1,3,5,5]"));  // the inferred shape, not [1,3,4,4]
+  CHECK(r.err_lines() ==
+        std::vector<std::string>{"irrun: warning: " + bad +
+                                 ": 1 declared shape(s) or type(s) differ from the inferred ones "
+                                 "(irrun check lists them); the outputs have the inferred shapes"});
+  CHECK(run_irrun({"-q", bad, "--random-input"}).err.empty());
+  CHECK(run_irrun({sample("avgpool_v11.xml"), "--random-input"}).err.empty());
+}
