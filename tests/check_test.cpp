@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -305,6 +306,42 @@ std::vector<Case> cases() {
        false,
        {{"dim-mismatch", E, 2, {}, "[1,3,3,4]", "[1,3,3,5]"}},
        {0, 1, 2, 3}},
+      // OpenVINO takes output_size in any element type: each value range-checked, then cast
+      // toward zero (section 4); irrun warns that the specification allows i32/i64 only.
+      {"AdaptiveAvgPool output_size from an f32 Const, fractions cut",
+       adaptive_model(const_layer("f32", "FP32", 0, 8), "1,3,3,4"),
+       bytes_of<float>({3.0f, 5.9f}),
+       false,
+       {{"bad-type", W, 2, {"output_size has element type f32"}},
+        {"dim-mismatch", E, 2, {}, "[1,3,3,4]", "[1,3,3,5]"}},
+       {0, 1, 2, 3}},
+      {"AdaptiveAvgPool output_size from a u8 Const",
+       adaptive_model(const_layer("u8", "U8", 0, 2), "1,3,3,5"),
+       bytes_of<std::uint8_t>({3, 5}),
+       false,
+       {{"bad-type", W, 2, {"output_size has element type u8"}}},
+       {0, 1, 2, 3}},
+      {"AdaptiveAvgPool output_size from an f16 Const",
+       adaptive_model(const_layer("f16", "FP16", 0, 4), "1,3,3,5"),
+       bytes_of<std::uint16_t>({0x4200, 0x4500}),  // 3.0, 5.0
+       false,
+       {{"bad-type", W, 2, {"output_size has element type f16"}}},
+       {0, 1, 2, 3}},
+      {"AdaptiveAvgPool output_size NaN",
+       adaptive_model(const_layer("f32", "FP32", 0, 8), "1,3,3,5"),
+       bytes_of<float>({3.0f, std::numeric_limits<float>::quiet_NaN()}),
+       false,
+       {{"validation", E, 2, {"output_size value nan not in range [-9223372036854775808:"}}},
+       {0, 1, 3}},
+      {"AdaptiveAvgPool output_size past int64",
+       adaptive_model(const_layer("u64", "U64", 0, 16), "1,3,3,5"),
+       bytes_of<std::uint64_t>({3, 18446744073709551615u}),
+       false,
+       {{"validation",
+         E,
+         2,
+         {"value 1.84467e+19 not in range [-9223372036854775808:9223372036854775807]"}}},
+       {0, 1, 3}},
       {"AdaptiveAvgPool output_size from a Parameter: a declared static dim matches",
        adaptive_model(size_parameter(), "1,3,3,5"),
        std::nullopt,

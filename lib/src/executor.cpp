@@ -85,7 +85,7 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
         throw unsupported_error(m.ir.path + ": " + describe_op(layer) + ": output shape " +
                                 to_string(out.shape) +
                                 " is not static, so it cannot run (adaptive pooling needs its "
-                                "output_size from an i32 or i64 Const)");
+                                "output_size from a Const)");
       const auto shape = out.shape.to_static();
       // Every output (MaxPool's indices too) has the values' shape.
       std::optional<std::uint64_t> bytes = 0;

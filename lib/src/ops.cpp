@@ -6,7 +6,9 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <sstream>
 
+#include "irrun/blob.hpp"
 #include "irrun/checked.hpp"
 
 namespace irrun {
@@ -83,17 +85,6 @@ OpAttrs parse_const(AttrReader& r, int) {
   return a;
 }
 
-template <class T>
-std::vector<std::int64_t> read_ints(const std::byte* p, std::size_t count) {
-  std::vector<std::int64_t> v(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    T x;
-    std::memcpy(&x, p + i * sizeof(T), sizeof(T));
-    v[i] = static_cast<std::int64_t>(x);
-  }
-  return v;
-}
-
 InferResult infer_const(const OpAttrs& attrs, int, const InferContext& ctx) {
   const auto& a = std::get<ConstAttrs>(attrs);
   InferResult result;
@@ -116,10 +107,12 @@ InferResult infer_const(const OpAttrs& attrs, int, const InferContext& ctx) {
                            std::to_string(a.size) + " < " + std::to_string(needed) +
                            " bytes needed for " + std::string(to_string(a.type)) + " " +
                            to_string(a.shape));
-    // Small integer Consts feed shape inference (AdaptiveAvgPool's output_size).
-    const auto* p = ctx.weights->data() + a.offset;
-    if (*count <= 16 && a.type == ElementType::i64) out.values = read_ints<std::int64_t>(p, *count);
-    if (*count <= 16 && a.type == ElementType::i32) out.values = read_ints<std::int32_t>(p, *count);
+    // Small Consts feed shape inference (AdaptiveAvgPool's output_size), in any element type
+    // irrun can read: OpenVINO does not check output_size's.
+    if (*count <= 16 && kernel_supports(a.type)) {
+      const auto t = Tensor::wrap(a.type, a.shape, ctx.weights->data() + a.offset);
+      out.values = exact_values(t, *count);
+    }
   }
   result.outputs.push_back(std::move(out));
   return result;
@@ -270,12 +263,32 @@ Diagnostics output_size_warnings(const InferContext& ctx) {
   return warnings;
 }
 
+// output_size's values as dims, as OpenVINO takes them (InTypeRange<int64_t>): each value of any
+// element type range-checked, then cast toward zero (2.7 gives 2); NaN or 1e30 is an error.
+std::optional<std::vector<std::int64_t>> output_size_dims(const ValueInfo& size) {
+  if (!size.values) return std::nullopt;
+  constexpr auto lo = std::numeric_limits<std::int64_t>::min();
+  constexpr auto hi = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::int64_t> dims;
+  for (const long double v : *size.values) {
+    if (!(v >= static_cast<long double>(lo) && v <= static_cast<long double>(hi))) {
+      std::ostringstream s;
+      s << "output_size value " << static_cast<double>(v) << " not in range [" << lo << ":" << hi
+        << "]";
+      throw LayerError("validation", s.str());
+    }
+    dims.push_back(static_cast<std::int64_t>(v));
+  }
+  return dims;
+}
+
 InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& ctx) {
   require_numeric_input(ctx, 0);
   const auto& size = ctx.inputs[1];
   try {
-    auto r = to_result(infer_adaptive_avg_pool(ctx.inputs[0].shape, size.shape, size.values),
-                       ctx.inputs[0].type);
+    auto r =
+        to_result(infer_adaptive_avg_pool(ctx.inputs[0].shape, size.shape, output_size_dims(size)),
+                  ctx.inputs[0].type);
     r.warnings = output_size_warnings(ctx);
     return r;
   } catch (const ValidationError& e) {
@@ -288,10 +301,10 @@ InferResult infer_adaptive_max_pool_op(const OpAttrs& attrs, int, const InferCon
   const auto& a = std::get<PoolAttrs>(attrs);
   const auto& size = ctx.inputs[1];
   try {
-    auto r = with_indices(
-        to_result(infer_adaptive_max_pool(a, ctx.inputs[0].shape, size.shape, size.values),
-                  ctx.inputs[0].type),
-        8, a.index_element_type);
+    auto r = with_indices(to_result(infer_adaptive_max_pool(a, ctx.inputs[0].shape, size.shape,
+                                                            output_size_dims(size)),
+                                    ctx.inputs[0].type),
+                          8, a.index_element_type);
     for (auto& w : output_size_warnings(ctx)) r.warnings.push_back(std::move(w));
     return r;
   } catch (const ValidationError& e) {

@@ -37,7 +37,8 @@ using OpAttrs = std::variant<std::monostate, ParameterAttrs, ConstAttrs, PoolAtt
 struct ValueInfo {
   PartialShape shape;
   ElementType type = ElementType::undefined;
-  std::optional<std::vector<std::int64_t>> values;  // small integer Consts (e.g. output_size)
+  std::optional<std::vector<long double>> values;  // small numeric Consts (e.g. output_size),
+                                                   // exactly, whatever their element type
 };
 
 struct InferContext {
