@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "irrun/blob.hpp"
@@ -67,6 +68,41 @@ TEST_CASE("compare: NaN equals NaN, but not a number; inf only equals itself", "
   const auto c = cmp(f32({3}, {nan, 1.f, inf}), f32({3}, {1.f, nan, -inf}), {1e9, 1e9});
   CHECK(c.out_of_tolerance == 3);
   CHECK(std::isinf(c.max_abs_error));
+  CHECK(std::isinf(c.max_rel_error));
+}
+
+TEST_CASE("compare: NaN and inf mismatches are infinitely far, in the summary and each line",
+          "[compare]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    float golden, got;
+    std::string line;  // the mismatch's line
+  };
+  const Case cases[] = {
+      {nan, 1.f, "  at [0]: golden nan, got 1 (abs error inf)"},
+      {1.f, nan, "  at [0]: golden 1, got nan (abs error inf)"},
+      {inf, 4.f, "  at [0]: golden inf, got 4 (abs error inf)"},
+      {4.f, -inf, "  at [0]: golden 4, got -inf (abs error inf)"},
+      {inf, -inf, "  at [0]: golden inf, got -inf (abs error inf)"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.line);
+    ExpectResult r;
+    r.golden = "g";
+    r.tolerance = {1.0, 0.0};  // rtol 1 accepts 4 against 3, nothing against inf or NaN
+    r.outputs.push_back(cmp(f32({1}, {c.golden}), f32({1}, {c.got}), r.tolerance));
+    const auto& t = r.outputs[0];
+    CHECK(t.out_of_tolerance == 1);
+    CHECK(std::isinf(t.max_abs_error));
+    CHECK(std::isinf(t.max_rel_error));
+    const auto lines = format_lines(r);
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0] ==
+          "expect 'out': MISMATCH: 1 of 1 value(s) out of tolerance (rtol 1, atol 0); max abs "
+          "error inf, max rel error inf");
+    CHECK(lines[1] == c.line);
+  }
 }
 
 TEST_CASE("compare: shape and element type must match", "[compare]") {

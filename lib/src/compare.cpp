@@ -31,6 +31,13 @@ std::string index_text(const std::vector<std::int64_t>& index) {
   return s + "]";
 }
 
+// |got - golden|, infinite where either is NaN: a NaN against a number is as far off as can be.
+template <class V>
+V abs_error(V got, V golden) {
+  return std::isnan(got) || std::isnan(golden) ? std::numeric_limits<V>::infinity()
+                                               : std::fabs(got - golden);
+}
+
 // Adds to c's error statistics and mismatches the values of elements offset .. offset + a.size()
 // - 1, V = double or long double.
 template <class V>
@@ -41,8 +48,9 @@ void compare_values(TensorComparison& c, const std::vector<V>& e, const std::vec
   for (std::size_t i = 0; i < a.size(); ++i) {
     const V x = a[i], y = e[i];
     if (x == y || (std::isnan(x) && std::isnan(y))) continue;
-    const V abs_err = std::isnan(x) || std::isnan(y) ? inf : std::fabs(x - y);
-    const V rel_err = y == 0 ? inf : abs_err / std::fabs(y);
+    const V abs_err = abs_error(x, y);
+    // An infinite error is infinitely far relatively too (inf / inf would be NaN, which max drops).
+    const V rel_err = y == 0 || std::isinf(abs_err) ? inf : abs_err / std::fabs(y);
     c.max_abs_error = std::max(c.max_abs_error, static_cast<double>(abs_err));
     c.max_rel_error = std::max(c.max_rel_error, static_cast<double>(rel_err));
     // NaN against a number, and inf against anything else, never match. The bound is evaluated
@@ -163,7 +171,7 @@ std::vector<std::string> format_lines(const ExpectResult& result, bool verbose_o
     for (const auto& m : c.first)
       lines.push_back("  at " + index_text(m.index) + ": golden " + number(m.expected, integer) +
                       ", got " + number(m.actual, integer) + " (abs error " +
-                      number(std::fabs(m.actual - m.expected), integer) + ")");
+                      number(abs_error(m.actual, m.expected), integer) + ")");
     if (c.out_of_tolerance > c.first.size())
       lines.push_back("  ... and " + std::to_string(c.out_of_tolerance - c.first.size()) + " more");
   }
