@@ -483,6 +483,42 @@ TEST_CASE("extract_layer runs one pooling layer of a model irrun cannot run", "[
   }
 }
 
+TEST_CASE("extract_layer: a name two layers share is an error; an id selects", "[executor]") {
+  // Two pools named "p" (ids 1 and 2; 2 keeps the 2x2 plane), one named "7" (id 3).
+  const std::string k1 = "kernel=\"1,1\" strides=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\"";
+  const auto xml = net(parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}) +
+                           avg_pool(1, "p", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}) +
+                           avg_pool(2, "p", "opset1", k1, {1, 1, 2, 2}, {1, 1, 2, 2}) +
+                           avg_pool(3, "7", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}) +
+                           result(4, "r1", {1, 1, 1, 1}) + result(5, "r2", {1, 1, 2, 2}) +
+                           result(6, "r3", {1, 1, 1, 1}),
+                       edge(0, 0, 1, 0) + edge(0, 0, 2, 0) + edge(0, 0, 3, 0) + edge(1, 1, 4, 0) +
+                           edge(2, 1, 5, 0) + edge(3, 1, 6, 0));
+  const Model m = model_from_xml(xml);
+  try {
+    irrun::extract_layer(m, "p");
+    FAIL("an ambiguous name was accepted");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::bad_input);
+    CHECK(contains(e.what(), "--layer 'p' names 2 layers (ids 1, 2); give the id of one instead"));
+  }
+  const Parallel par(1);
+  for (const auto& [id, plane] : {std::pair{"1", Shape{1, 1, 1, 1}}, {"2", Shape{1, 1, 2, 2}}}) {
+    INFO(id);
+    const Model sub = irrun::extract_layer(m, id);
+    const auto out = run_model(
+        sub, {{sub.graph.parameters[0], iota_tensor(ElementType::f32, {1, 1, 2, 2})}}, par);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].tensor.shape == plane);
+  }
+  // A name wins over an id: "7" is layer 3's name (layer 7 does not exist anyway).
+  CHECK_NOTHROW(irrun::extract_layer(m, "7"));
+  for (const char* bad : {"9", "", "-1", "1x"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(irrun::extract_layer(m, bad), Catch::Contains("(nor with that id)"));
+  }
+}
+
 TEST_CASE("output_name: the Result's input tensor name, else the Result's name", "[executor]") {
   // pa's port has two names (the first wins, "\," is an escaped comma); pb's has none.
   const auto xml = net(

@@ -315,3 +315,14 @@ TEST_CASE("npy header parser survives mutated headers", "[npy]") {
   }
   CHECK(accepted < 20000);
 }
+
+TEST_CASE("is_npy_path: the extension .npy in any case", "[npy]") {
+  for (const char* yes : {"x.npy", "X.NPY", "dir.d/a.Npy", "/tmp/in.nPy"}) {
+    INFO(yes);
+    CHECK(irrun::is_npy_path(yes));
+  }
+  for (const char* no : {"x.bin", "x.npy.bin", "npy", "x.npz", "x.np", ".npy", "dir.npy/x"}) {
+    INFO(no);
+    CHECK_FALSE(irrun::is_npy_path(no));
+  }
+}

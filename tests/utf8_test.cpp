@@ -77,3 +77,25 @@ TEST_CASE("utf8: UTF-16 and UTF-32 with a byte-order mark become UTF-8", "[utf8]
   CHECK_FALSE(irrun::utf8_from_wide("\xEF\xBB\xBF<net/>").has_value());  // UTF-8's mark
   CHECK_FALSE(irrun::utf8_from_wide("").has_value());
 }
+
+TEST_CASE("utf8: control characters escaped for one line; widths count characters", "[utf8]") {
+  using namespace std::string_literals;
+  struct Case {
+    std::string text, escaped;
+    std::size_t width;  // display_width(text)
+  };
+  const Case cases[] = {
+      {"pool", "pool", 4},
+      {"a\nb", "a\\nb", 3},
+      {"a\r\tb", "a\\r\\tb", 4},
+      {"\x01\x1F\x7F"s, "\\x01\\x1f\\x7f", 3},
+      {"nul\0!"s, "nul\\x00!", 5},
+      {"\xC3\xA9t\xC3\xA9", "\xC3\xA9t\xC3\xA9", 3},  // UTF-8 left as it is
+      {"back\\slash", "back\\slash", 10},
+  };
+  for (const auto& c : cases) {
+    INFO(c.escaped);
+    CHECK(irrun::escape_controls(c.text) == c.escaped);
+    CHECK(irrun::display_width(c.text) == c.width);
+  }
+}

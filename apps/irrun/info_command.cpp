@@ -10,6 +10,7 @@
 #include "irrun/check.hpp"
 #include "irrun/error.hpp"
 #include "irrun/model.hpp"
+#include "irrun/utf8.hpp"
 
 namespace irrun::cli {
 namespace {
@@ -51,11 +52,19 @@ std::string key_attributes(const NodeInfo& info) {
 }
 
 // Long framework-generated names (100+ characters in TF models) are shortened in the middle
-// so the table stays readable; the end of a name is usually the telling part.
+// so the table stays readable (--wide keeps them); the end of a name is usually the telling part.
+// Cut at character boundaries, never inside a UTF-8 sequence.
 std::string shorten(const std::string& name, std::size_t max = 48) {
-  if (name.size() <= max) return name;
+  if (display_width(name) <= max) return name;
   const std::size_t tail = max / 2, head = max - tail - 3;
-  return name.substr(0, head) + "..." + name.substr(name.size() - tail);
+  // Byte offset of the character `chars` characters in.
+  auto offset = [&](std::size_t chars) {
+    std::size_t i = 0;
+    for (; i < name.size(); ++i)
+      if ((static_cast<unsigned char>(name[i]) & 0xC0) != 0x80 && chars-- == 0) break;
+    return i;
+  };
+  return name.substr(0, offset(head)) + "..." + name.substr(offset(display_width(name) - tail));
 }
 
 // "declared -> inferred" when they differ, else just the shape.
@@ -71,11 +80,14 @@ Command add_info(CLI::App& app, const Globals& globals) {
   struct Options {
     std::string model;
     std::string weights;
+    bool wide = false;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("info", "Print the graph as a table of layers and shapes");
   cmd->add_option("model", opts->model, "IR .xml file")->required();
   cmd->add_option("--weights", opts->weights, "Weights file (default: MODEL.bin)");
+  cmd->add_flag("--wide", opts->wide,
+                "Print whole layer names (else names over 48 characters keep their start and end)");
   cmd->footer("Shapes read 'declared -> inferred' where shape inference disagrees with the file.");
 
   return {
@@ -124,18 +136,20 @@ Command add_info(CLI::App& app, const Globals& globals) {
                             : whole_model_runs ? "yes"
                             : pool             ? "--layer"
                                                : "no";
-          rows.push_back({std::to_string(layer.id), shorten(layer.name),
+          rows.push_back({std::to_string(layer.id),
+                          escape_controls(opts->wide ? layer.name : shorten(layer.name)),
                           info.op ? op_label(*info.op) : layer.type + " " + layer.version,
                           key_attributes(info), join(ins, " "), join(outs, " "), run});
         }
         std::vector<std::size_t> width(rows[0].size(), 0);
         for (const auto& r : rows)
-          for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+          for (std::size_t c = 0; c < r.size(); ++c)
+            width[c] = std::max(width[c], display_width(r[c]));
         for (const auto& r : rows) {
           std::string line;
           for (std::size_t c = 0; c < r.size(); ++c) {
             line += r[c];
-            if (c + 1 < r.size()) line += std::string(width[c] - r[c].size() + 2, ' ');
+            if (c + 1 < r.size()) line += std::string(width[c] - display_width(r[c]) + 2, ' ');
           }
           std::printf("%s\n", line.c_str());
         }

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "irrun/error.hpp"
 #include "irrun/tensor.hpp"
+#include "irrun/utf8.hpp"
 
 namespace {
 
@@ -145,13 +146,13 @@ int main(int argc, char** argv) {
     try {
       return stdout_written(command.run());
     } catch (const irrun::Error& e) {
-      spdlog::error("{}", e.what());
+      spdlog::error("{}", irrun::escape_controls(e.what()));
       return static_cast<int>(e.code());
     } catch (const std::bad_alloc&) {
       spdlog::error("out of memory");
       return static_cast<int>(irrun::ExitCode::limit);
     } catch (const std::exception& e) {
-      spdlog::error("{}", e.what());
+      spdlog::error("{}", irrun::escape_controls(e.what()));
       return static_cast<int>(irrun::ExitCode::bad_model);
     }
   }

@@ -19,13 +19,14 @@
 #include "irrun/inputs.hpp"
 #include "irrun/report.hpp"
 #include "irrun/sha256.hpp"
+#include "irrun/utf8.hpp"
 
 namespace irrun::cli {
 namespace {
 
 std::string summary(const Output& o) {
-  std::string s = "output '" + o.name + "': " + std::string(to_string(o.tensor.type)) + " " +
-                  to_string(o.tensor.shape);
+  std::string s = "output '" + escape_controls(o.name) +
+                  "': " + std::string(to_string(o.tensor.type)) + " " + to_string(o.tensor.shape);
   if (o.tensor.element_count() == 0) return s + "  no elements";  // no min, max or mean
   const auto st = stats(o.tensor);
   char buf[160];
@@ -158,7 +159,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
           inputs.random_seed = o->seed;
         }
         const auto bound = bind_inputs(model, inputs);
-        for (const auto& note : bound.notes) spdlog::info("{}", note);
+        for (const auto& note : bound.notes) spdlog::info("{}", escape_controls(note));
         const Parallel parallel(o->threads);
         const auto start = std::chrono::steady_clock::now();
         const auto outputs = run_model(model, bound.tensors, parallel, {}, {}, o->kernels);
@@ -187,7 +188,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
                                       golden->run.kernels + ", this run uses " + kernels +
                                       ": f32 AvgPool outputs may differ by one ulp");
           }
-          for (const auto& note : result->notes) spdlog::warn("{}", note);
+          for (const auto& note : result->notes) spdlog::warn("{}", escape_controls(note));
         }
 
         if (!o->output_dir.empty()) {
@@ -221,7 +222,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
           }
           if (result) {
             for (const auto& line : format_lines(*result, !globals.quiet))
-              std::printf("%s\n", line.c_str());
+              std::printf("%s\n", escape_controls(line).c_str());
           }
         }
         std::fflush(stdout);

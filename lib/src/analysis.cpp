@@ -1,5 +1,7 @@
 #include "irrun/analysis.hpp"
 
+#include "irrun/utf8.hpp"
+
 namespace irrun {
 
 std::vector<ValueInfo> declared_outputs(const Layer& layer) {
@@ -18,7 +20,7 @@ std::string format(const IrModel& model, const Diagnostic& d) {
   if (d.layer || !d.port.empty()) s += ": ";
   s += d.message;
   s += " [" + d.rule + "]";
-  return s;
+  return escape_controls(s);  // one line, whatever a name holds
 }
 
 Analysis analyze(const IrModel& model, const Graph& graph, const Buffer* weights,

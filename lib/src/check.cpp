@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "irrun/error.hpp"
+#include "irrun/utf8.hpp"
 
 namespace irrun {
 namespace {
@@ -132,7 +133,7 @@ std::string format(const CheckReport& report, const Diagnostic& d) {
   if (report.model) return format(report.model->ir, d);
   std::string s = report.path + (d.line ? ":" + std::to_string(d.line) : "") +
                   ": error: " + d.message + " [" + d.rule + "]";
-  return s;
+  return escape_controls(s);
 }
 
 }  // namespace irrun

@@ -1,6 +1,7 @@
 #include "irrun/executor.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -293,14 +294,38 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
   return outputs;
 }
 
+namespace {
+
+// The layer `--layer` names: by name, else (all digits) by id. A name two layers share is an
+// error listing their ids, each of which selects one.
+std::size_t find_layer(const Model& model, const std::string& name_or_id) {
+  const auto& layers = model.ir.layers;
+  std::vector<std::size_t> named;
+  for (std::size_t n = 0; n < layers.size(); ++n)
+    if (layers[n].name == name_or_id) named.push_back(n);
+  if (named.size() == 1) return named[0];
+  if (named.size() > 1) {
+    std::string ids;
+    for (auto n : named) ids += (ids.empty() ? "" : ", ") + std::to_string(layers[n].id);
+    throw input_error(model.ir.path + ": --layer '" + name_or_id + "' names " +
+                      std::to_string(named.size()) + " layers (ids " + ids +
+                      "); give the id of one instead");
+  }
+  std::uint64_t id = 0;
+  const char* end = name_or_id.data() + name_or_id.size();
+  const auto [p, ec] = std::from_chars(name_or_id.data(), end, id);
+  if (!name_or_id.empty() && ec == std::errc() && p == end)
+    for (std::size_t n = 0; n < layers.size(); ++n)
+      if (layers[n].id == id) return n;
+  throw input_error(model.ir.path + ": no layer named '" + name_or_id + "' (nor with that id)");
+}
+
+}  // namespace
+
 Model extract_layer(const Model& model, const std::string& layer_name) {
   const auto& layers = model.ir.layers;
-  const auto it = std::find_if(layers.begin(), layers.end(),
-                               [&](const Layer& l) { return l.name == layer_name; });
-  if (it == layers.end())
-    throw input_error(model.ir.path + ": no layer named '" + layer_name + "'");
-  const auto n = static_cast<std::size_t>(it - layers.begin());
-  const Layer& target = *it;
+  const auto n = find_layer(model, layer_name);
+  const Layer& target = layers[n];
   const OpEntry* op = nullptr;
   try {
     op = resolve_op(target);

@@ -205,7 +205,7 @@ ExpectResult expect_golden(const std::string& path, const std::vector<Output>& o
                       "this one has " + std::to_string(outputs.size()) +
                       " (compare with a golden directory written by --output-dir)");
     const Output& o = outputs[0];
-    if (fs::path(path).extension() == ".npy") {
+    if (is_npy_path(path)) {
       const Tensor golden = read_npy(path);
       r.outputs.push_back(compare_tensors(o.name, golden, golden_type(o.tensor.type, golden.type),
                                           o.tensor, tolerance));
@@ -242,7 +242,7 @@ ExpectResult expect_golden(const std::string& path, const std::vector<Output>& o
     try {
       if (g.file.empty()) throw input_error("the manifest lists no file for it");
       golden =
-          fs::path(file).extension() == ".npy" ? read_npy(file) : read_raw(file, g.type, g.shape);
+          is_npy_path(file) ? read_npy(file) : read_raw(file, g.type, g.shape);
     } catch (const Error& e) {
       r.outputs.push_back(problem(o.name, CompareStatus::missing_in_golden,
                                   std::string("golden file unreadable: ") + e.what()));

@@ -149,7 +149,7 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
     if (bound.tensors.count(*param))
       throw input_error("--input " + arg + ": " + describe_param(p) + " is given twice");
     Tensor t;
-    const bool npy = std::filesystem::path(path).extension() == ".npy";
+    const bool npy = is_npy_path(path);
     if (npy) {
       t = read_for(p, [&] { return read_npy(path); });
       if (t.type != p.type) {

@@ -1,9 +1,11 @@
 #include "irrun/npy.hpp"
 
 #include <bit>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string_view>
 
@@ -371,6 +373,14 @@ void write_npy(const std::string& path, const Tensor& t) {
     std::memcpy(dst + 4 * i, &w, 4);
   }
   write_file_atomically(path, header_bytes, {wide.data(), wide.size()});
+}
+
+bool is_npy_path(const std::string& path) {
+  const auto ext = std::filesystem::path(path).extension().string();
+  return ext.size() == 4 && ext[0] == '.' &&
+         std::tolower(static_cast<unsigned char>(ext[1])) == 'n' &&
+         std::tolower(static_cast<unsigned char>(ext[2])) == 'p' &&
+         std::tolower(static_cast<unsigned char>(ext[3])) == 'y';
 }
 
 }  // namespace irrun

@@ -200,6 +200,22 @@ TEST_CASE("irrun reports usage errors with exit code 2", "[cli][check]") {
   }
 }
 
+TEST_CASE("a name holding a newline cannot split a diagnostic or a summary line", "[cli][check]") {
+  ScratchDir dir;
+  auto xml = irrun::testing::read_text(sample("bad_dim_v11.xml"));
+  const std::string from = "name=\"pool\"";
+  REQUIRE(xml.find(from) != std::string::npos);
+  xml.replace(xml.find(from), from.size(), "name=\"ab&#10;cd\"");
+  const auto model = dir.write("newline.xml", xml);
+  const auto r = run_irrun({"check", model});
+  CHECK(r.exit_code == 1);
+  REQUIRE(r.out_lines().size() == 2);
+  CHECK(r.out_lines()[0].find("layer 1 'ab\\ncd' (AvgPool-1 opset1) output port 1: declared") !=
+        std::string::npos);
+  const auto info = run_irrun({"info", model});
+  CHECK(count_lines_with(info.out_lines(), "ab\\ncd") == 2);  // its row and its error
+}
+
 TEST_CASE("global short flags combine before a subcommand or a model", "[cli][check]") {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"-qv", "check", sample("avgpool_v11.xml")},

@@ -282,3 +282,23 @@ TEST_CASE("irrun info without a model is a usage error", "[cli][info]") {
   CHECK(r.out.empty());
   CHECK_FALSE(r.err.empty());
 }
+
+TEST_CASE("irrun info shortens long names by characters; --wide prints them whole", "[cli][info]") {
+  ScratchDir dir;
+  std::string long_name;
+  for (int i = 0; i < 30; ++i) long_name += "\xC3\xA9-";  // 60 characters, 90 bytes
+  auto xml = irrun::testing::read_text(sample("avgpool_v11.xml"));
+  const std::string from = "name=\"pool\"";
+  REQUIRE(xml.find(from) != std::string::npos);
+  xml.replace(xml.find(from), from.size(), "name=\"" + long_name + "\"");
+  const auto model = dir.write("long.xml", xml);
+
+  // 21 characters, "...", the last 24: 48 in all, cut between characters (32 and 36 bytes).
+  const auto shortened = long_name.substr(0, 32) + "..." + long_name.substr(90 - 36);
+  const auto r = run_irrun({"info", model});
+  CHECK(r.exit_code == 0);
+  CHECK(irrun::testing::any_line_has_all(r.out_lines(), {"1   " + shortened + "  AvgPool-1"}));
+  const auto wide = run_irrun({"info", "--wide", model});
+  CHECK(wide.exit_code == 0);
+  CHECK(irrun::testing::any_line_has_all(wide.out_lines(), {"1   " + long_name + "  AvgPool-1"}));
+}

@@ -28,6 +28,10 @@ NpyHeader parse_npy_header(std::span<const std::byte> file, const std::string& n
 // misaligned for its element type). The data size must equal the header's exactly.
 Tensor read_npy(const std::string& path);
 
+// Whether `path` names an .npy file: its extension is .npy in any case (X.NPY too); anything
+// else is a raw blob.
+bool is_npy_path(const std::string& path);
+
 // The same on the bytes of a whole .npy file already in memory (the tensor shares `file`);
 // `name` is only used in messages.
 Tensor read_npy(const Buffer& file, const std::string& name);

@@ -16,6 +16,13 @@ std::size_t valid_utf8_prefix(std::string_view s);
 // forbids (C0 controls but tab, LF and CR; U+FFFE and U+FFFF).
 std::string to_valid_utf8(std::string_view s, bool xml = false);
 
+// `s` fit for one line of a terminal or log: each control character (below 0x20, and 0x7F) as
+// \n, \r, \t or \xNN, so a name holding "&#10;" cannot break a diagnostic into two lines.
+std::string escape_controls(std::string_view s);
+
+// Columns `s` takes in a terminal, counting each UTF-8 character as one.
+std::size_t display_width(std::string_view s);
+
 // A UTF-16 or UTF-32 text that starts with its byte-order mark (either byte order), as UTF-8
 // without the mark; an unpaired surrogate or a code unit past U+10FFFF becomes U+FFFD, and so
 // does a trailing partial unit. std::nullopt when `s` starts with no such mark.
