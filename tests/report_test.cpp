@@ -98,6 +98,20 @@ TEST_CASE("report: JUnit has a suite per file, a case per layer, a failure per p
   CHECK(std::string(file_case.child("error").attribute("type").value()) == "unreadable");
 }
 
+TEST_CASE("report: JUnit gives a layer that failed validation a testcase of its own", "[report]") {
+  const auto path = std::string(IRRUN_TESTS_DIR) + "/bad_inputs/kernel_too_big.xml";
+  const auto text = check_junit({check_file(path, {})});
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(text.c_str()));
+  const auto suite = doc.child("testsuites").child("testsuite");
+  const auto pool =
+      suite.find_child_by_attribute("testcase", "name", "layer 1 'pool' (AvgPool-1 opset1)");
+  REQUIRE(pool);
+  CHECK(std::string(pool.child("failure").attribute("type").value()) == "validation");
+  CHECK_FALSE(suite.find_child_by_attribute("testcase", "name", "(file)").child("failure"));
+  CHECK(suite.attribute("failures").as_int() == 1);
+}
+
 TEST_CASE("report: JUnit escapes what it quotes", "[report]") {
   testing::ScratchDir dir("report");
   const auto path = dir.write("a&b<\"c\">.xml", "<net");

@@ -142,7 +142,12 @@ std::string check_junit(const std::vector<CheckReport>& reports) {
     for (const auto& d : r.diagnostics) {
       pugi::xml_node tc = file_case;
       if (d.layer && d.rule != "edge-mismatch") {
-        const auto it = layer_cases.find(*d.layer);
+        auto it = layer_cases.find(*d.layer);
+        // A layer whose error kept it from being checked (a validation failure) still fails
+        // as itself, not as the file: a CI history then shows that layer failing.
+        if (it == layer_cases.end() && d.severity == Severity::error && r.model)
+          it = layer_cases.emplace(*d.layer, add_case(describe_op(r.model->ir.layers[*d.layer])))
+                   .first;
         if (it != layer_cases.end()) tc = it->second;
       }
       const auto text = format(r, d);
