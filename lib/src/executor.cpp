@@ -23,13 +23,24 @@ std::map<std::size_t, PartialShape> input_shapes(const std::map<std::size_t, Ten
   return shapes;
 }
 
-// Analysis that must succeed: the first layer error aborts with its formatted line.
+// Analysis that must succeed: the first layer error aborts with its formatted line. An error
+// that only the inputs' shapes bring (a batch of 0 for a dynamic batch) is the inputs' fault:
+// exit 4, naming their shapes, where the model's own errors are exit 3.
 Analysis analyze_or_throw(const Model& m, const std::map<std::size_t, PartialShape>& shapes) {
-  auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr, shapes);
+  const Buffer* weights = m.weights ? &*m.weights : nullptr;
+  auto a = analyze(m.ir, m.graph, weights, shapes);
   for (const auto& d : a.diagnostics) {
-    if (d.severity == Severity::error)
-      throw ModelError(m.ir.path, d.line,
-                       describe_op(m.ir.layers[*d.layer]) + ": " + d.message + " [" + d.rule + "]");
+    if (d.severity != Severity::error) continue;
+    const auto what = describe_op(m.ir.layers[*d.layer]) + ": " + d.message + " [" + d.rule + "]";
+    const auto& declared = analyze(m.ir, m.graph, weights).diagnostics;
+    const bool model_fails = std::any_of(declared.begin(), declared.end(), [](const auto& e) {
+      return e.severity == Severity::error;
+    });
+    if (shapes.empty() || model_fails) throw ModelError(m.ir.path, d.line, what);
+    std::string given;
+    for (const auto& [n, shape] : shapes)
+      given += (given.empty() ? "" : ", ") + ("'" + m.ir.layers[n].name + "' ") + to_string(shape);
+    throw input_error(where(m.ir, d.line) + what + " (with the inputs' shapes: " + given + ")");
   }
   return a;
 }

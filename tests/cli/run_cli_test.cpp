@@ -584,6 +584,15 @@ TEST_CASE("a dynamic model: .npy shapes it, a raw .bin needs --shape; shared out
   const Tensor t = irrun::read_npy(dir.file("c/p.npy"));
   CHECK(t.shape == Shape{1, 1, 2, 1});
   CHECK(values_of(t) == std::vector<double>{1.5, 5.5});
+
+  // An input too small for the kernel fails the pool's validation: the input's fault (exit 4),
+  // named with its shape, not the model's (exit 3).
+  irrun::write_npy(dir.file("tiny.npy"), iota_tensor(ElementType::f32, {1, 1, 1, 4}));
+  r = run_irrun({model, "-i", dir.file("tiny.npy"), "-o", dir.file("d")});
+  CHECK(r.exit_code == 4);
+  CHECK(has(r.err, "layer 1 'pool' (AvgPool-1 opset1): Kernel after dilation has size"));
+  CHECK(has(r.err, "[validation] (with the inputs' shapes: 'x' [1,1,1,4])"));
+  CHECK_FALSE(fs::exists(dir.file("d")));
 }
 
 TEST_CASE("MaxPool values and indices are two outputs, hand-computed", "[cli][run]") {
