@@ -292,3 +292,44 @@ TEST_CASE("random integers: extremes, full-range values and small values with ti
     }
   }
 }
+
+namespace {
+
+template <class T>
+Tensor tensor_of(ElementType type, const std::vector<T>& values) {
+  Tensor t = Tensor::zeros(type, {static_cast<std::int64_t>(values.size())});
+  std::memcpy(t.mutable_data<T>(), values.data(), values.size() * sizeof(T));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("convert_to_f32_or_i32: f32 rounds once, i32 keeps the low 32 bits", "[blob]") {
+  using irrun::convert_to_f32_or_i32;
+  // f64 to f32: nearest, ties to even; beyond f32's range, infinity.
+  const double tie = 1.0 + std::ldexp(1.0, -24);  // halfway between 1 and the next float
+  const auto f = convert_to_f32_or_i32(
+      tensor_of<double>(ElementType::f64, {tie, 1.0 + std::ldexp(3.0, -24), -0.0, 1e300}),
+      ElementType::f32);
+  CHECK(f.data<float>()[0] == 1.0f);
+  CHECK(f.data<float>()[1] == 1.0f + std::ldexp(1.0f, -22));  // 1 + 1.5 ulp: to the even 1 + 2 ulp
+  CHECK(std::signbit(f.data<float>()[2]));
+  CHECK(std::isinf(f.data<float>()[3]));
+  // Integers to f32 exactly up to 2^24; to i32 by their low 32 bits.
+  const auto i = convert_to_f32_or_i32(
+      tensor_of<std::int64_t>(ElementType::i64, {-5, (std::int64_t{1} << 32) + 7,
+                                                 std::numeric_limits<std::int64_t>::min()}),
+      ElementType::i32);
+  CHECK(std::vector<std::int32_t>(i.data<std::int32_t>(), i.data<std::int32_t>() + 3) ==
+        std::vector<std::int32_t>{-5, 7, 0});
+  const auto u = convert_to_f32_or_i32(
+      tensor_of<std::uint64_t>(ElementType::u64, {std::numeric_limits<std::uint64_t>::max(), 3}),
+      ElementType::i32);
+  CHECK(u.data<std::int32_t>()[0] == -1);
+  CHECK(u.data<std::int32_t>()[1] == 3);
+  const auto b =
+      convert_to_f32_or_i32(tensor_of<std::uint8_t>(ElementType::u8, {0, 255}), ElementType::f32);
+  CHECK(b.data<float>()[1] == 255.0f);
+  CHECK_THROWS_AS(convert_to_f32_or_i32(f, ElementType::i32), irrun::Error);  // float to i32
+  CHECK_THROWS_AS(convert_to_f32_or_i32(b, ElementType::f16), irrun::Error);
+}

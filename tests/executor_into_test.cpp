@@ -99,3 +99,31 @@ TEST_CASE("run_model refuses a mismatching write_into tensor before compute", "[
       Catch::Contains("read-only"));
   CHECK(r == std::vector<double>(4, -1.0));
 }
+
+TEST_CASE("run_model takes a v10 IR's write_into tensors in the types it hands out", "[executor]") {
+  // two_results() as f64 in a v10 IR: its outputs are handed out as f32.
+  auto xml = net(parameter(0, "x", "1,1,4,4", {1, 1, 4, 4}, "f64", "FP64") +
+                     avg_pool(1, "p", "opset1",
+                              "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\"",
+                              {1, 1, 4, 4}, {1, 1, 2, 2}, "FP64") +
+                     result(2, "r", {1, 1, 2, 2}, "FP64"),
+                 edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  xml.replace(xml.find("version=\"11\""), 12, "version=\"10\"");
+  const Model m = model_from_xml(xml);
+  const Parallel par(1);
+  std::vector<double> x(16);
+  for (std::size_t i = 0; i < 16; ++i) x[i] = static_cast<double>(i);
+  std::vector<float> r(4, -1.0f);
+  const auto outs =
+      run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par, {},
+                {{2, Tensor::wrap(ElementType::f32, {1, 1, 2, 2}, r.data())}});
+  REQUIRE(outs.size() == 1);
+  CHECK(outs[0].tensor.type == ElementType::f32);  // computed in f64, then converted
+  CHECK(std::vector<float>(outs[0].tensor.data<float>(), outs[0].tensor.data<float>() + 4) ==
+        kPooled);
+  std::vector<double> r64(4);
+  CHECK_THROWS_WITH(
+      run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par, {},
+                {{2, Tensor::wrap(ElementType::f64, {1, 1, 2, 2}, r64.data())}}),
+      Catch::Contains("output 'r' is f32 [1,1,2,2], the tensor given for it is f64"));
+}

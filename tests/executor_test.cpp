@@ -641,3 +641,42 @@ TEST_CASE("a Const data input at an offset misaligned for its type is read align
   CHECK(t.data<std::int64_t>()[0] == -3);
   CHECK(t.data<std::int64_t>()[1] == 5);
 }
+
+TEST_CASE("run_model: a v10 IR's outputs come in OpenVINO's legacy types, a v11 IR's in theirs",
+          "[executor]") {
+  struct Case {
+    const char* type;       // the Parameter's element type
+    const char* precision;  // its port precision
+    ElementType v10;        // update_v10_model: i64/u64/i32/u32 as i32, the rest but f32 as f32
+  };
+  const Case cases[] = {
+      {"f32", "FP32", ElementType::f32},  {"f16", "FP16", ElementType::f32},
+      {"bf16", "BF16", ElementType::f32}, {"f64", "FP64", ElementType::f32},
+      {"i8", "I8", ElementType::f32},     {"u8", "U8", ElementType::f32},
+      {"i16", "I16", ElementType::f32},   {"u16", "U16", ElementType::f32},
+      {"i32", "I32", ElementType::i32},   {"u32", "U32", ElementType::i32},
+      {"i64", "I64", ElementType::i32},   {"u64", "U64", ElementType::i32},
+  };
+  const Parallel par(1);
+  for (const auto& c : cases) {
+    INFO(c.type);
+    const auto v11 =
+        net(parameter(0, "x", "1,1,2,4", {1, 1, 2, 4}, c.type, c.precision) +
+                avg_pool(1, "p", "opset1", kK2S2, {1, 1, 2, 4}, {1, 1, 1, 2}, c.precision) +
+                result(2, "r", {1, 1, 1, 2}, c.precision),
+            edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+    auto v10 = v11;
+    v10.replace(v10.find("version=\"11\""), 12, "version=\"10\"");
+    const auto type = irrun::parse_element_type_name(c.type).value();
+    const auto in = iota_tensor(type, {1, 1, 2, 4});  // windows {0,1,4,5}, {2,3,6,7}
+    const auto m11 = model_from_xml(v11), m10 = model_from_xml(v10);
+    const auto out11 = run_model(m11, {{0, in}}, par);
+    const auto out10 = run_model(m10, {{0, in}}, par);
+    REQUIRE(out11.size() == 1);
+    REQUIRE(out10.size() == 1);
+    CHECK(out11[0].tensor.type == type);
+    CHECK(out10[0].tensor.type == c.v10);
+    CHECK(irrun::v10_output_type(type) == c.v10);
+    CHECK(values_of(out10[0].tensor) == values_of(out11[0].tensor));  // exact here
+  }
+}

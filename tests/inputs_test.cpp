@@ -496,3 +496,26 @@ TEST_CASE("an unreadable input file or a directory is rejected", "[inputs]") {
   CHECK(has(msg, "'x'"));
   CHECK(has(msg, fake));
 }
+
+TEST_CASE("a v10 IR's f16 input takes a raw blob in f32, as OpenVINO exposes it", "[inputs]") {
+  TempDir dir;
+  auto v10 = [](Model m) {
+    m.ir.ir_version = 10;
+    return m;
+  };
+  const auto f32 = dir.raw<float>("m32.bin", {1.0f, 2.5f, 1.0f + 0x1p-11f, 65520.0f});
+  const auto f16 = dir.raw<std::uint16_t>("m16.bin", {0x3C00, 0x4100, 0x3C00, 0x7BFF});
+  const auto image = dir.raw<float>("image.bin", {1, 2, 3, 4, 5, 6});
+  // v10: f32's size is read as f32 and rounded to f16 (1 + 2^-11 is a tie: to even, 1;
+  // 65520 rounds to infinity), with a note; f16's size is read as f16.
+  const auto b = bind_inputs(v10(two_inputs()), files({"image=" + image, "mask=" + f32}));
+  CHECK(bits16_of(b.tensors.at(1)) == std::vector<std::uint16_t>{0x3C00, 0x4100, 0x3C00, 0x7C00});
+  REQUIRE(b.notes.size() == 1);
+  CHECK(has(b.notes[0], "read as f32, as OpenVINO takes a v10 IR's f16 inputs"));
+  const auto h = bind_inputs(v10(two_inputs()), files({"image=" + image, "mask=" + f16}));
+  CHECK(bits16_of(h.tensors.at(1)) == std::vector<std::uint16_t>{0x3C00, 0x4100, 0x3C00, 0x7BFF});
+  CHECK(h.notes.empty());
+  // v11: only the Parameter's own type.
+  CHECK(has(bind_error(two_inputs(), files({"image=" + image, "mask=" + f32})),
+            "expected 8 bytes (f16 [1,1,2,2]), found 16"));
+}

@@ -199,6 +199,27 @@ Tensor convert_float(const Tensor& t, ElementType to) {
   return out;
 }
 
+Tensor convert_to_f32_or_i32(const Tensor& t, ElementType to) {
+  const detail::FpScope ieee;
+  const bool to_i32 = to == ElementType::i32;
+  if ((to != ElementType::f32 && !to_i32) || (to_i32 && is_floating(t.type)))
+    throw unsupported_error("cannot convert " + std::string(to_string(t.type)) + " to " +
+                            std::string(to_string(to)));
+  Tensor out = Tensor::zeros(to, t.shape);
+  // long double holds every value of every type exactly, 64-bit integers included.
+  for_each_value<long double>(t, 0, t.element_count(), [&](std::size_t i, long double v) {
+    if (!to_i32) {
+      out.mutable_data<float>()[i] = static_cast<float>(v);
+      return;
+    }
+    const auto bits = v < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(v))
+                            : static_cast<std::uint64_t>(v);
+    out.mutable_data<std::int32_t>()[i] =
+        static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+  });
+  return out;
+}
+
 Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uint64_t seed) {
   const detail::FpScope ieee;  // the same bits in any caller's state
   Tensor t = Tensor::zeros(type, std::move(shape));

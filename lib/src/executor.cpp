@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "irrun/analysis.hpp"
+#include "irrun/blob.hpp"
 #include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/kernels/avg_pool.hpp"
@@ -135,6 +136,11 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
 // output port. Each is checked against its output; one overlapping an input or another of them
 // is left out (a kernel would overwrite what it or a later kernel still reads), and a layer output
 // feeding two Results writes into the first.
+// The type an output of the graph is handed out in (v10_output_type for a v10 IR).
+ElementType exposed_type(const Model& m, ElementType type) {
+  return m.ir.ir_version == 10 ? v10_output_type(type) : type;
+}
+
 std::map<std::pair<std::size_t, std::size_t>, Tensor> direct_outputs(
     const Model& m, const Analysis& a, const std::map<std::size_t, Tensor>& inputs,
     const std::map<std::size_t, Tensor>& write_into) {
@@ -148,14 +154,17 @@ std::map<std::pair<std::size_t, std::size_t>, Tensor> direct_outputs(
     const auto& src = m.graph.nodes.at(r).inputs.at(0);
     const auto& out = a.nodes[src.node].outputs.at(src.output);
     const std::string what = m.ir.path + ": output '" + output_name(m, r) + "'";
-    if (!out.shape.is_static() || t.type != out.type || t.shape != out.shape.to_static())
-      throw input_error(what + " is " + std::string(to_string(out.type)) + " " +
-                        to_string(out.shape) + ", the tensor given for it is " +
-                        std::string(to_string(t.type)) + " " + to_string(t.shape));
+    const auto type = exposed_type(m, out.type);
+    if (!out.shape.is_static() || t.type != type || t.shape != out.shape.to_static())
+      throw input_error(what + " is " + std::string(to_string(type)) + " " + to_string(out.shape) +
+                        ", the tensor given for it is " + std::string(to_string(t.type)) + " " +
+                        to_string(t.shape));
     if (!t.buffer.writable() || t.buffer.size() < t.byte_size())
       throw input_error(what + ": the tensor given is read-only or too small");
     const auto* op = a.nodes[src.node].op;
-    if (!op || !is_pool(op->kind) || direct.count({src.node, src.output})) continue;
+    // An output converted for a v10 IR is computed in its own type first, then converted.
+    if (!op || !is_pool(op->kind) || type != out.type || direct.count({src.node, src.output}))
+      continue;
     const auto overlaps = [&](const auto& other) { return overlap(other.second.buffer, t.buffer); };
     if (std::any_of(inputs.begin(), inputs.end(), overlaps) ||
         std::any_of(direct.begin(), direct.end(), overlaps))
@@ -265,9 +274,14 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
       case OpKind::constant:
         values[n].push_back(const_tensor(m, n, std::get<ConstAttrs>(info.attrs)));
         break;
-      case OpKind::result:
-        outputs.push_back({output_name(m, n), n, *in[0]});
+      case OpKind::result: {
+        // OpenVINO's read_model hands out a v10 IR's outputs in its legacy types.
+        const auto exposed = exposed_type(m, in[0]->type);
+        outputs.push_back(
+            {output_name(m, n), n,
+             exposed == in[0]->type ? *in[0] : convert_to_f32_or_i32(*in[0], exposed)});
         break;
+      }
       case OpKind::avg_pool:
       case OpKind::adaptive_avg_pool:
       case OpKind::max_pool:
@@ -332,6 +346,20 @@ std::size_t find_layer(const Model& model, const std::string& name_or_id) {
 }
 
 }  // namespace
+
+ElementType v10_output_type(ElementType type) {
+  switch (type) {
+    case ElementType::f32:
+      return type;
+    case ElementType::i64:
+    case ElementType::u64:
+    case ElementType::i32:
+    case ElementType::u32:
+      return ElementType::i32;
+    default:
+      return ElementType::f32;
+  }
+}
 
 Model extract_layer(const Model& model, const std::string& layer_name) {
   const auto& layers = model.ir.layers;

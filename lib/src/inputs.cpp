@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "irrun/blob.hpp"
+#include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/npy.hpp"
 #include "irrun/ops.hpp"
@@ -178,7 +179,21 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
         throw input_error(path + ": " + describe_param(p) + " has a dynamic shape; give --shape " +
                           p.name + "=d0,d1,... for a raw blob, or use an .npy file");
       }
-      t = read_for(p, [&] { return read_raw(path, p.type, shape); });
+      // OpenVINO hands a v10 IR's f16 inputs out as f32 (update_v10_model), so a raw blob of
+      // f32's size is read as f32 and rounded to f16, as its preprocessing does.
+      std::error_code ec;
+      const auto count = checked_product(shape);
+      const bool v10_f32 = m.ir.ir_version == 10 && p.type == ElementType::f16 && count &&
+                           std::filesystem::file_size(path, ec) == *count * 4 && !ec;
+      t = read_for(p, [&] {
+        return v10_f32 ? convert_float(read_raw(path, ElementType::f32, shape), ElementType::f16)
+                       : read_raw(path, p.type, shape);
+      });
+      if (v10_f32)
+        bound.notes.push_back(path +
+                              ": read as f32, as OpenVINO takes a v10 IR's f16 inputs, and "
+                              "rounded to f16 (to nearest even) for " +
+                              describe_param(p));
     }
     if (!fits(p.shape, t.shape))
       throw input_error(path + ": shape " + to_string(t.shape) + " does not fit " +

@@ -22,6 +22,11 @@ void write_raw(const std::string& path, const Tensor& t);
 // source value. Always returns a new tensor. Throws irrun::Error(unsupported) for other types.
 Tensor convert_float(const Tensor& t, ElementType to);
 
+// Converts any readable element type to f32 (one round-to-nearest-even step from the exact
+// value), or an integer type to i32 (the low 32 bits, as C++'s conversion wraps): the Converts
+// OpenVINO adds for a v10 IR's outputs (executor.hpp). Throws Error(unsupported) otherwise.
+Tensor convert_to_f32_or_i32(const Tensor& t, ElementType to);
+
 // Deterministic pseudo-random tensor, identical on every platform and compiler. Element i takes
 // the i-th output x of splitmix64 seeded with `seed`:
 //   floats:   v = (x >> 11) * 2^-52 - 1, uniform in [-1, 1), rounded to nearest-even in `type`

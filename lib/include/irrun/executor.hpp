@@ -67,6 +67,11 @@ std::vector<Output> run_model(const Model& model, const PreparedRun& prepared,
 // shared with `model`.
 Model extract_layer(const Model& model, const std::string& layer_name);
 
+// The element type in which OpenVINO's read_model hands out an output of a v10 IR
+// (update_v10_model: i64, u64, i32 and u32 as i32, every other type but f32 as f32). run_model
+// returns a v10 IR's outputs so converted; a v11 IR's keep their types.
+ElementType v10_output_type(ElementType type);
+
 // The name outputs are known by (and saved under).
 std::string output_name(const Model& model, std::size_t result_layer);
 
