@@ -78,10 +78,12 @@ Command add_run(CLI::App& app, const Globals& globals) {
   cmd->add_option("-i,--input", o->inputs.inputs,
                   "[NAME=]FILE: raw little-endian .bin in the input's element type, or .npy");
   cmd->add_option("--shape", o->inputs.shapes, "NAME=d0,d1,...: fixes dynamic dims for a raw .bin");
-  cmd->add_flag("--random-input", o->random, "Generate every input not given (see --seed)");
+  auto* random =
+      cmd->add_flag("--random-input", o->random, "Generate every input not given (see --seed)");
   cmd->add_option("--seed", o->seed, "Seed for --random-input")
       ->capture_default_str()
-      ->check(seed_number());
+      ->check(seed_number())
+      ->needs(random);  // else ignored: a seed that decides nothing is a mistake
   cmd->add_option("--threads", o->threads, "Threads (0: all cores); results never depend on it")
       ->capture_default_str()
       ->check(whole_number(0, 1024));
@@ -90,7 +92,8 @@ Command add_run(CLI::App& app, const Globals& globals) {
       "Write one file per output into DIR, and DIR/manifest.json describing the run");
   cmd->add_option("--output-format", o->output_format, "npy or bin")
       ->capture_default_str()
-      ->check(CLI::IsMember({"npy", "bin"}));
+      ->check(CLI::IsMember({"npy", "bin"}))
+      ->needs(output_dir);
   cmd->add_flag("--save-inputs", o->save_inputs,
                 "Also write every input (given or generated) as DIR/inputs/NAME.npy, so DIR "
                 "alone replays the run with --expect DIR")

@@ -748,6 +748,10 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
       {{"bench", model, "--warmup", "-1"}, "--warmup: expected a whole number from 0"},
       {{"bench", model, "--seed", "-1"}, seed_range},
       {{"bench", model, "--repeat", "2", "--warmup", "0", "--threads", "1"}, ""},
+      // Options that would decide nothing are refused, not ignored.
+      {{model, "--seed", "3", "--input", model}, "--seed requires --random-input"},
+      {{model, "--random-input", "--output-format", "bin"},
+       "--output-format requires --output-dir"},
   };
   for (const auto& c : cases) {
     const auto r = run_irrun(c.args);
