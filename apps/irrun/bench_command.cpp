@@ -87,99 +87,98 @@ Command add_bench(CLI::App& app, const Globals& globals) {
       "compiles a model once); per layer, the kernel alone. GB/s counts the bytes read and\n"
       "written.");
 
-  return {cmd, [o, &globals]() {
-            auto model =
-                load_model(o->model, o->weights.empty() ? std::nullopt
-                                                        : std::optional<std::string>(o->weights));
-            if (!o->layer.empty()) model = extract_layer(model, o->layer);
-            require_executable(model);
-            o->inputs.random_seed = o->seed;
-            const auto bound = bind_inputs(model, o->inputs);
-            for (const auto& note : bound.notes) spdlog::debug("{}", note);
-            const Parallel parallel(o->threads);
+  return {
+      cmd, [o, &globals]() {
+        auto model = load_model(
+            o->model, o->weights.empty() ? std::nullopt : std::optional<std::string>(o->weights));
+        if (!o->layer.empty()) model = extract_layer(model, o->layer);
+        require_executable(model);
+        o->inputs.random_seed = o->seed;
+        const auto bound = bind_inputs(model, o->inputs);
+        for (const auto& note : bound.notes) spdlog::debug("{}", note);
+        const Parallel parallel(o->threads);
 
-            std::map<std::size_t, LayerRecord> layers;
-            std::vector<double> totals;
-            // Each run computes into the outputs of the run before, as an inference request keeps
-            // its tensors: allocating and first touching a fresh 64 MB output took twice S9's
-            // kernel.
-            std::map<std::size_t, Tensor> reuse;
-            const PreparedRun prepared = prepare_run(model, bound.tensors);
-            for (int run = 0; run < o->warmup + o->repeat; ++run) {
-              const bool timed = run >= o->warmup;
-              const auto start = std::chrono::steady_clock::now();
-              auto outputs = run_model(
-                  model, prepared, bound.tensors, parallel,
-                  [&](std::size_t layer, double seconds, std::size_t bytes) {
-                    if (!timed) return;
-                    auto& rec = layers[layer];
-                    rec.seconds.push_back(seconds);
-                    rec.bytes = bytes;
-                  },
-                  reuse, o->kernels);
-              const double seconds =
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-              if (timed) totals.push_back(seconds);
-              reuse.clear();
-              for (auto& out : outputs)  // read-only ones are inputs or weights passed through
-                if (out.tensor.buffer.writable())
-                  reuse.emplace(out.result_layer, std::move(out.tensor));
-            }
+        std::map<std::size_t, LayerRecord> layers;
+        std::vector<double> totals;
+        // Each run computes into the outputs of the run before, as an inference request keeps its
+        // tensors: allocating and first touching a fresh 64 MB output took twice S9's kernel.
+        std::map<std::size_t, Tensor> reuse;
+        const PreparedRun prepared = prepare_run(model, bound.tensors);
+        for (int run = 0; run < o->warmup + o->repeat; ++run) {
+          const bool timed = run >= o->warmup;
+          const auto start = std::chrono::steady_clock::now();
+          auto outputs = run_model(
+              model, prepared, bound.tensors, parallel,
+              [&](std::size_t layer, double seconds, std::size_t bytes) {
+                if (!timed) return;
+                auto& rec = layers[layer];
+                rec.seconds.push_back(seconds);
+                rec.bytes = bytes;
+              },
+              reuse, o->kernels);
+          const double seconds =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          if (timed) totals.push_back(seconds);
+          reuse.clear();
+          for (auto& out : outputs)  // read-only ones are inputs or weights passed through
+            if (out.tensor.buffer.writable())
+              reuse.emplace(out.result_layer, std::move(out.tensor));
+        }
 
-            const Stats total = stats_ms(totals);
-            std::size_t total_bytes = 0;
-            for (const auto& [n, rec] : layers) total_bytes += rec.bytes;
+        const Stats total = stats_ms(totals);
+        std::size_t total_bytes = 0;
+        for (const auto& [n, rec] : layers) total_bytes += rec.bytes;
 
-            if (o->format == "json") {
-              nlohmann::json j;
-              j["model"] = o->model;
-              j["threads"] = parallel.threads();
-              j["kernels"] = kernels_name(o->kernels);
-              j["repeat"] = o->repeat;
-              j["warmup"] = o->warmup;
-              j["total_ms"] = {{"min", total.min}, {"median", total.median}, {"max", total.max}};
-              j["total_bytes"] = total_bytes;
-              j["total_gbps"] = gbps(static_cast<double>(total_bytes), total.median);
-              j["layers"] = nlohmann::json::array();
-              for (const auto& [n, rec] : layers) {
-                const Stats s = stats_ms(rec.seconds);
-                j["layers"].push_back({{"name", model.ir.layers[n].name},
-                                       {"type", model.ir.layers[n].type},
-                                       {"min_ms", s.min},
-                                       {"median_ms", s.median},
-                                       {"max_ms", s.max},
-                                       {"bytes", rec.bytes},
-                                       {"gbps", gbps(static_cast<double>(rec.bytes), s.median)}});
-              }
-              std::printf("%s\n",
-                          j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-              return 0;
-            }
-            if (!globals.quiet)
-              std::printf("%s: %d thread(s), kernels %s, %d timed run(s) after %d warm-up run(s)\n",
-                          o->model.c_str(), parallel.threads(), kernels_name(o->kernels).c_str(),
-                          o->repeat, o->warmup);
-            // The name column fits the longest name (converted models have names of 60+
-            // characters). Names are printed one line each (controls escaped) and padded by their
-            // display width.
-            std::size_t w = 24;
-            for (const auto& [n, rec] : layers)
-              w = std::max(w, display_width(escape_controls(model.ir.layers[n].name)));
-            std::printf("%-*s %-16s %10s %10s %10s %9s\n", static_cast<int>(w), "layer", "type",
-                        "min ms", "median ms", "max ms", "GB/s");
-            for (const auto& [n, rec] : layers) {
-              const Stats s = stats_ms(rec.seconds);
-              const auto name = escape_controls(model.ir.layers[n].name);
-              std::printf("%s%s %-16s %10.4f %10.4f %10.4f %9.2f\n", name.c_str(),
-                          std::string(w - display_width(name), ' ').c_str(),
-                          model.ir.layers[n].type.c_str(), s.min, s.median, s.max,
-                          gbps(static_cast<double>(rec.bytes), s.median));
-            }
-            std::printf("%-*s %-16s %10.4f %10.4f %10.4f %9.2f\n", static_cast<int>(w), "total",
-                        "(graph)", total.min, total.median, total.max,
-                        gbps(static_cast<double>(total_bytes), total.median));
-            return 0;
-          }};
+        if (o->format == "json") {
+          nlohmann::json j;
+          j["model"] = o->model;
+          j["threads"] = parallel.threads();
+          j["kernels"] = kernels_name(o->kernels);
+          j["repeat"] = o->repeat;
+          j["warmup"] = o->warmup;
+          j["total_ms"] = {{"min", total.min}, {"median", total.median}, {"max", total.max}};
+          j["total_bytes"] = total_bytes;
+          j["total_gbps"] = gbps(static_cast<double>(total_bytes), total.median);
+          j["layers"] = nlohmann::json::array();
+          for (const auto& [n, rec] : layers) {
+            const Stats s = stats_ms(rec.seconds);
+            j["layers"].push_back({{"name", model.ir.layers[n].name},
+                                   {"type", model.ir.layers[n].type},
+                                   {"min_ms", s.min},
+                                   {"median_ms", s.median},
+                                   {"max_ms", s.max},
+                                   {"bytes", rec.bytes},
+                                   {"gbps", gbps(static_cast<double>(rec.bytes), s.median)}});
+          }
+          // A path may hold bytes that are not UTF-8: replaced, not thrown.
+          const auto text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+          std::printf("%s\n", text.c_str());
+          return 0;
+        }
+        if (!globals.quiet)
+          std::printf("%s: %d thread(s), kernels %s, %d timed run(s) after %d warm-up run(s)\n",
+                      o->model.c_str(), parallel.threads(), kernels_name(o->kernels).c_str(),
+                      o->repeat, o->warmup);
+        // The name column fits the longest name (converted models have names of 60+ characters),
+        // counted in characters, with control characters escaped.
+        int w = 24;
+        for (const auto& [n, rec] : layers)
+          w = std::max(w,
+                       static_cast<int>(display_width(escape_controls(model.ir.layers[n].name))));
+        std::printf("%-*s %-16s %10s %10s %10s %9s\n", w, "layer", "type", "min ms", "median ms",
+                    "max ms", "GB/s");
+        for (const auto& [n, rec] : layers) {
+          const Stats s = stats_ms(rec.seconds);
+          const auto name = escape_controls(model.ir.layers[n].name);
+          const auto pad = static_cast<std::size_t>(w) - display_width(name);
+          std::printf("%s%*s %-16s %10.4f %10.4f %10.4f %9.2f\n", name.c_str(),
+                      static_cast<int>(pad), "", model.ir.layers[n].type.c_str(), s.min, s.median,
+                      s.max, gbps(static_cast<double>(rec.bytes), s.median));
+        }
+        std::printf("%-*s %-16s %10.4f %10.4f %10.4f %9.2f\n", w, "total", "(graph)", total.min,
+                    total.median, total.max, gbps(static_cast<double>(total_bytes), total.median));
+        return 0;
+      }};
 }
 
 }  // namespace irrun::cli
