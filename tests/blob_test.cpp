@@ -15,6 +15,7 @@
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/tensor_of.hpp"
 
 namespace {
 
@@ -293,19 +294,9 @@ TEST_CASE("random integers: extremes, full-range values and small values with ti
   }
 }
 
-namespace {
-
-template <class T>
-Tensor tensor_of(ElementType type, const std::vector<T>& values) {
-  Tensor t = Tensor::zeros(type, {static_cast<std::int64_t>(values.size())});
-  std::memcpy(t.mutable_data<T>(), values.data(), values.size() * sizeof(T));
-  return t;
-}
-
-}  // namespace
-
 TEST_CASE("convert_to_f32_or_i32: f32 rounds once, i32 keeps the low 32 bits", "[blob]") {
   using irrun::convert_to_f32_or_i32;
+  using irrun::testing::tensor_of;
   // f64 to f32: nearest, ties to even; beyond f32's range, infinity.
   const double tie = 1.0 + std::ldexp(1.0, -24);  // halfway between 1 and the next float
   const auto f = convert_to_f32_or_i32(

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "irrun/blob.hpp"
+#include "support/tensor_of.hpp"
 
 using namespace irrun;
 
@@ -160,22 +161,13 @@ TEST_CASE("compare: text lines name the output, the counts and the coordinates",
   CHECK(lines[3] == "expect golden/: FAILED: 2 of 2 output(s) differ from the golden");
 }
 
-namespace {
-
-template <class T>
-Tensor ints(ElementType type, const std::vector<T>& values) {
-  Tensor t = Tensor::zeros(type, {static_cast<std::int64_t>(values.size())});
-  std::memcpy(t.mutable_data<T>(), values.data(), values.size() * sizeof(T));
-  return t;
-}
-
-}  // namespace
+using irrun::testing::tensor_of;
 
 TEST_CASE("compare: integers compare exactly, 64-bit values included", "[compare][int]") {
   constexpr std::int64_t big = std::numeric_limits<std::int64_t>::max();
   // big and big - 1 are the same double: a double comparison would call them equal.
-  const auto e = ints<std::int64_t>(ElementType::i64, {big, -5, 0});
-  const auto a = ints<std::int64_t>(ElementType::i64, {big - 1, -5, 0});
+  const auto e = tensor_of<std::int64_t>(ElementType::i64, {big, -5, 0});
+  const auto a = tensor_of<std::int64_t>(ElementType::i64, {big - 1, -5, 0});
   REQUIRE(static_cast<double>(big) == static_cast<double>(big - 1));
   const auto strict = cmp(e, a);
   CHECK(strict.status == CompareStatus::mismatch);
@@ -189,24 +181,25 @@ TEST_CASE("compare: integers compare exactly, 64-bit values included", "[compare
   // rtol scales with the golden: 2^-62 * (2^63 - 1) is just below 2.
   CHECK(cmp(e, a, {0x1p-62, 0.0}).passed());
 
-  const auto u = ints<std::uint64_t>(ElementType::u64, {std::numeric_limits<std::uint64_t>::max()});
+  const auto u =
+      tensor_of<std::uint64_t>(ElementType::u64, {std::numeric_limits<std::uint64_t>::max()});
   const auto u1 =
-      ints<std::uint64_t>(ElementType::u64, {std::numeric_limits<std::uint64_t>::max() - 1});
+      tensor_of<std::uint64_t>(ElementType::u64, {std::numeric_limits<std::uint64_t>::max() - 1});
   CHECK_FALSE(cmp(u, u1).passed());
   CHECK(cmp(u, u).passed());
 }
 
 TEST_CASE("compare: i8 rounding differences need --atol 1", "[compare][int]") {
   // irrun rounds i8 averages to nearest; OpenVINO's reference truncates: off by one at most.
-  const auto irrun_out = ints<std::int8_t>(ElementType::i8, {-2, 4, -128, 127});
-  const auto openvino = ints<std::int8_t>(ElementType::i8, {-2, 3, -127, 127});
+  const auto irrun_out = tensor_of<std::int8_t>(ElementType::i8, {-2, 4, -128, 127});
+  const auto openvino = tensor_of<std::int8_t>(ElementType::i8, {-2, 3, -127, 127});
   const auto c = cmp(openvino, irrun_out);
   CHECK(c.out_of_tolerance == 2);
   CHECK(c.max_abs_error == 1);
   CHECK(cmp(openvino, irrun_out, {0.0, 1.0}).passed());
   // Mismatch lines print whole numbers in full (an i32 value has up to 10 digits).
-  const auto big = ints<std::int32_t>(ElementType::i32, {2147483647});
-  const auto big1 = ints<std::int32_t>(ElementType::i32, {-2147483647});
+  const auto big = tensor_of<std::int32_t>(ElementType::i32, {2147483647});
+  const auto big1 = tensor_of<std::int32_t>(ElementType::i32, {-2147483647});
   ExpectResult r;
   r.golden = "g";
   r.outputs.push_back(cmp(big, big1));
@@ -214,7 +207,7 @@ TEST_CASE("compare: i8 rounding differences need --atol 1", "[compare][int]") {
   REQUIRE(lines.size() >= 2);
   CHECK(lines[1] == "  at [0]: golden 2147483647, got -2147483647 (abs error 4294967294)");
   // Different integer types never match, even with equal values.
-  const auto u = ints<std::uint8_t>(ElementType::u8, {0, 4, 0, 127});
+  const auto u = tensor_of<std::uint8_t>(ElementType::u8, {0, 4, 0, 127});
   CHECK(cmp(u, irrun_out).status == CompareStatus::type_mismatch);
 }
 
@@ -224,10 +217,10 @@ TEST_CASE("compare: mismatch lines give 64-bit integer values and their differen
   constexpr std::int64_t big = (std::int64_t{1} << 62) + 1;
   ExpectResult r;
   r.golden = "g";
-  r.outputs.push_back(cmp(ints<std::int64_t>(ElementType::i64, {big + 1, -big}),
-                          ints<std::int64_t>(ElementType::i64, {big, -big - 7})));
-  r.outputs.push_back(cmp(ints<std::uint64_t>(ElementType::u64, {UINT64_MAX}),
-                          ints<std::uint64_t>(ElementType::u64, {0})));
+  r.outputs.push_back(cmp(tensor_of<std::int64_t>(ElementType::i64, {big + 1, -big}),
+                          tensor_of<std::int64_t>(ElementType::i64, {big, -big - 7})));
+  r.outputs.push_back(cmp(tensor_of<std::uint64_t>(ElementType::u64, {UINT64_MAX}),
+                          tensor_of<std::uint64_t>(ElementType::u64, {0})));
   const auto lines = format_lines(r);
   REQUIRE(lines.size() >= 6);
   CHECK(lines[1] == "  at [0]: golden 4611686018427387906, got 4611686018427387905 (abs error 1)");
@@ -249,14 +242,14 @@ TEST_CASE("compare: integers take the tolerance bound as floats do", "[compare][
   // The double 0.3 is just below 0.3; 0.3 * 10 still evaluates to 3 in double, as in numpy, so
   // --rtol 0.3 accepts 13 against 10 for f32. An i32 output must be judged the same.
   CHECK(cmp(f32({1}, {10}), f32({1}, {13}), {0.3, 0.0}).passed());
-  CHECK(cmp(ints<std::int32_t>(ElementType::i32, {10}), ints<std::int32_t>(ElementType::i32, {13}),
-            {0.3, 0.0})
+  CHECK(cmp(tensor_of<std::int32_t>(ElementType::i32, {10}),
+            tensor_of<std::int32_t>(ElementType::i32, {13}), {0.3, 0.0})
             .passed());
-  CHECK_FALSE(cmp(ints<std::int32_t>(ElementType::i32, {10}),
-                  ints<std::int32_t>(ElementType::i32, {14}), {0.3, 0.0})
+  CHECK_FALSE(cmp(tensor_of<std::int32_t>(ElementType::i32, {10}),
+                  tensor_of<std::int32_t>(ElementType::i32, {14}), {0.3, 0.0})
                   .passed());
-  CHECK(cmp(ints<std::int64_t>(ElementType::i64, {-10}), ints<std::int64_t>(ElementType::i64, {-7}),
-            {0.29, 0.1})
+  CHECK(cmp(tensor_of<std::int64_t>(ElementType::i64, {-10}),
+            tensor_of<std::int64_t>(ElementType::i64, {-7}), {0.29, 0.1})
             .passed());
 }
 
