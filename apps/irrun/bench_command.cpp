@@ -66,16 +66,16 @@ Command add_bench(CLI::App& app, const Globals& globals) {
   cmd->add_option("--shape", o->inputs.shapes, "NAME=d0,d1,...: fixes dynamic dims for a raw .bin");
   cmd->add_option("--seed", o->seed, "Seed for the random inputs")
       ->capture_default_str()
-      ->check(seed_number());
+      ->transform(seed_number());
   cmd->add_option("--threads", o->threads, "Threads (0: all cores)")
       ->capture_default_str()
-      ->check(whole_number(0, 1024));
+      ->transform(whole_number(0, 1024));
   cmd->add_option("--repeat", o->repeat, "Timed runs")
       ->capture_default_str()
-      ->check(whole_number(1, 1'000'000'000));
+      ->transform(whole_number(1, 1'000'000'000));
   cmd->add_option("--warmup", o->warmup, "Untimed runs first")
       ->capture_default_str()
-      ->check(whole_number(0, 1'000'000'000));
+      ->transform(whole_number(0, 1'000'000'000));
   cmd->add_option("--format", o->format, "text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));

@@ -82,11 +82,11 @@ Command add_run(CLI::App& app, const Globals& globals) {
       cmd->add_flag("--random-input", o->random, "Generate every input not given (see --seed)");
   cmd->add_option("--seed", o->seed, "Seed for --random-input")
       ->capture_default_str()
-      ->check(seed_number())
+      ->transform(seed_number())
       ->needs(random);  // else ignored: a seed that decides nothing is a mistake
   cmd->add_option("--threads", o->threads, "Threads (0: all cores); results never depend on it")
       ->capture_default_str()
-      ->check(whole_number(0, 1024));
+      ->transform(whole_number(0, 1024));
   auto* output_dir = cmd->add_option(
       "-o,--output-dir", o->output_dir,
       "Write one file per output into DIR, and DIR/manifest.json describing the run");

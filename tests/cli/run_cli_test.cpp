@@ -748,6 +748,10 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
       {{"bench", model, "--warmup", "-1"}, "--warmup: expected a whole number from 0"},
       {{"bench", model, "--seed", "-1"}, seed_range},
       {{"bench", model, "--repeat", "2", "--warmup", "0", "--threads", "1"}, ""},
+      // Decimal, whatever CLI11's own conversion (base 0) would make of a leading zero.
+      {{"bench", model, "--repeat", "02", "--warmup", "00", "--threads", "08"}, ""},
+      {{model, "--random-input", "--expect", model, "--atol", "+1e-400", "--rtol", "nan"},
+       "--rtol: expected a finite number >= 0, got 'nan'"},
       // Options that would decide nothing are refused, not ignored.
       {{model, "--seed", "3", "--input", model}, "--seed requires --random-input"},
       {{model, "--random-input", "--output-format", "bin"},
@@ -789,4 +793,16 @@ TEST_CASE("a model whose declared dims are wrong runs, with one warning", "[cli]
                                  "(irrun check lists them); the outputs have the inferred shapes"});
   CHECK(run_irrun({"-q", bad, "--random-input"}).err.empty());
   CHECK(run_irrun({sample("avgpool_v11.xml"), "--random-input"}).err.empty());
+}
+
+TEST_CASE("--seed 010 is the decimal seed 10, as recorded", "[cli][run]") {
+  ScratchDir dir;
+  const auto model = sample("avgpool_v11.xml");
+  REQUIRE(run_irrun({model, "--random-input", "--seed", "010", "-o", dir.file("a")}).exit_code ==
+          0);
+  REQUIRE(run_irrun({model, "--random-input", "--seed", "10", "-o", dir.file("b")}).exit_code == 0);
+  CHECK(irrun::testing::read_text(dir.file("a/pool.npy")) ==
+        irrun::testing::read_text(dir.file("b/pool.npy")));
+  CHECK(irrun::testing::read_text(dir.file("a/manifest.json")).find("\"seed\": 10,") !=
+        std::string::npos);
 }
