@@ -84,6 +84,15 @@ TEST_CASE("write_file_atomically keeps symlinks, devices and FIFOs", "[file_io]"
     CHECK(fs::is_symlink(dir.file("link.bin")));
     CHECK(read_text(dir.file("real/out.bin")) == "data");
   }
+  SECTION("a symlink loop is an error, the links stay") {
+    fs::create_symlink("b", dir.file("a"));
+    fs::create_symlink("a", dir.file("b"));
+    CHECK(error_of([&] { irrun::write_file_atomically(dir.file("a"), bytes(data)); },
+                   irrun::ExitCode::output_failed) ==
+          dir.file("a") + ": cannot write: Too many levels of symbolic links");
+    CHECK(fs::is_symlink(dir.file("a")));
+    CHECK(fs::is_symlink(dir.file("b")));
+  }
   SECTION("/dev/null is written, not replaced") {
     irrun::write_file_atomically("/dev/null", bytes(data), bytes(data));
     struct stat st {};

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "irrun/check.hpp"
 #include "irrun/error.hpp"
+#include "irrun/ir_reader.hpp"
 #include "irrun/report.hpp"
 
 namespace irrun::cli {
@@ -50,11 +51,16 @@ Command add_check(CLI::App& app, const Globals& globals) {
           opts->check.weights = opts->weights;
         }
         for (const auto& path : opts->models) {
-          std::error_code ec;  // a missing file is check's own error, reported below
-          if (!opts->junit.empty() && std::filesystem::equivalent(opts->junit, path, ec)) {
-            spdlog::error("--junit {}: is the model {}; the report would overwrite it", opts->junit,
-                          path);
-            return static_cast<int>(ExitCode::usage);
+          const auto weights = opts->weights.empty() ? default_weights_path(path) : opts->weights;
+          for (const auto& input : {path, weights}) {
+            std::error_code ec;  // a missing file is check's own error, reported below
+            if (!opts->junit.empty() && std::filesystem::equivalent(opts->junit, input, ec)) {
+              spdlog::error(
+                  "--junit {}: is {}, an input of the check; the report would overwrite "
+                  "it",
+                  opts->junit, input);
+              return static_cast<int>(ExitCode::usage);
+            }
           }
         }
         const bool text = opts->format == "text";

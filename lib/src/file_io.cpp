@@ -127,10 +127,21 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) fail_write(path, EISDIR);
     if (!S_ISREG(st.st_mode)) return write_in_place(path, header, body);
+    // The file stdout or stderr is (/dev/stdout with stdout redirected to a file): written
+    // through that descriptor, after what the shell sent there and with its O_APPEND, where a
+    // rename would replace the user's file.
+    for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+      struct stat std_st {};
+      if (::fstat(fd, &std_st) != 0 || std_st.st_dev != st.st_dev || std_st.st_ino != st.st_ino)
+        continue;
+      if (!write_all(fd, header) || !write_all(fd, body)) fail_write(path, errno);
+      return;
+    }
   }
   // A symlink stays: the file it names, even one yet to be made, is replaced.
   std::error_code ec;
-  for (int hop = 0; hop < 40 && std::filesystem::is_symlink(target, ec); ++hop) {
+  for (int hop = 0; std::filesystem::is_symlink(target, ec); ++hop) {
+    if (hop == 40) fail_write(path, ELOOP);  // as the kernel gives up on a loop
     const auto next = std::filesystem::read_symlink(target, ec);
     if (ec) break;
     target = next.is_absolute() ? next : target.parent_path() / next;

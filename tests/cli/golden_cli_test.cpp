@@ -329,8 +329,12 @@ TEST_CASE("golden: check --format json and --junit", "[cli][golden]") {
   fs::copy_file(sample("avgpool_v11.xml"), model);
   const auto onto_model = run_irrun({"check", model, "--junit", dir.file("./model.xml")});
   CHECK(onto_model.exit_code == 2);
-  CHECK(any_line_has_all(onto_model.err_lines(), {"--junit", "is the model", "overwrite"}));
+  CHECK(
+      any_line_has_all(onto_model.err_lines(), {"--junit", "an input of the check", "overwrite"}));
   CHECK(read_text(model) == read_text(sample("avgpool_v11.xml")));
+  std::ofstream(dir.file("model.bin")) << "weights";  // its weights too
+  CHECK(run_irrun({"check", model, "--junit", dir.file("model.bin")}).exit_code == 2);
+  CHECK(read_text(dir.file("model.bin")) == "weights");
 }
 
 TEST_CASE("golden: reports to devices and symlinks keep them", "[cli][golden]") {
@@ -338,6 +342,11 @@ TEST_CASE("golden: reports to devices and symlinks keep them", "[cli][golden]") 
   // /dev/null is written, not replaced by a regular file (irrun may run as root).
   CHECK(run_irrun({"check", sample("avgpool_v11.xml"), "--junit", "/dev/null"}).exit_code == 0);
   CHECK(fs::is_character_file("/dev/null"));
+  // /dev/stdout while stdout is a file (as here): the report follows the summary line in it.
+  const auto to_stdout = run_irrun({"check", sample("avgpool_v11.xml"), "--junit", "/dev/stdout"});
+  CHECK(to_stdout.exit_code == 0);
+  CHECK(to_stdout.out.find("ok: 3 layer(s) checked") < to_stdout.out.find("<testsuites"));
+  CHECK(to_stdout.out.find("</testsuites>") != std::string::npos);
   fs::create_directories(dir.file("reports"));
   fs::create_symlink("reports/junit.xml", dir.file("latest.xml"));
   CHECK(run_irrun({"check", sample("avgpool_v11.xml"), "--junit", dir.file("latest.xml")})
