@@ -128,8 +128,13 @@ Command add_run(CLI::App& app, const Globals& globals) {
         std::optional<Manifest> golden;
         if (!o->expect.empty() && !fs::exists(o->expect, ec))
           throw input_error(o->expect + ": --expect: no such file or directory");
-        if (!o->expect.empty() && fs::is_directory(o->expect, ec))
+        // Shared from the manifest's read to the comparison's: a run rewriting the golden then
+        // waits, and this one never reads it half written. Released before this run writes.
+        std::optional<GoldenLock> reading;
+        if (!o->expect.empty() && fs::is_directory(o->expect, ec)) {
+          reading.emplace(o->expect, false);
           golden = read_manifest(o->expect);
+        }
         const bool replay =
             golden && o->inputs.inputs.empty() && !o->random && o->inputs.shapes.empty();
         if (replay && o->layer.empty() && golden->run.layer) {
@@ -194,6 +199,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
           for (const auto& note : result->notes) spdlog::warn("{}", escape_controls(note));
         }
 
+        reading.reset();
         if (!o->output_dir.empty()) {
           RunRecord record;
           if (!o->layer.empty()) record.layer = o->layer;

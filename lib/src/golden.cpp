@@ -107,19 +107,23 @@ Manifest describe_run(const Model& model, const RunRecord& run) {
   return m;
 }
 
+// flock on the directory itself: no lock file left behind; released by close.
+GoldenLock::GoldenLock(const std::string& dir, bool exclusive)
+    : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+  if (fd_ >= 0) ::flock(fd_, exclusive ? LOCK_EX : LOCK_SH);
+}
+
+GoldenLock::~GoldenLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
 Manifest write_golden(const std::string& dir, Manifest manifest,
                       const std::vector<RunInput>& inputs, const std::vector<Output>& outputs,
                       bool npy, bool save_inputs) {
   make_directory(dir);
   // Runs writing the same directory at once take turns, so that the manifest describes the files
-  // beside it (flock on the directory itself: no lock file left behind; released by close).
-  struct Lock {
-    int fd;
-    ~Lock() {
-      if (fd >= 0) ::close(fd);
-    }
-  } lock{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (lock.fd >= 0) ::flock(lock.fd, LOCK_EX);
+  // beside it.
+  const GoldenLock lock(dir, true);
   // A write that fails half-way must not leave an old manifest describing a mix of old and new
   // files: remove it first, so the directory is either complete or has no manifest.
   std::error_code ec;
@@ -241,8 +245,7 @@ ExpectResult expect_golden(const std::string& path, const std::vector<Output>& o
     Tensor golden;
     try {
       if (g.file.empty()) throw input_error("the manifest lists no file for it");
-      golden =
-          is_npy_path(file) ? read_npy(file) : read_raw(file, g.type, g.shape);
+      golden = is_npy_path(file) ? read_npy(file) : read_raw(file, g.type, g.shape);
     } catch (const Error& e) {
       r.outputs.push_back(problem(o.name, CompareStatus::missing_in_golden,
                                   std::string("golden file unreadable: ") + e.what()));

@@ -34,6 +34,20 @@ std::vector<RunInput> run_inputs(const Model& model, const BoundInputs& bound);
 // the run's options; inputs and outputs are filled in by write_golden.
 Manifest describe_run(const Model& model, const RunRecord& run);
 
+// An flock on a golden directory, held while this lives: write_golden holds it exclusive, and a
+// comparison that reads a golden should hold it shared from its first read to its last, so that
+// it never sees a directory half rewritten. A directory that cannot be opened is not locked.
+class GoldenLock {
+ public:
+  GoldenLock(const std::string& dir, bool exclusive);
+  ~GoldenLock();
+  GoldenLock(const GoldenLock&) = delete;
+  GoldenLock& operator=(const GoldenLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // Writes DIR/NAME.npy (or .bin) per output, DIR/inputs/NAME.npy per input when `save_inputs`,
 // then DIR/manifest.json, each file atomically. Returns the manifest written. Throws
 // irrun::output_error when something cannot be written.
