@@ -276,6 +276,15 @@ TEST_CASE("an IR's text must be UTF-8 unless it declares another encoding", "[ir
        "<?xml version=\"1.0\" encoding='utf-8'?>\n" + ir(named("\xE9")).substr(22), "0xE9", ""},
       {"declared latin1: pugixml converts it", latin1_decl + ir(named("p\xE9")).substr(22), nullptr,
        "p\xC3\xA9"},
+      {"declared latin1, by that name",
+       "<?xml version=\"1.0\" encoding=\"LATIN1\"?>\n" + ir(named("p\xE9")).substr(22), nullptr,
+       "p\xC3\xA9"},
+      // pugixml converts no other encoding: the bytes would pass through as they are.
+      {"declared windows-1252",
+       "<?xml version=\"1.0\" encoding=\"windows-1252\"?>\n" + ir(named("p\x93")).substr(22),
+       "0x93", ""},
+      {"declared UTF-16 on 8-bit text",
+       "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n" + ir(named("p\xE9")).substr(22), "0xE9", ""},
   };
   for (const auto& c : cases) {
     CAPTURE(c.what);

@@ -109,9 +109,9 @@ class Reader {
 
   IrModel read() {
     // pugixml passes ill-formed UTF-8 through into names, where it would break every JSON and
-    // XML report; a declared other encoding (latin1) is pugixml's to convert.
+    // XML report. The one declared encoding it converts is latin1; any other it reads as UTF-8.
     if (const auto enc = declared_encoding(xml_);
-        enc.empty() || iequals(enc, "UTF-8") || iequals(enc, "UTF8")) {
+        !iequals(enc, "ISO-8859-1") && !iequals(enc, "latin1")) {
       const auto ok = valid_utf8_prefix(xml_);
       if (ok != xml_.size()) {
         char byte[8];
