@@ -62,17 +62,18 @@ std::vector<std::string> normalise_args(int argc, char** argv) {
   return args;
 }
 
-// Whether stdout was closed at start. Descriptors 0-2 closed at start get /dev/null, so that no
-// file irrun opens (a model, an output's temporary file) takes their number and receives what
-// is meant for stdout or stderr.
+// Whether stdout was closed at start. Descriptors 0-2 closed at start are opened again, so that
+// no file irrun opens (a model, an output's temporary file) takes their number and receives what
+// is meant for stdout or stderr: stdout on /dev/full, where a write fails as it would have (a
+// run that writes nothing there is fine), stdin and stderr on /dev/null.
 bool stdout_was_closed = false;
 
 void open_standard_descriptors() {
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
     if (fd == 1) stdout_was_closed = true;
-    const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-    if (null >= 0 && null != fd) ::close(null);  // only if a lower descriptor was free: not ours
+    const int opened = ::open(fd == 1 ? "/dev/full" : "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (opened >= 0 && opened != fd) ::close(opened);  // a lower one was free: not ours
   }
 }
 
@@ -82,7 +83,7 @@ int stdout_written(int code) {
   errno = 0;
   const bool flushed = std::fflush(stdout) == 0;
   const int err = stdout_was_closed ? EBADF : errno;
-  if (flushed && !std::ferror(stdout) && !stdout_was_closed) return code;
+  if (flushed && !std::ferror(stdout)) return code;
   spdlog::error("standard output: cannot write{}",
                 err ? ": " + std::generic_category().message(err) : std::string());
   const bool worse = code != static_cast<int>(irrun::ExitCode::ok) &&

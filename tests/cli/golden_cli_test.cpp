@@ -375,6 +375,11 @@ TEST_CASE("golden: a summary that cannot reach stdout exits 5", "[cli][golden]")
       CHECK(any_line_has_all(r.err_lines(), {"standard output: cannot write"}));
     }
   }
+  // Nothing to write, nothing lost: -q with a closed stdout or a full disk is fine.
+  for (const auto to : {Stdout::full_disk, Stdout::closed}) {
+    CHECK(run_irrun({"-q", "check", model}, 120, to).exit_code == 0);
+    CHECK(run_irrun({"-q", model, "--random-input", "-o", dir.file("q")}, 120, to).exit_code == 0);
+  }
   // With stdout closed, an output file opened first must not receive the summary.
   const auto r = run_irrun({model, "--random-input", "-o", dir.file("out")}, 120, Stdout::closed);
   CHECK(r.exit_code == 5);
