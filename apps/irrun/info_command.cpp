@@ -99,8 +99,8 @@ Command add_info(CLI::App& app, const Globals& globals) {
         if (!globals.quiet)
           std::printf(
               "%s: IR v%d '%s': %zu layers, %zu input(s), %zu output(s), weights %s\n",
-              m.ir.path.c_str(), m.ir.ir_version, m.ir.name.c_str(), m.ir.layers.size(),
-              m.graph.parameters.size(), m.graph.results.size(),
+              m.ir.path.c_str(), m.ir.ir_version, escape_controls(m.ir.name).c_str(),
+              m.ir.layers.size(), m.graph.parameters.size(), m.graph.results.size(),
               m.weights
                   ? (m.weights_path + " (" + std::to_string(m.weights->size()) + " bytes)").c_str()
                   : "none");
@@ -136,10 +136,11 @@ Command add_info(CLI::App& app, const Globals& globals) {
                             : whole_model_runs ? "yes"
                             : pool             ? "--layer"
                                                : "no";
-          rows.push_back({std::to_string(layer.id),
-                          escape_controls(opts->wide ? layer.name : shorten(layer.name)),
-                          info.op ? op_label(*info.op) : layer.type + " " + layer.version,
-                          key_attributes(info), join(ins, " "), join(outs, " "), run});
+          rows.push_back(
+              {std::to_string(layer.id),
+               opts->wide ? escape_controls(layer.name) : shorten(escape_controls(layer.name)),
+               info.op ? op_label(*info.op) : escape_controls(layer.type + " " + layer.version),
+               key_attributes(info), join(ins, " "), join(outs, " "), run});
         }
         std::vector<std::size_t> width(rows[0].size(), 0);
         for (const auto& r : rows)

@@ -1,6 +1,7 @@
 // End-to-end tests of `irrun check` and the top-level options: they run the built binary on the
 // hand-written models in samples/ and on small variants written to a scratch directory.
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -214,6 +215,19 @@ TEST_CASE("a name holding a newline cannot split a diagnostic or a summary line"
         std::string::npos);
   const auto info = run_irrun({"info", model});
   CHECK(count_lines_with(info.out_lines(), "ab\\ncd") == 2);  // its row and its error
+
+  // The net's name in info's first line, and an opaque layer's type in its table.
+  auto net = xml;
+  net.replace(net.find("<net name=\""), 11, "<net name=\"x&#10;y");
+  net.replace(net.find("type=\"Result\""), 13, "type=\"Re&#10;sult\"");
+  const auto other = run_irrun({"info", dir.write("net.xml", net)});
+  for (const auto& line : other.out_lines()) {
+    INFO(line);
+    CHECK((line.rfind("id ", 0) == 0 || line.find(dir.file("net.xml")) == 0 ||
+           std::isdigit(static_cast<unsigned char>(line[0]))));
+  }
+  CHECK(count_lines_with(other.out_lines(), "'x\\nybad_dim_sample'") == 1);
+  CHECK(count_lines_with(other.out_lines(), "Re\\nsult") == 2);  // its row and its warning
 }
 
 TEST_CASE("global short flags combine before a subcommand or a model", "[cli][check]") {
