@@ -95,10 +95,10 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
     if (is_pool(kind)) {
       const auto& out = info.outputs[0];
       if (!info.geometry || !out.shape.is_static())
-        throw unsupported_error(m.ir.path + ": " + describe_op(layer) + ": output shape " +
-                                to_string(out.shape) +
-                                " is not static, so it cannot run (adaptive pooling needs its "
-                                "output_size from a Const)");
+        throw unsupported_error(
+            m.ir.path + ": " + describe_op(layer) + ": output shape " + to_string(out.shape) +
+            " is not static, so it cannot run (adaptive pooling needs its "
+            "output_size from a Const, and none of its values -1, a dynamic dim)");
       const auto shape = out.shape.to_static();
       // Every output (MaxPool's indices too) has the values' shape.
       std::optional<std::uint64_t> bytes = 0;

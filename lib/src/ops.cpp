@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -272,9 +274,12 @@ std::optional<std::vector<std::int64_t>> output_size_dims(const ValueInfo& size)
   std::vector<std::int64_t> dims;
   for (const long double v : *size.values) {
     if (!(v >= static_cast<long double>(lo) && v <= static_cast<long double>(hi))) {
+      // Exactly (long double holds every value): 2^63 must not print as a rounded 9.22337e+18.
+      char text[64];
+      std::snprintf(text, sizeof text, std::isfinite(v) && v == std::trunc(v) ? "%.0Lf" : "%.21Lg",
+                    v);
       std::ostringstream s;
-      s << "output_size value " << static_cast<double>(v) << " not in range [" << lo << ":" << hi
-        << "]";
+      s << "output_size value " << text << " not in range [" << lo << ":" << hi << "]";
       throw LayerError("validation", s.str());
     }
     dims.push_back(static_cast<std::int64_t>(v));
