@@ -114,16 +114,14 @@ TEST_CASE("run_model takes a v10 IR's write_into tensors in the types it hands o
   std::vector<double> x(16);
   for (std::size_t i = 0; i < 16; ++i) x[i] = static_cast<double>(i);
   std::vector<float> r(4, -1.0f);
-  const auto outs =
-      run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par, {},
-                {{2, Tensor::wrap(ElementType::f32, {1, 1, 2, 2}, r.data())}});
+  const auto outs = run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par,
+                              {}, {{2, Tensor::wrap(ElementType::f32, {1, 1, 2, 2}, r.data())}});
   REQUIRE(outs.size() == 1);
   CHECK(outs[0].tensor.type == ElementType::f32);  // computed in f64, then converted
   CHECK(std::vector<float>(outs[0].tensor.data<float>(), outs[0].tensor.data<float>() + 4) ==
         kPooled);
   std::vector<double> r64(4);
-  CHECK_THROWS_WITH(
-      run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par, {},
-                {{2, Tensor::wrap(ElementType::f64, {1, 1, 2, 2}, r64.data())}}),
-      Catch::Contains("output 'r' is f32 [1,1,2,2], the tensor given for it is f64"));
+  CHECK_THROWS_WITH(run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par,
+                              {}, {{2, Tensor::wrap(ElementType::f64, {1, 1, 2, 2}, r64.data())}}),
+                    Catch::Contains("output 'r' is f32 [1,1,2,2], the tensor given for it is f64"));
 }

@@ -132,15 +132,15 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
                              to_string(a.nodes[largest_layer].outputs[0].shape) + ")");
 }
 
-// The caller tensors of `write_into` that pooling layers compute into, by pooling layer and
-// output port. Each is checked against its output; one overlapping an input or another of them
-// is left out (a kernel would overwrite what it or a later kernel still reads), and a layer output
-// feeding two Results writes into the first.
 // The type an output of the graph is handed out in (v10_output_type for a v10 IR).
 ElementType exposed_type(const Model& m, ElementType type) {
   return m.ir.ir_version == 10 ? v10_output_type(type) : type;
 }
 
+// The caller tensors of `write_into` that pooling layers compute into, by pooling layer and
+// output port. Each is checked against its output; one overlapping an input or another of them
+// is left out (a kernel would overwrite what it or a later kernel still reads), and a layer output
+// feeding two Results writes into the first.
 std::map<std::pair<std::size_t, std::size_t>, Tensor> direct_outputs(
     const Model& m, const Analysis& a, const std::map<std::size_t, Tensor>& inputs,
     const std::map<std::size_t, Tensor>& write_into) {
