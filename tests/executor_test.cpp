@@ -469,7 +469,7 @@ TEST_CASE("extract_layer runs one pooling layer of a model irrun cannot run", "[
       irrun::extract_layer(m, "nope");
       FAIL("extract_layer accepted an unknown layer");
     } catch (const irrun::Error& e) {
-      CHECK(e.code() == ExitCode::bad_input);
+      CHECK(e.code() == ExitCode::usage);
       CHECK(contains(e.what(), "no layer named 'nope'"));
     }
     try {
@@ -499,7 +499,7 @@ TEST_CASE("extract_layer: a name two layers share is an error; an id selects", "
     irrun::extract_layer(m, "p");
     FAIL("an ambiguous name was accepted");
   } catch (const irrun::Error& e) {
-    CHECK(e.code() == ExitCode::bad_input);
+    CHECK(e.code() == ExitCode::usage);
     CHECK(contains(e.what(), "--layer 'p' names 2 layers (ids 1, 2); give the id of one instead"));
   }
   const Parallel par(1);

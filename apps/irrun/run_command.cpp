@@ -137,7 +137,8 @@ Command add_run(CLI::App& app, const Globals& globals) {
         }
         const bool replay =
             golden && o->inputs.inputs.empty() && !o->random && o->inputs.shapes.empty();
-        if (replay && o->layer.empty() && golden->run.layer) {
+        const bool replay_layer = replay && o->layer.empty() && golden->run.layer;
+        if (replay_layer) {
           o->layer = *golden->run.layer;
           spdlog::info("--expect {}: running --layer {} as the golden did", o->expect, o->layer);
         }
@@ -157,7 +158,16 @@ Command add_run(CLI::App& app, const Globals& globals) {
               "{}: {} declared shape(s) or type(s) differ from the inferred ones (irrun "
               "check lists them); the outputs have the inferred shapes",
               o->model, wrong);
-        const auto model = o->layer.empty() ? full : extract_layer(full, o->layer);
+        // A layer the golden recorded but the model no longer has is the golden's problem (exit
+        // 4), not the command line's.
+        const auto model = [&] {
+          try {
+            return o->layer.empty() ? full : extract_layer(full, o->layer);
+          } catch (const Error& e) {
+            if (!replay_layer || e.code() != ExitCode::usage) throw;
+            throw input_error(o->expect + ": the golden's --layer: " + e.what());
+          }
+        }();
         require_executable(model);
         InputOptions inputs = o->inputs;
         if (replay) {

@@ -332,7 +332,7 @@ std::size_t find_layer(const Model& model, const std::string& name_or_id) {
   if (named.size() > 1) {
     std::string ids;
     for (auto n : named) ids += (ids.empty() ? "" : ", ") + std::to_string(layers[n].id);
-    throw input_error(model.ir.path + ": --layer '" + name_or_id + "' names " +
+    throw usage_error(model.ir.path + ": --layer '" + name_or_id + "' names " +
                       std::to_string(named.size()) + " layers (ids " + ids +
                       "); give the id of one instead");
   }
@@ -342,7 +342,7 @@ std::size_t find_layer(const Model& model, const std::string& name_or_id) {
   if (!name_or_id.empty() && ec == std::errc() && p == end)
     for (std::size_t n = 0; n < layers.size(); ++n)
       if (layers[n].id == id) return n;
-  throw input_error(model.ir.path + ": no layer named '" + name_or_id + "' (nor with that id)");
+  throw usage_error(model.ir.path + ": no layer named '" + name_or_id + "' (nor with that id)");
 }
 
 }  // namespace

@@ -104,6 +104,19 @@ TEST_CASE("golden: --layer and file inputs are replayed", "[cli][golden]") {
   const auto e = run_irrun({sample("multi_op_v11.xml"), "--expect", dir.file("g")});
   CHECK(e.exit_code == 0);
   CHECK_THAT(e.err, Catch::Contains("--layer pool"));
+  // The golden's layer renamed in the model: the golden no longer fits (exit 4, not 2).
+  auto renamed = read_text(sample("multi_op_v11.xml"));
+  renamed.replace(renamed.find("name=\"pool\""), 11, "name=\"pool2\"");
+  const auto copy = dir.write("renamed.xml", renamed);
+  const auto gone =
+      run_irrun({copy, "--weights", sample("multi_op_v11.bin"), "--expect", dir.file("g")});
+  CHECK(gone.exit_code == 4);
+  CHECK_THAT(gone.err,
+             Catch::Contains("the golden's --layer: ") && Catch::Contains("no layer named 'pool'"));
+  // Given on the command line, an unknown layer is a usage error.
+  CHECK(run_irrun(
+            {copy, "--weights", sample("multi_op_v11.bin"), "--layer", "pool", "--random-input"})
+            .exit_code == 2);
 
   // An --input file that is not saved is replayed from its path while its sha256 matches.
   const auto input = dir.file(

@@ -467,7 +467,7 @@ TEST_CASE("--layer pool runs the pool of a network irrun cannot run", "[cli][run
     CHECK(r.exit_code == 6);
     CHECK(has(r.err, "not a pooling layer"));
     r = run_irrun({model, "--layer", "nope", "--random-input"});
-    CHECK(r.exit_code == 4);
+    CHECK(r.exit_code == 2);
     CHECK(has(r.err, "no layer named 'nope'"));
   }
 }

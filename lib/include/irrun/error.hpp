@@ -43,6 +43,10 @@ class ModelError : public Error {
   std::string detail_;
 };
 
+// A command line that does not fit the model (e.g. `--layer` naming no layer): exit 2.
+inline Error usage_error(const std::string& message) {
+  return Error(ExitCode::usage, message);
+}
 inline Error model_error(const std::string& message) {
   return Error(ExitCode::bad_model, message);
 }
