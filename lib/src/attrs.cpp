@@ -75,16 +75,21 @@ std::vector<std::uint64_t> AttrReader::uint_list(std::string_view key) {
                                             "of parameters! \"" +
                                             *value + "\" is incorrect");
     }
-    if (field.front() == '-')
-      throw LayerError("bad-attribute", "attribute '" + std::string(key) + "' = \"" + *value +
-                                            "\": negative value " + std::string(field) +
-                                            " in an unsigned list");
+    // `>>` takes one sign: "+2" is 2, "-0" is 0, and any other negative value wraps.
+    const bool negative = field.front() == '-';
+    const auto digits = field.substr(field.front() == '+' || negative ? 1 : 0);
     std::uint64_t v = 0;
-    auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
     if (ec == std::errc::result_out_of_range)
       throw LayerError("bad-attribute", "attribute '" + std::string(key) + "' = \"" + *value +
                                             "\": value " + std::string(field) + " is too large");
-    if (ec != std::errc() || ptr != field.data() + field.size()) {
+    if (negative && ec == std::errc() && v != 0)
+      throw LayerError("bad-attribute", "attribute '" + std::string(key) + "' = \"" + *value +
+                                            "\": negative value " +
+                                            std::string(field.substr(0, ptr - field.data())) +
+                                            " in an unsigned list (OpenVINO wraps it to " +
+                                            std::to_string(0 - v) + ")");
+    if (ec != std::errc() || ptr != digits.data() + digits.size()) {
       if (ec != std::errc()) v = 0;
       warn("bad-number", "attribute '" + std::string(key) + "' = \"" + *value + "\": field '" +
                              std::string(field) + "' is read by OpenVINO as " + std::to_string(v));
@@ -126,7 +131,9 @@ std::size_t AttrReader::enumeration(std::string_view key, std::span<const std::s
 std::int64_t AttrReader::int64(std::string_view key, std::int64_t fallback) {
   const auto* value = take(key);
   if (!value) return fallback;
-  const auto t = trim(*value);
+  auto t = trim(*value);
+  // `>>` takes a '+' too; from_chars only a '-'.
+  if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.remove_prefix(1);
   std::int64_t v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (ec == std::errc::result_out_of_range)

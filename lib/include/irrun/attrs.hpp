@@ -33,8 +33,10 @@ class AttrReader {
              Diagnostics& diagnostics);
 
   bool has(std::string_view key) const;
-  // Comma-separated unsigned list (`getParameters`): a trailing comma is ignored, an empty field
-  // is an error, "" is an empty list. Non-numeric or fractional fields are warned about.
+  // Comma-separated unsigned list (`getParameters`, each field read with `>>`): a trailing comma
+  // is ignored, an empty field is an error, "" is an empty list; "+2" is 2 and "-0" is 0, any
+  // other negative value (which OpenVINO wraps) an error. Non-numeric or fractional fields are
+  // warned about.
   std::vector<std::uint64_t> uint_list(std::string_view key);
   // true/1/false/0, case-insensitive; anything else keeps `fallback` with a warning.
   bool boolean(std::string_view key, bool fallback);
@@ -42,8 +44,8 @@ class AttrReader {
   // An unknown value throws LayerError naming the enum, as OpenVINO does.
   std::size_t enumeration(std::string_view key, std::span<const std::string_view> names,
                           std::string_view enum_name, std::size_t fallback);
-  // Signed integer read like OpenVINO's `>>`: a non-numeric value is read as 0 and a trailing
-  // non-digit part is dropped, both with a warning; `fallback` when absent.
+  // Signed integer read like OpenVINO's `>>` (a '+' allowed): a non-numeric value is read as 0 and
+  // a trailing non-digit part is dropped, both with a warning; `fallback` when absent.
   std::int64_t int64(std::string_view key, std::int64_t fallback);
   std::optional<std::string> text(std::string_view key);
   std::uint64_t mandatory_u64(std::string_view key);
