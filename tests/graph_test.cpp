@@ -310,6 +310,29 @@ TEST_CASE("layers OpenVINO drops get an unreachable-layer warning", "[graph]") {
   CHECK(m.diagnostics[0].line == line_of(xml, "name=\"dead1\""));
 }
 
+TEST_CASE("a cycle among layers OpenVINO drops is no error", "[graph]") {
+  // in -> out; in -> c1 <-> c2 -> after (no Result): OpenVINO's walk from `out` never meets
+  // the cycle. Its layers and `after` come last in the order, in file order, all unreachable.
+  const std::string xml = ir(
+      layer(0, "in", "Parameter", {}, {0}) + layer(1, "after", "Foo", {0}, {1}) +
+          layer(2, "c1", "Foo", {0, 1}, {2}) + layer(3, "c2", "Foo", {0}, {1}) +
+          layer(4, "out", "Result", {0}, {}),
+      edge(0, 0, 2, 0) + edge(3, 1, 2, 1) + edge(2, 2, 3, 0) + edge(3, 1, 1, 0) + edge(0, 0, 4, 0));
+  auto m = irrun::parse_ir(xml, "g.xml");
+  const Graph g = build_graph(m);
+  CHECK(g.order == std::vector<std::size_t>{0, 4, 1, 2, 3});
+  for (std::size_t n : {1, 2, 3}) CHECK_FALSE(g.nodes[n].reachable);
+  REQUIRE(m.diagnostics.size() == 3);
+  for (const auto& d : m.diagnostics) CHECK(d.rule == "unreachable-layer");
+  // The same cycle feeding the Result is an error.
+  const auto kept =
+      graph_error(ir(layer(0, "in", "Parameter", {}, {0}) + layer(2, "c1", "Foo", {0, 1}, {2}) +
+                         layer(3, "c2", "Foo", {0}, {1}) + layer(4, "out", "Result", {0}, {}),
+                     edge(0, 0, 2, 0) + edge(3, 1, 2, 1) + edge(2, 2, 3, 0) + edge(3, 1, 4, 0)));
+  REQUIRE(kept.has_value());
+  CHECK_THAT(kept->what(), Catch::Contains("is on a cycle"));
+}
+
 TEST_CASE("a 100,000-layer chain needs no deep stack", "[graph][slow]") {
   constexpr std::uint64_t kChain = 100000;
   // Layers listed in reverse order with descending ids: Result first, Parameter last.

@@ -105,6 +105,23 @@ Graph build_graph(IrModel& model) {
     }
   }
 
+  // Reachability from Results and Assigns, walking producers iteratively (a cycle ends the walk
+  // where it meets a layer already seen).
+  std::vector<std::size_t> stack;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (has_type(layers[i], "Result") || has_type(layers[i], "Assign")) stack.push_back(i);
+    if (has_type(layers[i], "Parameter")) g.parameters.push_back(i);
+    if (has_type(layers[i], "Result")) g.results.push_back(i);
+  }
+  while (!stack.empty()) {
+    const auto n = stack.back();
+    stack.pop_back();
+    if (g.nodes[n].reachable) continue;
+    g.nodes[n].reachable = true;
+    for (const auto& src : g.nodes[n].inputs) stack.push_back(src.node);
+  }
+  for (auto p : g.parameters) g.nodes[p].reachable = true;
+
   // Kahn's algorithm: iterative, so a 100,000-layer chain needs no deep stack.
   std::vector<std::vector<std::size_t>> consumers(layers.size());
   std::vector<std::size_t> pending(layers.size(), 0);
@@ -124,11 +141,12 @@ Graph build_graph(IrModel& model) {
       if (--pending[c] == 0) ready.push_back(c);
     }
   }
-  if (g.order.size() != layers.size()) {
+  // OpenVINO creates only what its walk from the Results reaches, so a cycle among dropped
+  // layers is no error: those left unordered come last, in file order, never analysed or run.
+  std::size_t n = 0;
+  while (n < layers.size() && !(pending[n] > 0 && g.nodes[n].reachable)) ++n;
+  if (n < layers.size()) {
     // Walk back through unfinished producers until a layer repeats: that layer is on a cycle.
-    auto n = static_cast<std::size_t>(
-        std::find_if(pending.begin(), pending.end(), [](std::size_t p) { return p > 0; }) -
-        pending.begin());
     std::vector<bool> seen(layers.size(), false);
     while (!seen[n]) {
       seen[n] = true;
@@ -141,22 +159,9 @@ Graph build_graph(IrModel& model) {
     }
     fail(model, layers[n].line, describe(layers[n]) + " is on a cycle");
   }
+  for (std::size_t i = 0; i < layers.size(); ++i)
+    if (pending[i] > 0) g.order.push_back(i);
 
-  // Reachability from Results and Assigns, walking producers iteratively.
-  std::vector<std::size_t> stack;
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (has_type(layers[i], "Result") || has_type(layers[i], "Assign")) stack.push_back(i);
-    if (has_type(layers[i], "Parameter")) g.parameters.push_back(i);
-    if (has_type(layers[i], "Result")) g.results.push_back(i);
-  }
-  while (!stack.empty()) {
-    const auto n = stack.back();
-    stack.pop_back();
-    if (g.nodes[n].reachable) continue;
-    g.nodes[n].reachable = true;
-    for (const auto& src : g.nodes[n].inputs) stack.push_back(src.node);
-  }
-  for (auto p : g.parameters) g.nodes[p].reachable = true;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     if (g.nodes[i].reachable) continue;
     Diagnostic d;

@@ -22,15 +22,16 @@ struct Node {
 };
 
 struct Graph {
-  std::vector<Node> nodes;              // parallel to IrModel::layers
-  std::vector<std::size_t> order;       // topological order of all nodes
+  std::vector<Node> nodes;  // parallel to IrModel::layers
+  // Topological order of all nodes; layers on or after a cycle OpenVINO drops come last.
+  std::vector<std::size_t> order;
   std::vector<std::size_t> parameters;  // Parameter layers in file order (the model inputs)
   std::vector<std::size_t> results;     // Result layers in file order
 };
 
 // Resolves edges and orders the graph without recursion. Throws irrun::Error (bad_model) for
-// dangling edges, unknown port ids, inconsistent inputs and cycles, naming the layer; adds an
-// "unreachable-layer" warning for each layer OpenVINO would drop.
+// dangling edges, unknown port ids, inconsistent inputs and cycles OpenVINO keeps, naming the
+// layer; adds an "unreachable-layer" warning for each layer OpenVINO would drop.
 Graph build_graph(IrModel& model);
 
 }  // namespace irrun
