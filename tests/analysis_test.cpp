@@ -536,6 +536,8 @@ TEST_CASE("Parameter attributes", "[analysis]") {
       {"FP32 rejected", "shape=\"1\" element_type=\"FP32\"", std::nullopt, ElementType::undefined,
        "\"FP32\" is not a member of enum element::Type_t"},
       {"no element_type", "shape=\"1\"", std::nullopt, ElementType::undefined, "element_type"},
+      {"no shape: a scalar, with a warning", "element_type=\"i32\"", shape({}), ElementType::i32,
+       "no attribute 'shape': OpenVINO makes the input a scalar"},
       {"bad shape", "shape=\"1,x\" element_type=\"f32\"", std::nullopt, ElementType::undefined,
        "Cannot parse dimension"},
   };
@@ -547,7 +549,13 @@ TEST_CASE("Parameter attributes", "[analysis]") {
            edge(0, 0, 1, 0));
     const auto a = analyze_xml(xml);
     if (c.shape) {
-      CHECK(a.analysis.diagnostics.empty());
+      const auto warned = with_rule(a.analysis, "missing-attribute");
+      CHECK(a.analysis.diagnostics.size() == warned.size());
+      CHECK(warned.size() == (*c.message ? 1u : 0u));
+      for (const auto* d : warned) {
+        CHECK(d->severity == irrun::Severity::warning);
+        CHECK_THAT(d->message, Catch::Contains(c.message));
+      }
       REQUIRE(a.analysis.nodes[0].inferred);
       CHECK(a.analysis.nodes[0].outputs[0].shape == *c.shape);
       CHECK(a.analysis.nodes[0].outputs[0].type == c.type);

@@ -45,9 +45,13 @@ OpAttrs parse_parameter(AttrReader& r, int) {
                                           "\" is not a member of enum element::Type_t");
   a.type = *parsed;
   const auto shape = r.text("shape");
-  if (!shape)
-    throw LayerError("bad-attribute",
-                     "missing attribute 'shape' (OpenVINO would make the input a scalar)");
+  if (!shape) {
+    // The op's default: a static scalar, which few pools accept.
+    r.warn("missing-attribute", "no attribute 'shape': OpenVINO makes the input a scalar");
+    a.shape = PartialShape::from_static({});
+    r.finish(kParameterAttrs);
+    return a;
+  }
   try {
     a.shape = parse_partial_shape(*shape);
   } catch (const std::invalid_argument& e) {

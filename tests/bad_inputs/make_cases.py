@@ -200,7 +200,7 @@ bad_pool("unknown_opset", {}, 1, "Cannot create AvgPool layer from unsupported o
 bad_pool("op_not_in_opset", {}, 1, "Opset opset1 doesn't contain the operation with type: AdaptiveAvgPool", type_="AdaptiveAvgPool")
 bad_pool("declared_dims_wrong", {}, 1, "declared [1,3,5,5], inferred [1,3,4,4] [dim-mismatch]", out_shape=(1, 3, 5, 5))
 bad_pool("param_bad_element_type", {}, 1, "\"float\" is not a member of enum element::Type_t", param_data=[("shape", "1,3,8,8"), ("element_type", "float")])
-bad_pool("param_no_shape", {}, 1, "missing attribute 'shape'", param_data=[("element_type", "f32")])
+bad_pool("param_no_shape", {}, 1, "Expected a 3D, 4D or 5D tensor for the input. Got: []", param_data=[("element_type", "f32")])
 bad_pool("param_bad_shape", {}, 1, "attribute 'shape' = \"1,x,8,8\"", param_data=[("shape", "1,x,8,8"), ("element_type", "f32")])
 xml_file("run_i4_pool.xml", pool_model(element_type="i4", precision="I4"))
 files["i4_input.bin"] = bytes(96)  # i4 [1,3,8,8], bit-packed

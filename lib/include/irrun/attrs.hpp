@@ -53,9 +53,10 @@ class AttrReader {
   // Warns about every attribute that was never read: OpenVINO ignores those silently. `known`
   // (the op's attribute names) is used to suggest the intended spelling.
   void finish(std::span<const std::string_view> known);
+  // A warning on this layer's <data> (something OpenVINO accepts silently).
+  void warn(std::string rule, std::string message);
 
  private:
-  void warn(std::string rule, std::string message);
   const std::string* take(std::string_view key);
 
   const Layer& layer_;
