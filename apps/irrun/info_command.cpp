@@ -10,6 +10,7 @@
 #include "irrun/check.hpp"
 #include "irrun/error.hpp"
 #include "irrun/model.hpp"
+#include "irrun/pre_process.hpp"
 #include "irrun/utf8.hpp"
 
 namespace irrun::cli {
@@ -104,6 +105,16 @@ Command add_info(CLI::App& app, const Globals& globals) {
               m.weights
                   ? (m.weights_path + " (" + std::to_string(m.weights->size()) + " bytes)").c_str()
                   : "none");
+        // The <pre-process> block's means (its errors are check_model's, below).
+        std::optional<MeanValues> means;
+        try {
+          means = mean_values(m);
+        } catch (const ModelError&) {
+        }
+        if (means && !globals.quiet)
+          std::printf("mean values %s (<pre-process>) are subtracted from input '%s'\n",
+                      to_string(means->mean.shape).c_str(),
+                      escape_controls(m.ir.layers[means->parameter].name).c_str());
         const bool whole_model_runs =
             std::all_of(m.graph.order.begin(), m.graph.order.end(), [&](std::size_t n) {
               return !m.graph.nodes[n].reachable || (a.nodes[n].op && a.nodes[n].inferred);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "irrun/error.hpp"
+#include "irrun/pre_process.hpp"
 #include "irrun/utf8.hpp"
 
 namespace irrun {
@@ -89,6 +90,18 @@ Diagnostics check_model(const Model& m, bool strict, std::vector<std::size_t>* c
     compare_outputs(m, analysis, n, all);
   }
   compare_edges(m, all);
+  try {
+    mean_values(m);
+  } catch (const ModelError& e) {
+    // A Parameter that does not parse is the analysis' error already.
+    if (e.detail().rfind("<pre-process>", 0) == 0) {
+      Diagnostic d;
+      d.rule = "pre-process";
+      d.message = e.detail();
+      d.line = e.line();
+      all.push_back(std::move(d));
+    }
+  }
   if (checked) std::sort(checked->begin(), checked->end());
   std::stable_sort(all.begin(), all.end(),
                    [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });

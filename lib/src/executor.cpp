@@ -213,9 +213,12 @@ void require_executable(const Model& model) {
 
 PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inputs) {
   require_executable(m);
-  PreparedRun p{input_shapes(inputs), {}};
+  PreparedRun p{input_shapes(inputs), {}, mean_values(m)};
   p.analysis = analyze_or_throw(m, p.input_shapes);
   const Analysis& a = p.analysis;
+  if (p.means)
+    if (const auto it = inputs.find(p.means->parameter); it != inputs.end())
+      check_mean_input(it->second, p.means->mean);
 
   // Check every kernel's element type before computing anything.
   for (auto n : m.graph.order) {
@@ -268,7 +271,9 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
       case OpKind::parameter: {
         const auto it = inputs.find(n);
         if (it == inputs.end()) throw input_error("no input for " + describe(m.ir.layers[n]));
-        values[n].push_back(it->second);
+        // OpenVINO's frontend feeds every consumer of this input through the Subtract it adds.
+        const bool pre = prepared.means && prepared.means->parameter == n;
+        values[n].push_back(pre ? subtract_mean(it->second, prepared.means->mean) : it->second);
         break;
       }
       case OpKind::constant:

@@ -22,17 +22,8 @@ struct ParameterInfo {
 std::vector<ParameterInfo> parameters(const Model& m) {
   std::vector<ParameterInfo> out;
   for (auto n : m.graph.parameters) {
-    const Layer& layer = m.ir.layers[n];
-    Diagnostics ignored;
-    AttrReader reader(layer, n, "Parameter", ignored);
-    ParameterAttrs a;
-    try {
-      const auto* op = resolve_op(layer);
-      a = std::get<ParameterAttrs>(op->parse(reader, op->version));
-    } catch (const LayerError& e) {
-      throw ModelError(m.ir.path, layer.line, describe(layer) + ": " + e.what());
-    }
-    out.push_back({n, layer.name, a.type, a.shape});
+    const auto a = declared_parameter(m, n);
+    out.push_back({n, m.ir.layers[n].name, a.type, a.shape});
   }
   return out;
 }

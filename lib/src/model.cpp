@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "irrun/attrs.hpp"
 #include "irrun/error.hpp"
 #include "irrun/ir_reader.hpp"
 
@@ -43,6 +44,18 @@ Model load_model(const std::string& xml_path, const std::optional<std::string>& 
     }
   }
   return m;
+}
+
+ParameterAttrs declared_parameter(const Model& m, std::size_t n) {
+  const Layer& layer = m.ir.layers[n];
+  Diagnostics ignored;
+  AttrReader reader(layer, n, "Parameter", ignored);
+  try {
+    const auto* op = resolve_op(layer);
+    return std::get<ParameterAttrs>(op->parse(reader, op->version));
+  } catch (const LayerError& e) {
+    throw ModelError(m.ir.path, layer.line, describe(layer) + ": " + e.what());
+  }
 }
 
 }  // namespace irrun

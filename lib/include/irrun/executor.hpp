@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "irrun/kernels/isa.hpp"
 #include "irrun/model.hpp"
 #include "irrun/parallel.hpp"
+#include "irrun/pre_process.hpp"
 #include "irrun/tensor.hpp"
 
 namespace irrun {
@@ -49,6 +51,7 @@ std::vector<Output> run_model(const Model& model, const std::map<std::size_t, Te
 struct PreparedRun {
   std::map<std::size_t, PartialShape> input_shapes;  // by Parameter layer index
   Analysis analysis;
+  std::optional<MeanValues> means;  // the <pre-process> block's, subtracted from that input
 };
 PreparedRun prepare_run(const Model& model, const std::map<std::size_t, Tensor>& inputs);
 // Whether `prepared` holds the preparation for inputs of these shapes.

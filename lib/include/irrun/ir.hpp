@@ -42,12 +42,29 @@ struct Edge {
   std::size_t line = 0;
 };
 
+// A <mean> of the legacy <pre-process> block: a value, or a plane of the .bin.
+struct Mean {
+  std::uint64_t channel = 0;     // <channel id>, by default one more than the previous channel's
+  std::optional<float> value;    // <mean value>
+  std::optional<std::uint64_t> offset, size;  // <mean offset size>: bytes of the .bin
+  std::size_t line = 0;
+};
+
+// <net><pre-process reference-layer-name=..>: mean values OpenVINO's IR frontend subtracts from
+// one input (v10 and v11 alike).
+struct PreProcess {
+  std::string reference;  // trimmed; empty: the first rank-4 Parameter, else the first
+  std::vector<Mean> means;
+  std::size_t line = 0;
+};
+
 struct IrModel {
   std::string path;           // the .xml, as given (used in every message)
   int ir_version = 0;         // 10 or 11
   std::string name;           // <net name>
   std::vector<Layer> layers;  // in file order
   std::vector<Edge> edges;
+  std::optional<PreProcess> pre_process;
   Diagnostics diagnostics;  // reader warnings (e.g. `1..10` read as 1 in a <dim>)
 };
 

@@ -6,6 +6,7 @@
 
 #include "irrun/graph.hpp"
 #include "irrun/ir.hpp"
+#include "irrun/ops.hpp"
 #include "irrun/tensor.hpp"
 
 namespace irrun {
@@ -21,5 +22,9 @@ struct Model {
 // exist), else the xml path with ".bin" (which may be missing: a "no-weights" warning then, if
 // the model has Consts). Throws irrun::Error.
 Model load_model(const std::string& xml_path, const std::optional<std::string>& weights_path = {});
+
+// The attributes Parameter layer `n` declares (its element type and shape); throws ModelError
+// naming the layer when they do not parse.
+ParameterAttrs declared_parameter(const Model& m, std::size_t n);
 
 }  // namespace irrun
