@@ -390,3 +390,22 @@ TEST_CASE("NetworkOptions::kernels picks the fast kernels' ISA or the reference 
           (k == irrun::Kernels::reference ? 1.5f + 0x1p-22f : 1.5f + 0x1p-23f));
   }
 }
+
+TEST_CASE("NetworkOptions::threads beyond 0..max_threads is a usage error", "[network]") {
+  for (const int threads : {-1, irrun::NetworkOptions::max_threads + 1, 20000}) {
+    irrun::NetworkOptions options;
+    options.threads = threads;
+    INFO(threads);
+    try {
+      Network::load(sample("avgpool_v11.xml"), options);
+      FAIL("no error");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == ExitCode::usage);
+      CHECK_THAT(e.what(), Catch::Contains("threads = " + std::to_string(threads)));
+    }
+  }
+  irrun::NetworkOptions options;
+  options.threads = irrun::NetworkOptions::max_threads;
+  const Network net = Network::load(sample("avgpool_v11.xml"), options);
+  CHECK(net.check().passed());
+}

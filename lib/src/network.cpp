@@ -110,6 +110,8 @@ Network::~Network() = default;
 
 Network Network::load(const std::string& xml_path, const NetworkOptions& options) {
   auto impl = std::make_unique<Impl>();
+  // Before reading the model: a bad thread count is the caller's mistake (Error(usage)).
+  impl->parallel = std::make_unique<Parallel>(options.threads);
   impl->model = load_model(xml_path, options.weights);
   const Model& m = impl->model;
   // Declared-shape inference: Parameters from their attributes, outputs as far as it gets (a
@@ -133,7 +135,6 @@ Network Network::load(const std::string& xml_path, const NetworkOptions& options
     used.insert(name);
     impl->outputs.push_back(port_info(name, v));
   }
-  impl->parallel = std::make_unique<Parallel>(options.threads);
   impl->kernels = executor_kernels(options.kernels);
   return Network(std::move(impl));
 }
