@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <clocale>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <system_error>
 
 #include "irrun/error.hpp"
+#include "support/comma_locale.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -135,4 +137,25 @@ TEST_CASE("Tensor::zeros and wrap reject overflowing sizes and negative dims", "
   const float* cx = x;
   CHECK(code_of([&] { Tensor::wrap(ElementType::f32, {-4}, cx); }) == irrun::ExitCode::bad_input);
   CHECK(Tensor::wrap(ElementType::f32, {2, 2}, cx).byte_size() == 16);
+}
+
+TEST_CASE("format_bytes", "[tensor]") {
+  CHECK(irrun::format_bytes(768) == "768 bytes");
+  CHECK(irrun::format_bytes(1536) == "1.5 KiB");
+  CHECK(irrun::format_bytes(std::uint64_t{1} << 20) == "1.0 MiB");
+  CHECK(irrun::format_bytes(std::uint64_t{120} << 30) == "120.0 GiB");
+  // Under a C locale with a decimal comma, where installed (printf's %.1f said "1,0 MiB"); and
+  // the global C++ locale's grouping, which std::to_string ignores.
+  const std::string saved = std::setlocale(LC_NUMERIC, nullptr);
+  for (const char* name : {"de_DE.UTF-8", "de_DE.utf8", "de_DE", "fr_FR.UTF-8", "ru_RU.UTF-8"}) {
+    if (!std::setlocale(LC_NUMERIC, name)) continue;
+    INFO("LC_NUMERIC " << name);
+    CHECK(irrun::format_bytes(std::uint64_t{1} << 20) == "1.0 MiB");
+    break;
+  }
+  std::setlocale(LC_NUMERIC, saved.c_str());
+  const irrun::testing::CommaLocale comma;
+  REQUIRE(comma.probe() == "1.557 1,5");
+  CHECK(irrun::format_bytes(1557) == "1.5 KiB");
+  CHECK(irrun::format_bytes(999) == "999 bytes");
 }

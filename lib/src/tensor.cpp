@@ -9,7 +9,6 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -19,6 +18,7 @@
 #include "irrun/checked.hpp"
 #include "irrun/dim.hpp"
 #include "irrun/error.hpp"
+#include "irrun/number_text.hpp"
 
 namespace irrun {
 namespace {
@@ -62,12 +62,9 @@ std::string format_bytes(std::uint64_t bytes) {
     v /= 1024;
     ++u;
   }
-  char buf[48];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
-  else
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
-  return buf;
+  // Not printf's %.1f: that would print "1,0 MiB" under a C locale with a decimal comma.
+  if (u == 0) return std::to_string(bytes) + " bytes";
+  return fixed_text(v, 1) + " " + kUnits[u];
 }
 
 void require_memory(std::optional<std::uint64_t> bytes, const std::string& what) {
