@@ -29,11 +29,20 @@ for h in $(cat "$tmp/headers.txt"); do
     -I "$prefix/include" "$tmp/header.cpp" || { echo "$h does not compile alone" >&2; exit 1; }
 done
 
+# The package needs neither Eigen nor nlohmann_json (header-only, in no installed header) nor
+# spdlog (the tool's): the user's configure below cannot find them.
+if grep -rlE --include='irrun*.cmake' 'Eigen3|spdlog|nlohmann' "$prefix"; then
+  echo "the installed CMake package names Eigen, nlohmann_json or spdlog" >&2
+  exit 1
+fi
+
 # Same compiler and flags as this build: a sanitized libirrun.a needs a sanitized link.
 "$cmake" -S "${arg[src]}/samples/embed" -B "$tmp/embed" -G "${arg[generator]}" \
   -DCMAKE_CXX_COMPILER="${arg[cxx]}" -DCMAKE_BUILD_TYPE="${arg[type]}" \
   -DCMAKE_CXX_FLAGS="${arg[flags]} -Wall -Wextra -Wpedantic -Werror" \
   -DCMAKE_EXE_LINKER_FLAGS="${arg[ldflags]}" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON -DCMAKE_DISABLE_FIND_PACKAGE_spdlog=ON \
+  -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON \
   -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON >"$tmp/configure.log" ||
   { cat "$tmp/configure.log"; exit 1; }
 "$cmake" --build "$tmp/embed" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }

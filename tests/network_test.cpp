@@ -9,11 +9,14 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <new>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "irrun/api_boundary.hpp"  // internal: the boundary's own test, at the end
 #include "support/ir_text.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -389,4 +392,52 @@ TEST_CASE("NetworkOptions::kernels picks the fast kernels' ISA or the reference 
     CHECK(out.at("r").data<float>()[0] ==
           (k == irrun::Kernels::reference ? 1.5f + 0x1p-22f : 1.5f + 0x1p-23f));
   }
+}
+
+TEST_CASE("NetworkOptions::threads beyond 0..max_threads is a usage error", "[network]") {
+  for (const int threads : {-1, irrun::NetworkOptions::max_threads + 1, 20000}) {
+    irrun::NetworkOptions options;
+    options.threads = threads;
+    INFO(threads);
+    try {
+      Network::load(sample("avgpool_v11.xml"), options);
+      FAIL("no error");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == ExitCode::usage);
+      CHECK_THAT(e.what(), Catch::Contains("threads = " + std::to_string(threads)));
+    }
+  }
+  irrun::NetworkOptions options;
+  options.threads = irrun::NetworkOptions::max_threads;
+  const Network net = Network::load(sample("avgpool_v11.xml"), options);
+  CHECK(net.check().passed());
+}
+
+// The boundary Network's entry points share (irrun/api_boundary.hpp, internal): std::bad_alloc
+// from inside (no memory limit to refuse the allocation first) leaves as Error(limit), anything
+// else unchanged. Tested with thrown exceptions rather than gigabytes.
+TEST_CASE("The API boundary turns std::bad_alloc into Error(limit)", "[network]") {
+  const auto through_boundary = [](auto thrower) {
+    try {
+      thrower();
+    } catch (...) {
+      irrun::rethrow_at_api_boundary("m.xml", "running the model");
+    }
+  };
+  try {
+    through_boundary([] { throw std::bad_alloc(); });
+    FAIL("no error");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::limit);
+    CHECK_THAT(e.what(), Catch::StartsWith("m.xml: out of memory running the model ("));
+  }
+  CHECK_THROWS_AS(through_boundary([] { throw std::bad_array_new_length(); }), irrun::Error);
+  try {
+    through_boundary([] { throw irrun::input_error("bad input"); });
+    FAIL("no error");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::bad_input);
+    CHECK(std::string(e.what()) == "bad input");
+  }
+  CHECK_THROWS_AS(through_boundary([] { throw std::out_of_range("x"); }), std::out_of_range);
 }

@@ -1,9 +1,13 @@
 #include "irrun/parallel.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -12,6 +16,9 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "irrun/error.hpp"
+#include "irrun/network.hpp"
 
 using irrun::Parallel;
 
@@ -34,9 +41,72 @@ std::vector<std::pair<std::int64_t, std::int64_t>> chunks_of(const Parallel& par
 TEST_CASE("Parallel thread count", "[parallel]") {
   CHECK(Parallel(1).threads() == 1);
   CHECK(Parallel(3).threads() == 3);
-  CHECK(Parallel(0).threads() ==
-        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  CHECK_THROWS_AS(Parallel(-1), std::invalid_argument);
+  CHECK(Parallel(0).threads() == Parallel::default_threads());
+  CHECK(Parallel(irrun::NetworkOptions::max_threads).threads() == 1024);
+  for (int bad : {-1, 1025, std::numeric_limits<int>::max()}) {
+    INFO(bad);
+    try {
+      const Parallel par(bad);
+      FAIL("no error");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == irrun::ExitCode::usage);
+      CHECK_THAT(e.what(), Catch::Contains("from 0 (one per core) to 1024"));
+    }
+  }
+}
+
+TEST_CASE("Parallel's default thread count follows the CPU affinity", "[parallel]") {
+  cpu_set_t all;
+  REQUIRE(sched_getaffinity(0, sizeof all, &all) == 0);
+  CHECK(Parallel::default_threads() == std::min(CPU_COUNT(&all), 1024));
+  // Restricted to one CPU (this thread only; sched_getaffinity(0) reads the calling thread's
+  // mask), one thread: hardware_concurrency() would still count them all.
+  int first = 0;
+  while (!CPU_ISSET(first, &all)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+  const int restricted = Parallel(0).threads();
+  REQUIRE(sched_setaffinity(0, sizeof all, &all) == 0);
+  CHECK(restricted == 1);
+}
+
+// The threads of this process, from /proc/self/task.
+static std::size_t process_threads() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST_CASE("Parallel starts its pool on the first split for_range, not before", "[parallel]") {
+  const std::size_t before = process_threads();
+  const Parallel par(8);
+  CHECK_FALSE(par.started());
+  CHECK(process_threads() == before);
+  par.for_range(1, [](std::int64_t, std::int64_t) {});  // one chunk: runs on the caller
+  CHECK_FALSE(par.started());
+  const Parallel one(1);
+  one.for_range(100, [](std::int64_t, std::int64_t) {});
+  CHECK_FALSE(one.started());
+  CHECK(process_threads() == before);
+  std::atomic<std::int64_t> covered{0};
+  par.for_range(100, [&](std::int64_t b, std::int64_t e) { covered += e - b; });
+  CHECK(par.started());
+  CHECK(covered == 100);
+  CHECK(process_threads() == before + 7);
+}
+
+TEST_CASE("Parallel's first for_range on several threads at once starts one pool", "[parallel]") {
+  const Parallel par(3);
+  std::atomic<std::int64_t> covered{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back(
+        [&] { par.for_range(50, [&](std::int64_t b, std::int64_t e) { covered += e - b; }); });
+  for (auto& c : callers) c.join();
+  CHECK(par.started());
+  CHECK(covered == 200);
 }
 
 TEST_CASE("Parallel::for_range covers [0, n) once in fixed contiguous chunks", "[parallel]") {

@@ -13,6 +13,7 @@
 
 #include "irrun/dim.hpp"
 #include "irrun/pool_geometry.hpp"
+#include "support/comma_locale.hpp"
 
 using irrun::AutoPad;
 using irrun::PoolAttrs;
@@ -574,6 +575,17 @@ TEST_CASE("AvgPool validation rules and order", "[pool_geometry][avg_pool][valid
     check_throws_validation([&] { (void)irrun::infer_avg_pool(c.attrs, c.version, input); },
                             c.message);
   }
+}
+
+TEST_CASE("AvgPool validation messages ignore the global locale", "[pool_geometry][validation]") {
+  const irrun::testing::CommaLocale comma;
+  REQUIRE(comma.probe() == "1.557 1,5");
+  const auto input = irrun::parse_partial_shape("[1,3,8,8]");
+  check_throws_validation(
+      [&] {
+        (void)irrun::infer_avg_pool({.kernel = {2, 2}, .strides = {1557, 0}}, 1, input);
+      },
+      "Strides has zero dimension(s). {1557, 0}");
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -4,14 +4,17 @@
 
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <clocale>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include "irrun/error.hpp"
+#include "support/comma_locale.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -53,8 +56,15 @@ TEST_CASE("Buffer::slice shares the owner and checks bounds", "[tensor]") {
   CHECK(s.data()[0] == std::byte{4});
   CHECK(s.data()[7] == std::byte{11});
   CHECK(s.slice(8, 0).size() == 0);
-  CHECK_THROWS_AS(s.slice(5, 4), std::out_of_range);
-  CHECK_THROWS_AS(s.slice(SIZE_MAX, 2), std::out_of_range);
+  for (const auto& [offset, size] : {std::pair<std::size_t, std::size_t>{5, 4}, {SIZE_MAX, 2}}) {
+    try {
+      (void)s.slice(offset, size);
+      FAIL("no error");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == irrun::ExitCode::bad_input);
+      CHECK_THAT(e.what(), Catch::Contains("outside a buffer of 8 bytes"));
+    }
+  }
 }
 
 TEST_CASE("Buffer::map_file maps an unaligned byte range read-only", "[tensor]") {
@@ -135,4 +145,86 @@ TEST_CASE("Tensor::zeros and wrap reject overflowing sizes and negative dims", "
   const float* cx = x;
   CHECK(code_of([&] { Tensor::wrap(ElementType::f32, {-4}, cx); }) == irrun::ExitCode::bad_input);
   CHECK(Tensor::wrap(ElementType::f32, {2, 2}, cx).byte_size() == 16);
+}
+
+namespace {
+
+// The Error a call throws: its code and message.
+template <class F>
+std::pair<irrun::ExitCode, std::string> error_of(F&& f) {
+  try {
+    f();
+  } catch (const irrun::Error& e) {
+    return {e.code(), e.what()};
+  }
+  return {irrun::ExitCode::ok, ""};
+}
+
+}  // namespace
+
+TEST_CASE("Tensor::zeros and wrap: a type without a fixed size is bad input", "[tensor]") {
+  float x[4] = {};
+  for (const auto type : {ElementType::undefined, ElementType::string}) {
+    for (const auto& [code, what] : {error_of([&] { Tensor::zeros(type, {2}); }),
+                                     error_of([&] { Tensor::wrap(type, {2}, x); }), error_of([&] {
+                                       Tensor::wrap(type, {2}, static_cast<const float*>(x));
+                                     })}) {
+      INFO(what);
+      CHECK(code == irrun::ExitCode::bad_input);
+      CHECK_THAT(what, Catch::Contains("has no fixed size"));
+    }
+  }
+}
+
+TEST_CASE("Buffer::wrap and Tensor::wrap refuse a null pointer for a nonzero size", "[tensor]") {
+  for (const auto& [code, what] :
+       {error_of([] {
+          Tensor::wrap(ElementType::f32, {1, 3, 8, 8}, static_cast<float*>(nullptr));
+        }),
+        error_of([] { Tensor::wrap(ElementType::f32, {4}, static_cast<const void*>(nullptr)); }),
+        error_of([] { Buffer::wrap(static_cast<void*>(nullptr), 1); })}) {
+    INFO(what);
+    CHECK(code == irrun::ExitCode::bad_input);
+    CHECK_THAT(what, Catch::Contains("a null pointer for"));
+  }
+  CHECK(error_of([] {
+          Tensor::wrap(ElementType::f32, {3, 0}, static_cast<float*>(nullptr));
+        }).first == irrun::ExitCode::ok);
+  CHECK(Buffer::wrap(static_cast<const void*>(nullptr), 0).size() == 0);
+}
+
+TEST_CASE("Tensor::element_count and byte_size of a hand-set shape do not wrap", "[tensor]") {
+  Tensor t;
+  t.type = ElementType::f32;
+  t.shape = {2, -3};
+  CHECK(error_of([&] { (void)t.element_count(); }).first == irrun::ExitCode::bad_input);
+  CHECK(error_of([&] { (void)t.byte_size(); }).first == irrun::ExitCode::bad_input);
+  t.shape = {std::int64_t{1} << 40, std::int64_t{1} << 40};
+  CHECK(error_of([&] { (void)t.element_count(); }).first == irrun::ExitCode::limit);
+  t.shape = {std::int64_t{1} << 62};  // fits as a count, not as bytes
+  CHECK(t.element_count() == std::size_t{1} << 62);
+  CHECK(error_of([&] { (void)t.byte_size(); }).first == irrun::ExitCode::limit);
+  t.shape = {3, 4};
+  CHECK(t.byte_size() == 48);
+}
+
+TEST_CASE("format_bytes", "[tensor]") {
+  CHECK(irrun::format_bytes(768) == "768 bytes");
+  CHECK(irrun::format_bytes(1536) == "1.5 KiB");
+  CHECK(irrun::format_bytes(std::uint64_t{1} << 20) == "1.0 MiB");
+  CHECK(irrun::format_bytes(std::uint64_t{120} << 30) == "120.0 GiB");
+  // Under a C locale with a decimal comma, where installed (printf's %.1f said "1,0 MiB"); and
+  // the global C++ locale's grouping, which std::to_string ignores.
+  const std::string saved = std::setlocale(LC_NUMERIC, nullptr);
+  for (const char* name : {"de_DE.UTF-8", "de_DE.utf8", "de_DE", "fr_FR.UTF-8", "ru_RU.UTF-8"}) {
+    if (!std::setlocale(LC_NUMERIC, name)) continue;
+    INFO("LC_NUMERIC " << name);
+    CHECK(irrun::format_bytes(std::uint64_t{1} << 20) == "1.0 MiB");
+    break;
+  }
+  std::setlocale(LC_NUMERIC, saved.c_str());
+  const irrun::testing::CommaLocale comma;
+  REQUIRE(comma.probe() == "1.557 1,5");
+  CHECK(irrun::format_bytes(1557) == "1.5 KiB");
+  CHECK(irrun::format_bytes(999) == "999 bytes");
 }

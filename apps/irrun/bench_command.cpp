@@ -13,6 +13,7 @@
 #include "irrun/executor.hpp"
 #include "irrun/inputs.hpp"
 #include "irrun/kernels/avg_pool.hpp"
+#include "irrun/network.hpp"
 #include "irrun/utf8.hpp"
 
 namespace irrun::cli {
@@ -69,7 +70,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
       ->transform(seed_number());
   cmd->add_option("--threads", o->threads, "Threads (0: all cores)")
       ->capture_default_str()
-      ->transform(whole_number(0, 1024));
+      ->transform(whole_number(0, NetworkOptions::max_threads));
   cmd->add_option("--repeat", o->repeat, "Timed runs")
       ->capture_default_str()
       ->transform(whole_number(1, 1'000'000'000));

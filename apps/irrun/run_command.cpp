@@ -17,6 +17,7 @@
 #include "irrun/executor.hpp"
 #include "irrun/golden.hpp"
 #include "irrun/inputs.hpp"
+#include "irrun/network.hpp"
 #include "irrun/report.hpp"
 #include "irrun/sha256.hpp"
 #include "irrun/utf8.hpp"
@@ -86,7 +87,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
       ->needs(random);  // else ignored: a seed that decides nothing is a mistake
   cmd->add_option("--threads", o->threads, "Threads (0: all cores); results never depend on it")
       ->capture_default_str()
-      ->transform(whole_number(0, 1024));
+      ->transform(whole_number(0, NetworkOptions::max_threads));
   auto* output_dir = cmd->add_option(
       "-o,--output-dir", o->output_dir,
       "Write one file per output into DIR, and DIR/manifest.json describing the run");

@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
+#include <locale>
 #include <sstream>
 
 #include "fp_control.hpp"
 #include "irrun/blob.hpp"
 #include "irrun/dim.hpp"
+#include "irrun/number_text.hpp"
 
 namespace irrun {
 namespace {
@@ -16,10 +17,8 @@ namespace {
 // Whole numbers below 2^53 print in full, others as %.9g; `integer` values (exact in long double,
 // 64-bit ones included) always in full.
 std::string number(long double v, bool integer = false) {
-  char buf[64];
   const bool whole = std::isfinite(v) && v == std::trunc(v) && (integer || std::fabs(v) < 0x1p53);
-  std::snprintf(buf, sizeof buf, whole ? "%.0Lf" : "%.9Lg", v);
-  return buf;
+  return whole ? fixed_text(v, 0) : general_text(v, 9);
 }
 
 std::string index_text(const std::vector<std::int64_t>& index) {
@@ -105,6 +104,7 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& expected
   if (expected_type != actual.type) {
     c.status = CompareStatus::type_mismatch;
     std::ostringstream s;
+    s.imbue(std::locale::classic());
     s << "element type " << to_string(actual.type) << " differs from the golden's "
       << to_string(expected_type);
     c.detail = s.str();
@@ -113,6 +113,7 @@ TensorComparison compare_tensors(const std::string& name, const Tensor& expected
   if (expected.shape != actual.shape) {
     c.status = CompareStatus::shape_mismatch;
     std::ostringstream s;
+    s.imbue(std::locale::classic());
     s << "shape " << to_string(actual.shape) << " differs from the golden's "
       << to_string(expected.shape);
     c.detail = s.str();

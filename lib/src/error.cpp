@@ -1,5 +1,6 @@
 #include "irrun/error.hpp"
 
+#include <locale>
 #include <sstream>
 
 namespace irrun {
@@ -8,6 +9,7 @@ namespace {
 // (An ostringstream rather than string concatenation: GCC 12 warns falsely on the latter.)
 std::string located(const std::string& path, std::size_t line, const std::string& detail) {
   std::ostringstream s;
+  s.imbue(std::locale::classic());  // not the global locale's "1.557" for line 1557
   s << path;
   if (line) s << ':' << line;
   s << ": " << detail;

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <locale>
 #include <set>
 #include <span>
 #include <sstream>
@@ -27,6 +28,7 @@ std::string data_sha256(const Tensor& t) {
 std::string describe(const std::string& name, ElementType type,
                      const std::vector<std::int64_t>& shape) {
   std::ostringstream s;
+  s.imbue(std::locale::classic());
   s << "'" << name << "' (" << to_string(type) << " " << to_string(shape) << ")";
   return s.str();
 }
@@ -217,6 +219,7 @@ ExpectResult expect_golden(const std::string& path, const std::vector<Output>& o
       const auto size = fs::file_size(path, ec);
       if (ec || size != o.tensor.byte_size()) {
         std::ostringstream s;
+        s.imbue(std::locale::classic());
         s << "the raw golden " << path << " holds " << (ec ? 0 : size) << " byte(s), output "
           << describe(o.name, o.tensor.type, o.tensor.shape) << " has " << o.tensor.byte_size();
         r.outputs.push_back(problem(o.name, CompareStatus::shape_mismatch, s.str()));

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <set>
 
 #include "irrun/analysis.hpp"
+#include "irrun/api_boundary.hpp"
 #include "irrun/check.hpp"
 #include "irrun/checked.hpp"
 #include "irrun/dim.hpp"
@@ -93,6 +95,15 @@ void require_buffer(const std::string& what, const Tensor& t) {
 
 }  // namespace
 
+void rethrow_at_api_boundary(const std::string& path, const char* action) {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Error(ExitCode::limit, path + ": out of memory " + action + " (" +
+                                     format_bytes(memory_in_use()) + " in irrun's buffers)");
+  }
+}
+
 std::size_t CheckResult::errors() const {
   return static_cast<std::size_t>(
       std::count_if(diagnostics.begin(), diagnostics.end(),
@@ -108,8 +119,10 @@ Network::Network(Network&&) noexcept = default;
 Network& Network::operator=(Network&&) noexcept = default;
 Network::~Network() = default;
 
-Network Network::load(const std::string& xml_path, const NetworkOptions& options) {
+Network Network::load(const std::string& xml_path, const NetworkOptions& options) try {
   auto impl = std::make_unique<Impl>();
+  // Before reading the model: a bad thread count is the caller's mistake (Error(usage)).
+  impl->parallel = std::make_unique<Parallel>(options.threads);
   impl->model = load_model(xml_path, options.weights);
   const Model& m = impl->model;
   // Declared-shape inference: Parameters from their attributes, outputs as far as it gets (a
@@ -133,9 +146,10 @@ Network Network::load(const std::string& xml_path, const NetworkOptions& options
     used.insert(name);
     impl->outputs.push_back(port_info(name, v));
   }
-  impl->parallel = std::make_unique<Parallel>(options.threads);
   impl->kernels = executor_kernels(options.kernels);
   return Network(std::move(impl));
+} catch (...) {
+  rethrow_at_api_boundary(xml_path, "loading the model");
 }
 
 const std::string& Network::path() const {
@@ -150,7 +164,7 @@ const std::vector<PortInfo>& Network::outputs() const {
   return impl_->outputs;
 }
 
-CheckResult Network::check(bool strict) const {
+CheckResult Network::check(bool strict) const try {
   const Model& m = impl_->model;
   CheckResult r;
   std::vector<std::size_t> checked;
@@ -158,10 +172,12 @@ CheckResult Network::check(bool strict) const {
   r.checked_layers = checked.size();
   for (const auto& d : r.diagnostics) r.messages.push_back(format(m.ir, d));
   return r;
+} catch (...) {
+  rethrow_at_api_boundary(path(), "checking the model");
 }
 
 void Network::run(const std::map<std::string, Tensor>& inputs,
-                  std::map<std::string, Tensor>& outputs) const {
+                  std::map<std::string, Tensor>& outputs) const try {
   const Model& m = impl_->model;
   const auto& params = m.graph.parameters;
   std::map<std::size_t, Tensor> bound;
@@ -233,6 +249,8 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
       std::memmove(it->second.buffer.mutable_data(), src.buffer.data(), src.byte_size());
     }
   }
+} catch (...) {
+  rethrow_at_api_boundary(path(), "running the model");
 }
 
 std::map<std::string, Tensor> Network::run(const std::map<std::string, Tensor>& inputs) const {

@@ -5,13 +5,14 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <locale>
 #include <sstream>
 
 #include "irrun/blob.hpp"
 #include "irrun/checked.hpp"
+#include "irrun/number_text.hpp"
 
 namespace irrun {
 namespace {
@@ -279,10 +280,10 @@ std::optional<std::vector<std::int64_t>> output_size_dims(const ValueInfo& size)
   for (const long double v : *size.values) {
     if (!(v >= static_cast<long double>(lo) && v <= static_cast<long double>(hi))) {
       // Exactly (long double holds every value): 2^63 must not print as a rounded 9.22337e+18.
-      char text[64];
-      std::snprintf(text, sizeof text, std::isfinite(v) && v == std::trunc(v) ? "%.0Lf" : "%.21Lg",
-                    v);
+      const std::string text =
+          std::isfinite(v) && v == std::trunc(v) ? fixed_text(v, 0) : general_text(v, 21);
       std::ostringstream s;
+      s.imbue(std::locale::classic());
       s << "output_size value " << text << " not in range [" << lo << ":" << hi << "]";
       throw LayerError("validation", s.str());
     }

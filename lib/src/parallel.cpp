@@ -1,15 +1,19 @@
 #include "irrun/parallel.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
-#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "fp_control.hpp"
+#include "irrun/error.hpp"
+#include "irrun/network.hpp"
 
 // With NDEBUG, Eigen's ThreadPool leaves assertion-only parameters unused; that is its business,
 // not ours, when its headers are not included as system headers.
@@ -47,11 +51,22 @@ struct Parallel::Pool {
   Eigen::ThreadPool pool;
 };
 
+int Parallel::default_threads() {
+  int n = 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  // A mask of more than CPU_SETSIZE (1024) CPUs does not fit: the fallback below, capped anyway.
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n <= 0) n = static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(n, 1, NetworkOptions::max_threads);
+}
+
 Parallel::Parallel(int threads) : threads_(threads) {
-  if (threads < 0) throw std::invalid_argument("Parallel: thread count must be >= 0");
-  if (threads_ == 0) threads_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // The caller works on chunks too, so the pool needs one thread fewer than the total.
-  if (threads_ > 1) pool_ = std::make_unique<Pool>(threads_ - 1);
+  if (threads < 0 || threads > NetworkOptions::max_threads)
+    throw usage_error("threads = " + std::to_string(threads) +
+                      ": expected a whole number from 0 (one per core) to " +
+                      std::to_string(NetworkOptions::max_threads));
+  if (threads_ == 0) threads_ = default_threads();
 }
 
 Parallel::~Parallel() = default;
@@ -60,8 +75,17 @@ void Parallel::for_range(std::int64_t n,
                          const std::function<void(std::int64_t, std::int64_t)>& fn) const {
   if (n <= 0) return;
   const std::int64_t chunks = std::min<std::int64_t>(n, std::int64_t{kChunksPerThread} * threads_);
+  if (chunks == 1 || threads_ == 1) {
+    fn(0, n);
+    return;
+  }
+  // The caller works on chunks too, so the pool needs one thread fewer than the total.
+  std::call_once(pool_once_, [this] {
+    pool_ = std::make_unique<Pool>(threads_ - 1);
+    started_.store(true, std::memory_order_release);
+  });
   // Nested calls from a worker would block that worker waiting for tasks queued behind it.
-  if (chunks == 1 || !pool_ || pool_->pool.CurrentThreadId() != -1) {
+  if (pool_->pool.CurrentThreadId() != -1) {
     fn(0, n);
     return;
   }

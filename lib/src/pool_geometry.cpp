@@ -1,6 +1,7 @@
 #include "irrun/pool_geometry.hpp"
 
 #include <algorithm>
+#include <locale>
 #include <sstream>
 
 namespace irrun {
@@ -19,6 +20,7 @@ constexpr std::uint64_t kMaxAttr = std::uint64_t{1} << 40;
 template <class T>
 std::string list(const std::vector<T>& v) {
   std::ostringstream s;
+  s.imbue(std::locale::classic());
   s << '{';
   for (std::size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
   s << '}';

@@ -9,7 +9,6 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -19,6 +18,7 @@
 #include "irrun/checked.hpp"
 #include "irrun/dim.hpp"
 #include "irrun/error.hpp"
+#include "irrun/number_text.hpp"
 
 namespace irrun {
 namespace {
@@ -62,12 +62,9 @@ std::string format_bytes(std::uint64_t bytes) {
     v /= 1024;
     ++u;
   }
-  char buf[48];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
-  else
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
-  return buf;
+  // Not printf's %.1f: that would print "1,0 MiB" under a C locale with a decimal comma.
+  if (u == 0) return std::to_string(bytes) + " bytes";
+  return fixed_text(v, 1) + " " + kUnits[u];
 }
 
 void require_memory(std::optional<std::uint64_t> bytes, const std::string& what) {
@@ -193,6 +190,8 @@ Buffer Buffer::wrap(void* data, std::size_t size) {
 }
 
 Buffer Buffer::wrap(const void* data, std::size_t size) {
+  if (!data && size)
+    throw input_error("Buffer::wrap: a null pointer for " + std::to_string(size) + " bytes");
   Buffer b;
   // No owner: copies and slices share nothing but the caller's pointer.
   b.data_ = static_cast<std::byte*>(const_cast<void*>(data));
@@ -204,9 +203,8 @@ Buffer Buffer::wrap(const void* data, std::size_t size) {
 Buffer Buffer::slice(std::size_t offset, std::size_t size) const {
   const auto end = checked_add(offset, size);
   if (!end || *end > size_) {
-    throw std::out_of_range("Buffer::slice: [" + std::to_string(offset) + ", +" +
-                            std::to_string(size) + ") outside a buffer of " +
-                            std::to_string(size_) + " bytes");
+    throw input_error("Buffer::slice: [" + std::to_string(offset) + ", +" + std::to_string(size) +
+                      ") outside a buffer of " + std::to_string(size_) + " bytes");
   }
   Buffer b = *this;
   if (data_) b.data_ = data_ + offset;
@@ -221,12 +219,15 @@ std::size_t packed_size(ElementType type, const std::vector<std::int64_t>& shape
   if (std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d < 0; }))
     throw Error(ExitCode::bad_input, "tensor " + std::string(to_string(type)) + " " +
                                          to_string(shape) + " has a negative dimension");
-  const auto count = checked_product(shape);
   const std::size_t bits = bit_width(type);
+  if (bits == 0)
+    throw input_error("tensor " + std::string(to_string(type)) + " " + to_string(shape) +
+                      ": element type " + std::string(to_string(type)) + " has no fixed size");
+  const auto count = checked_product(shape);
   const auto total_bits = count ? checked_mul(*count, bits) : std::nullopt;
-  if (bits == 0 || !total_bits || !checked_add(*total_bits, 7))
+  if (!total_bits || !checked_add(*total_bits, 7))
     throw Error(ExitCode::limit, "tensor " + std::string(to_string(type)) + " " + to_string(shape) +
-                                     " is too large or has no fixed size");
+                                     " is too large");
   return packed_byte_size(type, *count);
 }
 
@@ -259,13 +260,22 @@ Tensor Tensor::wrap(ElementType type, std::vector<std::int64_t> shape, const voi
 }
 
 std::size_t Tensor::element_count() const {
-  std::size_t n = 1;
-  for (auto d : shape) n *= static_cast<std::size_t>(d);
-  return n;
+  // A shape set by hand may be anything: no wrapped product.
+  const auto n = checked_product(shape);
+  if (!n) {
+    if (std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d < 0; }))
+      throw input_error("tensor shape " + to_string(shape) + " has a negative dimension");
+    throw Error(ExitCode::limit, "tensor shape " + to_string(shape) + " is too large");
+  }
+  return *n;
 }
 
 std::size_t Tensor::byte_size() const {
-  return packed_byte_size(type, element_count());
+  const std::size_t n = element_count();
+  if (!checked_mul(n, bit_width(type)))
+    throw Error(ExitCode::limit, "tensor " + std::string(to_string(type)) + " " + to_string(shape) +
+                                     " is too large");
+  return packed_byte_size(type, n);
 }
 
 }  // namespace irrun

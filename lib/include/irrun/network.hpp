@@ -46,9 +46,12 @@ struct NetworkOptions {
   // The weights file; by default the xml path with ".bin", which may be missing when the model
   // needs no Const data.
   std::optional<std::string> weights;
-  // Threads each kernel of run() may use, including the caller's; 0 means one per core. Results
-  // are bit-identical for every count. A negative count throws std::invalid_argument.
+  // Threads each kernel of run() may use, including the caller's; 0 means one per core the
+  // process may run on (its CPU affinity). Results are bit-identical for every count. A count
+  // below 0 or above max_threads makes load() throw Error(usage). The threads start on the first
+  // run() that splits a kernel over them, not in load().
   int threads = 0;
+  static constexpr int max_threads = 1024;  // also the irrun tool's --threads bound
   Kernels kernels = Kernels::best;
 };
 

@@ -2,23 +2,32 @@
 // dynamically by the threads.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 namespace irrun {
 
 class Parallel {
  public:
-  // threads: how many threads a for_range may use, including the caller; 0 means one per core.
-  // A pool is created only when more than one thread is requested. Throws std::invalid_argument
-  // for a negative count.
+  // threads: how many threads a for_range may use, including the caller; 0 means one per CPU the
+  // calling thread may run on (its affinity mask; at most NetworkOptions::max_threads). Throws
+  // Error(usage) for a count below 0 or above NetworkOptions::max_threads. The pool (threads() - 1
+  // threads) starts on the first for_range that splits its range, not here: a Parallel that never
+  // runs anything in parallel costs no thread.
   explicit Parallel(int threads);
   ~Parallel();
   Parallel(const Parallel&) = delete;
   Parallel& operator=(const Parallel&) = delete;
 
   int threads() const { return threads_; }
+  // Whether the pool's threads have been started (by a for_range).
+  bool started() const { return started_.load(std::memory_order_acquire); }
+  // One per CPU in the calling thread's affinity mask (hardware_concurrency() if it cannot be
+  // read), capped at NetworkOptions::max_threads: what a count of 0 means.
+  static int default_threads();
 
   // Chunks per thread: a thread that starts late or is preempted (a vCPU taken by the host) leaves
   // the rest of its share to the others.
@@ -40,7 +49,9 @@ class Parallel {
  private:
   struct Pool;
   int threads_;
-  std::unique_ptr<Pool> pool_;
+  mutable std::once_flag pool_once_;
+  mutable std::unique_ptr<Pool> pool_;  // set once, under pool_once_
+  mutable std::atomic<bool> started_{false};
 };
 
 }  // namespace irrun

@@ -45,9 +45,11 @@ class Buffer {
   // A view of `size` bytes the caller owns: no copy, no ownership, not counted against the memory
   // limit. The caller keeps the memory alive while this Buffer, or any copy or slice of it, is in
   // use. Wrapping a const pointer gives a read-only buffer, a mutable pointer a writable one.
+  // Throws irrun::Error(bad_input) for a null pointer with a nonzero size.
   static Buffer wrap(void* data, std::size_t size);
   static Buffer wrap(const void* data, std::size_t size);
-  // A view into another buffer, sharing its lifetime.
+  // A view into another buffer, sharing its lifetime. Throws irrun::Error(bad_input) when
+  // [offset, offset + size) is not inside this buffer.
   Buffer slice(std::size_t offset, std::size_t size) const;
 
   const std::byte* data() const { return data_; }
@@ -68,13 +70,18 @@ struct Tensor {
   Buffer buffer;
 
   // Allocates a zeroed tensor; throws irrun::Error(limit) on an overflowing size or when it
-  // would exceed the memory limit.
+  // would exceed the memory limit, irrun::Error(bad_input) on a negative dimension or an element
+  // type without a fixed size (undefined, string).
   static Tensor zeros(ElementType type, std::vector<std::int64_t> shape);
   // A tensor over caller-owned memory of at least the packed byte size of `shape` (see
   // Buffer::wrap for the lifetime rule). Throws irrun::Error(limit) on an overflowing size and
-  // irrun::Error(bad_input) on a negative dimension.
+  // irrun::Error(bad_input) on a negative dimension, an element type without a fixed size or a
+  // null `data` for a nonzero size.
   static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, void* data);
   static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, const void* data);
+  // The product of `shape` and the packed bytes it takes; for a shape set by hand, throw
+  // irrun::Error(bad_input) on a negative dimension and irrun::Error(limit) on an overflow,
+  // never a wrapped size.
   std::size_t element_count() const;
   std::size_t byte_size() const;
   template <class T>
