@@ -44,8 +44,8 @@ struct Edge {
 
 // A <mean> of the legacy <pre-process> block: a value, or a plane of the .bin.
 struct Mean {
-  std::uint64_t channel = 0;     // <channel id>, by default one more than the previous channel's
-  std::optional<float> value;    // <mean value>
+  std::uint64_t channel = 0;   // <channel id>, by default one more than the previous channel's
+  std::optional<float> value;  // <mean value>
   std::optional<std::uint64_t> offset, size;  // <mean offset size>: bytes of the .bin
   std::size_t line = 0;
 };
