@@ -617,6 +617,78 @@ TEST_CASE("check_file on whole models", "[check]") {
   }
 }
 
+TEST_CASE("v10 IRs: the name checks of OpenVINO's update_v10_model", "[check]") {
+  // in (tensor names `in_names`) -> pool -> out; a second Parameter `other` -> out2 when given.
+  const auto model = [](const std::string& version, const std::string& in_names,
+                        const std::string& pool_names, const std::string& other_names = "",
+                        const std::string& other_layer = "other") {
+    const auto port = [](int id, const std::string& names, const std::string& dims) {
+      std::string p = "<port id=\"" + std::to_string(id) + "\" precision=\"FP32\"";
+      if (!names.empty()) p += " names=\"" + names + "\"";
+      return p + ">" + dims_xml(dims) + "</port>";
+    };
+    std::string layers =
+        layer(0, "in", "Parameter", "opset1", "shape=\"1,1,4\" element_type=\"f32\"", "",
+              port(0, in_names, "1,1,4")) +
+        layer(1, "pool", "AvgPool", "opset1",
+              "kernel=\"2\" strides=\"2\" pads_begin=\"0\" pads_end=\"0\"", in_port(0, "1,1,4"),
+              port(1, pool_names, "1,1,2")) +
+        result(2, "out", "1,1,2");
+    std::string edges = edge(0, 0, 1, 0) + edge(1, 1, 2, 0);
+    if (!other_names.empty() || other_layer != "other") {
+      layers += layer(3, other_layer, "Parameter", "opset1", "shape=\"1\" element_type=\"f32\"", "",
+                      port(0, other_names, "1")) +
+                result(4, "out2", "1");
+      edges += edge(3, 0, 4, 0);
+    }
+    auto xml = ir(layers, edges);
+    xml.replace(xml.find("version=\"11\""), 12, "version=\"" + version + "\"");
+    return xml;
+  };
+  constexpr const char* kTensors = "Model tensor names have collisions.";
+  constexpr const char* kOps = "Model operation names have collisions with tensor names.";
+  struct NameCase {
+    const char* name;
+    std::string xml;
+    std::optional<std::size_t> layer;  // the one name-collision error's layer, or none
+    std::string message;
+  };
+  const std::vector<NameCase> cases = {
+      {"no tensor names", model("10", "", ""), std::nullopt, ""},
+      {"tensor names of their own", model("10", "x", "y"), std::nullopt, ""},
+      {"an output tensor already named after its producer", model("10", "x", "pool"), std::nullopt,
+       ""},
+      {"an input tensor named after the op feeding a Result", model("10", "pool", ""), 2,
+       std::string(kOps) + " ('pool')"},
+      {"two inputs' tensors share a name", model("10", "x", "", "x"), 3,
+       std::string(kTensors) + " ('x')"},
+      {"an output tensor has an input tensor's name", model("10", "x", "x"), 2,
+       std::string(kTensors) + " ('x')"},
+      {"a Parameter named like another input's tensor", model("10", "", "", "in", "other"), 0,
+       std::string(kOps) + " ('in')"},
+      {"v11 has none of this", model("11", "pool", "x", "x"), std::nullopt, ""},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    TempDir dir;
+    const auto path = dir.write("m.xml", c.xml);
+    const auto report = irrun::check_file(path, CheckOptions{});
+    std::vector<const Diagnostic*> found;
+    for (const auto& d : report.diagnostics)
+      if (d.rule == "name-collision") found.push_back(&d);
+    if (!c.layer) {
+      CHECK(found.empty());
+      continue;
+    }
+    REQUIRE(found.size() == 1);
+    CHECK(found[0]->severity == E);
+    CHECK(found[0]->layer == c.layer);
+    CHECK_THAT(found[0]->message, Catch::StartsWith(c.message));
+    CHECK_THAT(found[0]->message, Catch::EndsWith("Please use MO to generate new IR version, it "
+                                                  "should allow to avoid the issue"));
+  }
+}
+
 TEST_CASE("check diagnostics name the port and line", "[check]") {
   TempDir dir("check");
   const std::string text = pool_model("opset1", kPool2, "1,3,8,8", "1,3,5,4");

@@ -151,9 +151,15 @@ Command add_run(CLI::App& app, const Globals& globals) {
                       full.weights ? full.weights_path : std::string("none"));
         // OpenVINO runs a model whose declared dims are wrong; so does irrun, but says so.
         std::size_t wrong = 0;
-        for (const auto& d : check_model(full, false))
+        for (const auto& d : check_model(full, false)) {
           wrong +=
               d.rule == "dim-mismatch" || d.rule == "type-mismatch" || d.rule == "edge-mismatch";
+          if (d.rule == "name-collision")
+            spdlog::warn("{}{}: {} (OpenVINO's read_model refuses the model; irrun runs it)",
+                         where(full.ir, d.line),
+                         escape_controls(describe_op(full.ir.layers[*d.layer])),
+                         escape_controls(d.message));
+        }
         if (wrong)
           spdlog::warn(
               "{}: {} declared shape(s) or type(s) differ from the inferred ones (irrun "

@@ -1,6 +1,9 @@
 #include "irrun/check.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "irrun/error.hpp"
 #include "irrun/pre_process.hpp"
@@ -66,6 +69,72 @@ void compare_edges(const Model& m, Diagnostics& out) {
   }
 }
 
+// A v10 IR's names as update_v10_model (OpenVINO's read_model) adds and checks them: the
+// inputs' and outputs' tensor names must not collide, then each Result's producer name ("name",
+// or "name.i" for a producer with several outputs) and each Parameter's name is added to its
+// tensor, unless another tensor already has it. OpenVINO stops at the first collision; so does
+// this (`collide` throws it to check_v10_names).
+void v10_names(const Model& m) {
+  std::map<std::string, std::optional<Source>> leaf;  // name -> its tensor; none: an op name
+  std::map<Source, std::set<std::string>> names;      // each tensor's names, as they grow
+  const auto names_of = [&](Source s) -> std::set<std::string>& {
+    auto [it, fresh] = names.try_emplace(s);
+    const auto& ports = m.ir.layers[s.node].outputs;
+    if (fresh && s.output < ports.size())
+      it->second.insert(ports[s.output].names.begin(), ports[s.output].names.end());
+    return it->second;
+  };
+  const auto collide = [&](std::size_t n, const std::string& name, const char* what) {
+    Diagnostic d;
+    d.rule = "name-collision";
+    d.layer = n;
+    d.line = m.ir.layers[n].line;
+    d.message = std::string(what) + " ('" + name +
+                "'). Please use MO to generate new IR version, it should allow to avoid the issue";
+    throw d;
+  };
+  constexpr const char* kTensors = "Model tensor names have collisions.";
+  constexpr const char* kOps = "Model operation names have collisions with tensor names.";
+  for (auto p : m.graph.parameters)
+    for (const auto& name : names_of({p, 0})) {
+      if (!leaf.emplace(name, Source{p, 0}).second) collide(p, name, kTensors);
+    }
+  // Results without an input are the analysis' errors.
+  std::vector<std::size_t> results;
+  for (auto r : m.graph.results)
+    if (!m.graph.nodes[r].inputs.empty()) results.push_back(r);
+  for (auto r : results) {
+    const auto src = m.graph.nodes[r].inputs[0];
+    for (const auto& name : names_of(src)) {
+      const auto [it, fresh] = leaf.emplace(name, src);
+      if (!fresh && it->second != src) collide(r, name, kTensors);
+    }
+  }
+  const auto add_op_name = [&](std::size_t n, Source s, const std::string& name) {
+    auto& own = names_of(s);
+    if (leaf.count(name) && !own.count(name)) collide(n, name, kOps);
+    leaf.emplace(name, std::nullopt);
+    own.insert(name);
+  };
+  for (auto r : results) {
+    const auto src = m.graph.nodes[r].inputs[0];
+    const Layer& producer = m.ir.layers[src.node];
+    add_op_name(
+        r, src,
+        producer.name + (producer.outputs.size() == 1 ? "" : "." + std::to_string(src.output)));
+  }
+  for (auto p : m.graph.parameters) add_op_name(p, {p, 0}, m.ir.layers[p].name);
+}
+
+void check_v10_names(const Model& m, Diagnostics& out) {
+  if (m.ir.ir_version != 10) return;
+  try {
+    v10_names(m);
+  } catch (Diagnostic& d) {
+    out.push_back(std::move(d));
+  }
+}
+
 }  // namespace
 
 std::size_t CheckReport::errors() const {
@@ -90,6 +159,7 @@ Diagnostics check_model(const Model& m, bool strict, std::vector<std::size_t>* c
     compare_outputs(m, analysis, n, all);
   }
   compare_edges(m, all);
+  check_v10_names(m, all);
   try {
     mean_values(m);
   } catch (const ModelError& e) {

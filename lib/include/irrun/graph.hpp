@@ -2,6 +2,7 @@
 // OpenVINO would keep (those reachable from a Result or Assign, plus every Parameter).
 #pragma once
 
+#include <compare>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -13,6 +14,7 @@ namespace irrun {
 struct Source {
   std::size_t node = 0;    // producer's index (== its index in IrModel::layers)
   std::size_t output = 0;  // index among the producer's output ports
+  auto operator<=>(const Source&) const = default;
 };
 
 struct Node {
