@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "irrun/check.hpp"
 #include "irrun/error.hpp"
 #include "support/ir_text.hpp"
 
@@ -201,6 +202,38 @@ TEST_CASE("AdaptiveAvgPool takes output_size from a Const in the weights", "[exe
   // columns (I=4, O=3) {0,1}, {1,2}, {2,3}. Averages 4*mean_h + mean_w with mean_h 0.5 or 1.5
   // and mean_w 0.5, 1.5, 2.5.
   CHECK(values_of(out.tensor) == std::vector<double>{2.5, 3.5, 4.5, 6.5, 7.5, 8.5});
+}
+
+TEST_CASE("AdaptiveAvgPool of an input dim 0 into bins is inferred but does not run",
+          "[executor]") {
+  // OpenVINO infers [1,1,2,3] and its kernel asserts: a model error when the declared input has
+  // the 0, the inputs' error when only their shape brings it.
+  const auto model_of = [](const std::string& shape, const std::vector<std::int64_t>& dims) {
+    return model_from_xml(
+        net(parameter(0, "x", shape, dims) +
+                layer(1, "os", "Const", "opset1",
+                      "element_type=\"i64\" shape=\"2\" offset=\"0\" size=\"16\"", "",
+                      port(0, {2}, "I64")) +
+                layer(2, "ada", "AdaptiveAvgPool", "opset8", "",
+                      port(0, dims) + port(1, {2}, "I64"), port(2, {1, 1, 2, 3})) +
+                result(3, "r", {1, 1, 2, 3}),
+            edge(0, 0, 2, 0) + edge(1, 0, 2, 1) + edge(2, 2, 3, 0)),
+        i64_weights(0, {2, 3}));
+  };
+  const Parallel par(1);
+  for (const auto& [m, code] :
+       {std::pair{model_of("1,1,0,4", {1, 1, 0, 4}), ExitCode::bad_model},
+        std::pair{model_of("1,1,?,4", {1, 1, -1, 4}), ExitCode::bad_input}}) {
+    CAPTURE(code);
+    CHECK(irrun::check_model(m, false).size() == (code == ExitCode::bad_model ? 1u : 0u));
+    try {
+      run_model(m, {{0, Tensor::zeros(ElementType::f32, {1, 1, 0, 4})}}, par);
+      FAIL("ran");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == code);
+      CHECK_THAT(e.what(), Catch::Contains("every adaptive bin is empty"));
+    }
+  }
 }
 
 TEST_CASE("f16 and bf16 models are accumulated wide and rounded once", "[executor]") {

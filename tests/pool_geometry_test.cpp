@@ -617,6 +617,9 @@ const std::vector<AdaptiveCase> kAdaptiveCases = {
   {"-1 values -> dynamic dims", "[1,3,10,20]", "[2]", std::vector<std::int64_t>{-1, 4},
    "[1,3,?,4]"},
   {"0 accepted", "[1,3,8]", "[1]", std::vector<std::int64_t>{0}, "[1,3,0]"},
+  {"input dim 0 into bins: the shape OpenVINO infers (no geometry)", "[1,3,0,7]", "[2]",
+   std::vector<std::int64_t>{2, 4}, "[1,3,2,4]"},
+  {"input dim 0 into 0 bins", "[1,3,0]", "[1]", std::vector<std::int64_t>{0}, "[1,3,0]"},
   {"larger than input", "[1,3,4,4]", "[2]", std::vector<std::int64_t>{8, 9}, "[1,3,8,9]"},
   {"batch/channel intervals copied", "[1..4,?,10]", "[1]", std::vector<std::int64_t>{5},
    "[1..4,?,5]"},
@@ -678,9 +681,12 @@ TEST_CASE("AdaptiveAvgPool-8 shape inference table", "[pool_geometry][adaptive]"
       continue;
     }
     CHECK(irrun::to_string(r.output) == c.expected_output);
-    // Geometry exists exactly when the input and the output are static.
-    CHECK(r.geometry.has_value() ==
-          (irrun::parse_partial_shape(c.input).is_static() && r.output.is_static()));
+    // Geometry exists exactly when the input and the output are static and some bin is not
+    // empty (an input dim 0 into bins has nothing to average).
+    const bool empty_bins = std::string(c.name).rfind("input dim 0 into bins", 0) == 0;
+    CHECK(r.empty_bins_axis == (empty_bins ? std::optional<std::size_t>(0) : std::nullopt));
+    CHECK(r.geometry.has_value() == (irrun::parse_partial_shape(c.input).is_static() &&
+                                     r.output.is_static() && !empty_bins));
   }
 }
 

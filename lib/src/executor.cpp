@@ -232,6 +232,21 @@ PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inp
           " is not executed (irrun runs f32, f16, bf16, f64, i8, i16, i32, i64, "
           "u8, u16, u32 and u64)");
   }
+  // Adaptive bins over an input dim 0: a shape OpenVINO infers, a kernel with nothing to average.
+  for (auto n : m.graph.order) {
+    const auto& info = a.nodes[n];
+    if (!m.graph.nodes[n].reachable || !info.op || !is_pool(info.op->kind) || info.geometry ||
+        !info.outputs[0].shape.is_static())
+      continue;
+    const auto what = describe_op(m.ir.layers[n]) + ": an input spatial dimension is 0, so every " +
+                      "adaptive bin is empty and there is nothing to average (OpenVINO's kernel " +
+                      "asserts too)";
+    const auto declared = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr).diagnostics;
+    if (std::none_of(declared.begin(), declared.end(),
+                     [&](const auto& d) { return d.rule == "empty-bins" && d.layer == n; }))
+      throw input_error(where(m.ir, m.ir.layers[n].line) + what + " (with the inputs' shapes)");
+    throw ModelError(m.ir.path, m.ir.layers[n].line, what);
+  }
   preflight(m, a, use_counts(m));
   return p;
 }

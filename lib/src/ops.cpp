@@ -187,6 +187,15 @@ InferResult to_result(PoolInference&& p, ElementType type) {
   InferResult r;
   r.outputs.push_back(ValueInfo{std::move(p.output), type, std::nullopt});
   r.geometry = p.geometry;
+  if (p.empty_bins_axis) {
+    Diagnostic d;
+    d.severity = Severity::warning;
+    d.rule = "empty-bins";
+    d.message = "input spatial dimension " + std::to_string(*p.empty_bins_axis) +
+                " is 0: every bin is empty, so the op cannot run (OpenVINO's shape inference "
+                "accepts it, its kernel asserts)";
+    r.warnings.push_back(std::move(d));
+  }
   return r;
 }
 
@@ -299,7 +308,7 @@ InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& 
     auto r =
         to_result(infer_adaptive_avg_pool(ctx.inputs[0].shape, size.shape, output_size_dims(size)),
                   ctx.inputs[0].type);
-    r.warnings = output_size_warnings(ctx);
+    for (auto& w : output_size_warnings(ctx)) r.warnings.push_back(std::move(w));
     return r;
   } catch (const ValidationError& e) {
     throw LayerError("validation", e.what());

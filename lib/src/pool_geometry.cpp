@@ -333,9 +333,10 @@ PoolInference infer_adaptive_avg_pool(const PartialShape& input,
 
   if (input.is_static() && result.output.is_static()) {
     for (std::size_t i = 0; i < num_spatial; ++i) {
-      if (input[2 + i].min == 0 && result.output[2 + i].min > 0)
-        fail("input spatial dimension " + std::to_string(i) +
-             " is 0, so every adaptive bin would be empty");
+      if (input[2 + i].min == 0 && result.output[2 + i].min > 0) {
+        result.empty_bins_axis = i;
+        return result;
+      }
       // Bins compute (i + 1) * in + out - 1 in 64 bits.
       const i128 bin_end = static_cast<i128>(result.output[2 + i].min) * (input[2 + i].min + 1);
       if (bin_end > kInf)

@@ -76,8 +76,11 @@ struct PoolInference {
   // Pads after auto_pad resolution, one per spatial axis (OpenVINO overwrites the op's pads).
   std::vector<std::int64_t> pads_begin;
   std::vector<std::int64_t> pads_end;
-  // Set only when the input shape (and the output size) are static.
+  // Set only when the input shape (and the output size) are static, and the op can run.
   std::optional<PoolGeometry> geometry;
+  // Adaptive pooling of an input dim 0 into bins: a valid shape, but a kernel with nothing to
+  // average (OpenVINO's asserts). The first such spatial axis; no geometry then.
+  std::optional<std::size_t> empty_bins_axis;
 };
 
 // AvgPool shape inference for op version 1, 14 or 16. Throws ValidationError.
