@@ -526,6 +526,17 @@ TEST_CASE("duplicate rt_info attributes are not read in v10", "[ir_reader]") {
       "<attribute name=\"primitives_priority\" version=\"0\" value=\"b\"/>\n</rt_info>\n"
       "</layer>\n";
   CHECK_NOTHROW(parse_ir(ir(distinct, "", "11"), "m.xml"));
+  // OpenVINO skips attributes its factory does not know (another name or version, or none):
+  // those may repeat.
+  for (const std::string attr : {"name=\"foo\" version=\"0\"", "name=\"fused_names\" version=\"1\"",
+                                 "name=\"fused_names\"", "version=\"0\""}) {
+    CAPTURE(attr);
+    const std::string twice =
+        "<layer id=\"0\" name=\"a\" type=\"Foo\" version=\"extension\">\n"
+        "<rt_info>\n<attribute " +
+        attr + "/>\n<attribute " + attr + "/>\n</rt_info>\n</layer>\n";
+    CHECK_NOTHROW(parse_ir(ir(twice, "", "11"), "m.xml"));
+  }
 }
 
 TEST_CASE("edges keep their lines and file order", "[ir_reader]") {

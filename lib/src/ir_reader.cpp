@@ -282,13 +282,32 @@ class Reader {
     return value;
   }
 
+  // OpenVINO keeps the rt_info attributes its factory knows (ov::pass::Attributes, all version
+  // "0") and skips the rest, and those without a name or version: only a known one given twice
+  // is an error.
   void check_rt_info(const pugi::xml_node& rt_info, const Layer& layer) {
     if (!rt_info) return;
-    std::set<std::string> names;
+    static const std::set<std::string, std::less<>> known{"fused_names",
+                                                          "primitives_priority",
+                                                          "DisableConstantFolding",
+                                                          "disable_fp16_compression",
+                                                          "nms_selected_indices",
+                                                          "old_api_map_order",
+                                                          "old_api_map_element_type",
+                                                          "layout",
+                                                          "decompression",
+                                                          "memory_type",
+                                                          "strides_propagation",
+                                                          "preprocessing"};
+    std::set<std::string> seen;
     for (auto a : rt_info.children("attribute")) {
-      const std::string name = a.attribute("name").as_string();
-      if (!names.insert(name).second)
-        fail(a, describe(layer) + ": multiple rt_info attributes are detected: " + name);
+      const auto name = a.attribute("name");
+      const auto version = a.attribute("version");
+      if (!name || !version || !known.count(name.value()) ||
+          std::string_view(version.value()) != "0")
+        continue;
+      if (!seen.insert(name.value()).second)
+        fail(a, describe(layer) + ": multiple rt_info attributes are detected: " + name.value());
     }
   }
 

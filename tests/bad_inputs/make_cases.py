@@ -170,7 +170,7 @@ xml_case("edge_twice.xml", good.replace("</edges>", '<edge from-layer="0" from-p
 xml_file("cycle.xml", good.replace('<edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>',
                                    '<edge from-layer="1" from-port="1" to-layer="1" to-port="0"/>'))
 case("cycle", 1, "is on a cycle", "check {dir}/cycle.xml")
-xml_case("rt_info_twice.xml", good.replace('<data kernel', '<rt_info><attribute name="a"/><attribute name="a"/></rt_info><data kernel'), "duplicate rt_info attribute", 1, "multiple rt_info attributes are detected: a")
+xml_case("rt_info_twice.xml", good.replace('<data kernel', '<rt_info><attribute name="fused_names" version="0" value="a"/><attribute name="fused_names" version="0" value="b"/></rt_info><data kernel'), "duplicate rt_info attribute", 1, "multiple rt_info attributes are detected: fused_names")
 
 # --- shape inference and attributes --------------------------------------------------------
 def bad_pool(name, data, code, substring, cmd="check", **kw):
