@@ -762,8 +762,8 @@ TEST_CASE("unreadable files give one unreadable diagnostic", "[check]") {
        "not well-formed XML", 3},
       {"IR version 9", dir.write("v9.xml", "<net version=\"9\"/>\n"), "IR version '9'", 0},
       {"dangling edge",
-       dir.write("edge.xml", ir(parameter_text(0, "in", "1,1,4"), edge(0, 0, 5, 0))),
-       "to-layer 5 does not exist", 0},
+       dir.write("edge.xml", ir(parameter_text(0, "in", "1,1,4"), edge(5, 0, 0, 0))),
+       "from-layer 5 does not exist", 0},
   };
   for (const auto& c : unreadable) {
     CAPTURE(c.name);

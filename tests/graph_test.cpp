@@ -112,10 +112,6 @@ std::vector<ErrorCase> error_cases() {
        ir(param + result, edge(42, 0, 1, 0)),
        {"edge 42:0 -> 1:0", "from-layer 42 does not exist"},
        "from-layer=\"42\""},
-      {"edge to a missing layer",
-       ir(param + result, edge(0, 0, 1, 0) + edge(0, 0, 43, 0)),
-       {"edge 0:0 -> 43:0", "to-layer 43 does not exist"},
-       "to-layer=\"43\""},
       {"unknown from-port",
        ir(param + result, edge(0, 5, 1, 0)),
        {"Can not find output port with id 5 in layer 0 'in' (Parameter opset1)"},
@@ -308,6 +304,23 @@ TEST_CASE("layers OpenVINO drops get an unreachable-layer warning", "[graph]") {
   CHECK(m.diagnostics[0].layer == std::optional<std::size_t>(2));
   CHECK(m.diagnostics[1].layer == std::optional<std::size_t>(3));
   CHECK(m.diagnostics[0].line == line_of(xml, "name=\"dead1\""));
+}
+
+TEST_CASE("an edge to a missing layer is an unused-edge warning", "[graph]") {
+  // OpenVINO reads each layer's inputs from the edges to it, so it never reads this one.
+  const std::string xml =
+      ir(layer(0, "in", "Parameter", {}, {0}) + layer(1, "out", "Result", {0}, {}),
+         edge(0, 0, 1, 0) + edge(0, 0, 43, 0));
+  auto m = irrun::parse_ir(xml, "g.xml");
+  const Graph g = build_graph(m);
+  require_topological(g);
+  REQUIRE(m.diagnostics.size() == 1);
+  CHECK(m.diagnostics[0].severity == irrun::Severity::warning);
+  CHECK(m.diagnostics[0].rule == "unused-edge");
+  CHECK(m.diagnostics[0].port == "edge 0:0 -> 43:0");
+  CHECK(m.diagnostics[0].message == "to-layer 43 does not exist; OpenVINO ignores it");
+  CHECK(m.diagnostics[0].line == line_of(xml, "to-layer=\"43\""));
+  CHECK(g.nodes[1].inputs.size() == 1);
 }
 
 TEST_CASE("a cycle among layers OpenVINO drops is no error", "[graph]") {

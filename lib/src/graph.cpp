@@ -60,14 +60,22 @@ Graph build_graph(IrModel& model) {
   PortIndex outputs(layers.size()), inputs(layers.size());
   for (std::size_t k = 0; k < model.edges.size(); ++k) {
     const Edge& e = model.edges[k];
+    // OpenVINO reads a layer's inputs from the edges to it: one to no layer is never read.
+    if (!by_id.count(e.to_layer)) {
+      Diagnostic d;
+      d.severity = Severity::warning;
+      d.rule = "unused-edge";
+      d.port = edge_text(e);
+      d.message = "to-layer " + std::to_string(e.to_layer) + " does not exist; OpenVINO ignores it";
+      d.line = e.line;
+      model.diagnostics.push_back(std::move(d));
+      continue;
+    }
     const auto from = by_id.find(e.from_layer);
     if (from == by_id.end())
       fail(model, e.line,
            edge_text(e) + ": from-layer " + std::to_string(e.from_layer) + " does not exist");
     const auto to = by_id.find(e.to_layer);
-    if (to == by_id.end())
-      fail(model, e.line,
-           edge_text(e) + ": to-layer " + std::to_string(e.to_layer) + " does not exist");
     const Layer& src = layers[from->second];
     const Layer& dst = layers[to->second];
     const auto out = outputs.find(from->second, src.outputs, e.from_port);
