@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <limits>
 
 #include "irrun/check.hpp"
 #include "irrun/error.hpp"
@@ -140,6 +141,21 @@ TEST_CASE("pre-process: the mean Constant OpenVINO makes", "[pre_process]") {
        0,
        {1, 1, 1},
        {6}},
+      {"ids as std::stoll reads them",
+       means("in", {" id=\" +1\"><mean value=\"1\"/>", " id=\"-0\"><mean value=\"2\"/>"}),
+       {1, 2, 1, 1},
+       false,
+       0,
+       {2, 1, 1},
+       {2, 1}},
+      {"values as get_float_attr reads them (its >> failing quietly)",
+       means("in", {"><mean value=\" 1\"/>", "><mean value=\"1e40\"/>", "><mean value=\"-1e-50\"/>",
+                    "><mean value=\"1e\"/>", "><mean value=\"-\"/>"}),
+       {1, 5, 1, 1},
+       false,
+       0,
+       {5, 1, 1},
+       {1, std::numeric_limits<float>::max(), -0.0f, 0, 0}},
       {"values as `>>` reads them",
        means("in", {"><mean value=\"+1e-1\"/>", "><mean value=\"-.5\"/>"}),
        {1, 2, 1, 1},
@@ -233,6 +249,10 @@ TEST_CASE("pre-process: where OpenVINO's read_model fails", "[pre_process]") {
        means("in", {blob("0", "12"), blob("16", "16")}),
        {1, 2, 2, 2},
        "mean blob size mismatch expected input, got: 12 expecting [1,2,2] x 4"},
+      {"a plane left unset (another channel has two)",
+       means("in", {" id=\"0\"" + blob("0", "16"), " id=\"0\"" + blob("16", "16")}),
+       {1, 2, 2, 2},
+       "channel 1 has no plane (another channel has two; OpenVINO's read_model crashes)"},
       {"plane beyond the .bin",
        means("in", {blob("0", "16"), blob("24", "16")}),
        {1, 2, 2, 2},
@@ -253,20 +273,46 @@ TEST_CASE("pre-process: where OpenVINO's read_model fails", "[pre_process]") {
     REQUIRE(std::count_if(found.begin(), found.end(),
                           [](const auto& d) { return d.rule == "pre-process"; }) == 1);
   }
-  // What the reader refuses.
+  // What get_uint64_attr and get_float_attr refuse: also `check` diagnostics.
   for (const auto& [pre, message] : std::vector<std::pair<std::string, std::string>>{
            {means("in", {"><mean/>"}),
             "mean should have at least one of the following attribute: value, size"},
            {means("in", {"><mean value=\"1,5\"/>"}),
-            "<mean value=\"1,5\"> is not a floating point number"},
-           {means("in", {"><mean value=\"inf\"/>"}), "is not a floating point number"},
-           {means("in", {"><mean value=\" 1\"/>"}), "is not a floating point number"},
+            "<mean value=\"1,5\"> is not a floating point"},
+           {means("in", {"><mean value=\"inf\"/>"}), "is not a floating point"},
+           {means("in", {"><mean value=\"1 \"/>"}), "is not a floating point"},
+           {means("in", {"><mean value=\"\"/>"}), "is not a floating point"},
            {means("in", {" id=\"x\"><mean value=\"1\"/>"}),
-            "<channel id=\"x\">: expected a non-negative integer"},
+            "<channel id=\"x\"> is not an unsigned 64 bit integer"},
+           {means("in", {" id=\"1 \"><mean value=\"1\"/>"}), "is not an unsigned 64 bit integer"},
+           {means("in", {" id=\"-1\"><mean value=\"1\"/>"}), "is not an unsigned 64 bit integer"},
+           {means("in", {" id=\"9223372036854775808\"><mean value=\"1\"/>"}),
+            "is not an unsigned 64 bit integer"},
+           {means("in", {"><mean offset=\"+x\" size=\"16\"/>"}), "not unsigned 64 bit integers"},
        }) {
     CAPTURE(pre);
-    CHECK_THROWS_WITH(model_from_xml(pre_model(pre, {1, 1, 2, 2})), Catch::Contains(message));
+    const auto m = model_from_xml(pre_model(pre, {1, 1, 2, 2}));
+    CHECK_THROWS_WITH(mean_values(m), Catch::Contains(message));
+    const auto found = check_model(m, false);
+    CHECK(std::count_if(found.begin(), found.end(),
+                        [](const auto& d) { return d.rule == "pre-process"; }) == 1);
   }
+  // A boolean input: OpenVINO's Subtract refuses it.
+  const auto boolean =
+      model_from_xml(pre_model(means("in", {"><mean value=\"1\"/>"}), {1, 1, 2, 2}, "boolean"));
+  CHECK_THROWS_WITH(mean_values(boolean),
+                    Catch::Contains("Arguments cannot have boolean element "
+                                    "type (argument element type: boolean)."));
+  // A plane whose byte size does not fit 64 bits (OpenVINO's size_t product wraps to 0): an
+  // error, and `check` allocates nothing for it.
+  const auto huge = model_from_xml(
+      pre_model(means("in", {blob("0", "0"), blob("0", "0")}), {1, 2, 4294967296, 4294967296}),
+      f32_weights({}));
+  CHECK_THROWS_WITH(mean_values(huge, false),
+                    Catch::Contains("mean blob size mismatch expected input, got: 0"));
+  const auto found = check_model(huge, false);
+  CHECK(std::count_if(found.begin(), found.end(),
+                      [](const auto& d) { return d.rule == "pre-process"; }) == 1);
   // No .bin for a plane: an error (OpenVINO has no defined behaviour).
   const auto no_bin = model_from_xml(pre_model(means("in", {blob("0", "16")}), {1, 1, 2, 2}));
   CHECK_THROWS_WITH(mean_values(no_bin),

@@ -108,7 +108,7 @@ Command add_info(CLI::App& app, const Globals& globals) {
         // The <pre-process> block's means (its errors are check_model's, below).
         std::optional<MeanValues> means;
         try {
-          means = mean_values(m);
+          means = mean_values(m, false);
         } catch (const ModelError&) {
         }
         if (means && !globals.quiet)

@@ -239,8 +239,8 @@ PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inp
         !info.outputs[0].shape.is_static())
       continue;
     const auto what = describe_op(m.ir.layers[n]) + ": an input spatial dimension is 0, so every " +
-                      "adaptive bin is empty and there is nothing to average (OpenVINO's kernel " +
-                      "asserts too)";
+                      "adaptive bin is empty and there is nothing to average, as OpenVINO's " +
+                      "kernel asserts";
     const auto declared = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr).diagnostics;
     if (std::none_of(declared.begin(), declared.end(),
                      [&](const auto& d) { return d.rule == "empty-bins" && d.layer == n; }))

@@ -68,18 +68,6 @@ std::optional<std::uint64_t> parse_u64(std::string_view text) {
   return v;
 }
 
-// A float as OpenVINO's get_float_attr reads it (`>>` that must reach the end): decimal, an
-// optional sign, no surrounding blanks, no "inf" or "nan".
-std::optional<float> parse_float(std::string_view text) {
-  if (text.size() > 1 && text[0] == '+' && text[1] != '-') text.remove_prefix(1);
-  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string_view::npos)
-    return std::nullopt;
-  float v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
 // `names` attribute: comma-separated, `\,` escapes a comma.
 std::vector<std::string> split_names(std::string_view text) {
   std::vector<std::string> names;
@@ -316,41 +304,21 @@ class Reader {
     PreProcess pre;
     pre.line = line(node);
     pre.reference = std::string(trim(node.attribute("reference-layer-name").as_string()));
-    std::uint64_t next = 0;
+    const auto text = [](const pugi::xml_attribute& a) {
+      return a ? std::optional<std::string>(a.value()) : std::nullopt;
+    };
     for (auto channel : node.children("channel")) {
-      Mean mean;
-      mean.line = line(channel);
-      mean.channel = next++;
-      if (auto id = channel.attribute("id")) {
-        const auto v = parse_u64(id.value());
-        if (!v)
-          fail(channel, std::string("<pre-process>: <channel id=\"") + id.value() +
-                            "\">: expected a non-negative integer");
-        mean.channel = *v;
+      MeanChannel c;
+      c.line = line(channel);
+      c.id = text(channel.attribute("id"));
+      if (const auto mean = channel.child("mean")) {
+        c.has_mean = true;
+        c.line = line(mean);
+        c.value = text(mean.attribute("value"));
+        c.offset = text(mean.attribute("offset"));
+        c.size = text(mean.attribute("size"));
       }
-      const auto node_mean = channel.child("mean");
-      if (!node_mean) continue;
-      mean.line = line(node_mean);
-      const auto value = node_mean.attribute("value");
-      const auto size = node_mean.attribute("size");
-      if (!value && !size)
-        fail(node_mean,
-             "<pre-process>: mean should have at least one of the following attribute: value, "
-             "size");
-      if (value) {
-        mean.value = parse_float(value.value());
-        if (!mean.value)
-          fail(node_mean, std::string("<pre-process>: <mean value=\"") + value.value() +
-                              "\"> is not a floating point number");
-      }
-      if (const auto offset = node_mean.attribute("offset"); size && offset) {
-        mean.size = parse_u64(size.value());
-        mean.offset = parse_u64(offset.value());
-        if (!mean.size || !mean.offset)
-          fail(node_mean, std::string("<pre-process>: <mean offset=\"") + offset.value() +
-                              "\" size=\"" + size.value() + "\">: expected non-negative integers");
-      }
-      pre.means.push_back(mean);
+      pre.channels.push_back(std::move(c));
     }
     model_.pre_process = std::move(pre);
   }

@@ -1,11 +1,15 @@
 #include "irrun/pre_process.hpp"
 
+#include <cctype>
+#include <charconv>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
 
 #include "irrun/blob.hpp"
+#include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
 
@@ -55,13 +59,63 @@ void store_value(Tensor& t, std::size_t i, float v) {
 }
 
 [[noreturn]] void not_executed(ElementType type) {
-  throw unsupported_error("mean values on a " + std::string(to_string(type)) +
-                          " input are not executed (only f16, bf16, f32 and f64)");
+  throw unsupported_error("mean values on an input of type " + std::string(to_string(type)) +
+                          " are not executed (only f16, bf16, f32 and f64)");
+}
+
+// get_uint64_attr: std::stoll (leading blanks, one sign, digits) that must reach the end, then
+// not negative ("-0" is 0).
+std::optional<std::uint64_t> uint64_attr(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < 0 || (negative && v != 0))
+    return std::nullopt;
+  return static_cast<std::uint64_t>(v);
+}
+
+// get_float_attr: `stream >> float` that must reach the end of the text (its failure is not
+// checked): leading blanks, then what libstdc++ takes for a number ([sign] digits [. digits]
+// [e [sign] digits]); a text it cannot convert ("1e", "-") is 0, an overflow the largest float,
+// an underflow what strtof gives. Empty text has no defined value in OpenVINO: refused.
+std::optional<float> float_attr(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  const std::size_t start = i;
+  const auto digits = [&] {
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  digits();
+  if (i < text.size() && text[i] == '.') ++i, digits();
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    digits();
+  }
+  if (i != text.size() || start == text.size()) return std::nullopt;
+  auto number = text.substr(start);
+  const bool negative = number[0] == '-';
+  if (number[0] == '+' || number[0] == '-') number.remove_prefix(1);
+  float v = 0;
+  const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    // Overflow or underflow: the exponent's sign tells which.
+    const auto e = number.find_first_of("eE");
+    const bool tiny = e != std::string_view::npos && e + 1 < number.size() && number[e + 1] == '-';
+    v = tiny ? 0.0f : std::numeric_limits<float>::max();
+  } else if (ec != std::errc() || ptr != number.data() + number.size()) {
+    v = 0;
+  }
+  return negative ? -v : v;
 }
 
 }  // namespace
 
-std::optional<MeanValues> mean_values(const Model& m) {
+std::optional<MeanValues> mean_values(const Model& m, bool build) {
   if (!m.ir.pre_process) return std::nullopt;
   const PreProcess& pre = *m.ir.pre_process;
   const std::size_t param = target(m, pre);
@@ -81,29 +135,45 @@ std::optional<MeanValues> mean_values(const Model& m) {
   const std::vector<std::int64_t> spatial(dims.begin() + static_cast<std::ptrdiff_t>(c_axis) + 1,
                                           dims.end());
   const auto channels = static_cast<std::uint64_t>(dims[c_axis]);
-  std::uint64_t plane = 1;
-  for (auto d : spatial) plane *= static_cast<std::uint64_t>(d);
   const std::uint64_t item = (bit_width(attrs.type) + 7) / 8;
   std::vector<std::int64_t> plane_shape{1};  // each channel's plane: [1] for NC, else [1,spatial..]
   if (dims.size() > 2) plane_shape.insert(plane_shape.end(), spatial.begin(), spatial.end());
+  const auto plane_elements = checked_product(plane_shape);  // none: beyond 64 bits
+  const auto plane_bytes = plane_elements ? checked_mul(*plane_elements, item) : std::nullopt;
 
   // OpenVINO collects them in sets: a repeated (channel, value) counts once.
   std::set<std::pair<std::uint64_t, float>> values;
   std::set<std::pair<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>>> planes;
   std::map<std::uint64_t, std::size_t> line_of;
-  for (const auto& mean : pre.means) {
-    line_of.emplace(mean.channel, mean.line);
-    if (mean.value) values.insert({mean.channel, *mean.value});
-    if (mean.size && mean.offset) {
-      if (*mean.size != plane * item)
-        fail(m, mean.line,
-             "mean blob size mismatch expected input, got: " + std::to_string(*mean.size) +
+  std::uint64_t next = 0;
+  for (const auto& c : pre.channels) {
+    // get_uint64_attr(chan, "id", next_channel_id++): the counter moves on every <channel>.
+    const std::uint64_t fallback = next++;
+    const auto id = c.id ? uint64_attr(*c.id) : fallback;
+    if (!id) fail(m, c.line, "<channel id=\"" + *c.id + "\"> is not an unsigned 64 bit integer");
+    if (!c.has_mean) continue;
+    line_of.emplace(*id, c.line);
+    if (!c.value && !c.size)
+      fail(m, c.line, "mean should have at least one of the following attribute: value, size");
+    if (c.value) {
+      const auto v = float_attr(*c.value);
+      if (!v) fail(m, c.line, "<mean value=\"" + *c.value + "\"> is not a floating point");
+      values.insert({*id, *v});
+    }
+    if (c.size && c.offset) {
+      const auto size = uint64_attr(*c.size), offset = uint64_attr(*c.offset);
+      if (!size || !offset)
+        fail(m, c.line,
+             "<mean offset=\"" + *c.offset + "\" size=\"" + *c.size +
+                 "\">: not unsigned 64 bit integers");
+      if (!plane_bytes || *size != *plane_bytes)
+        fail(m, c.line,
+             "mean blob size mismatch expected input, got: " + std::to_string(*size) +
                  " expecting " + to_string(plane_shape) + " x " + std::to_string(item));
-      if (!m.weights)
-        fail(m, mean.line, "mean values in the .bin, but there is no " + m.weights_path);
-      if (*mean.offset > m.weights->size() || *mean.size > m.weights->size() - *mean.offset)
-        fail(m, mean.line, "mean value offset and size are out of weights size range");
-      planes.insert({mean.channel, {*mean.size, *mean.offset}});
+      if (!m.weights) fail(m, c.line, "mean values in the .bin, but there is no " + m.weights_path);
+      if (*offset > m.weights->size() || *size > m.weights->size() - *offset)
+        fail(m, c.line, "mean value offset and size are out of weights size range");
+      planes.insert({*id, {*size, *offset}});
     }
   }
   if (!values.empty() && !planes.empty()) fail(m, pre.line, "mean values have different types");
@@ -113,6 +183,27 @@ std::optional<MeanValues> mean_values(const Model& m) {
     fail(m, pre.line,
          "Number of mean values (" + std::to_string(count) +
              ") is not equal to number of channels (" + std::to_string(channels) + ")");
+  std::vector<bool> set(static_cast<std::size_t>(channels), false);
+  const auto check_channel = [&](std::uint64_t c) {
+    if (c >= channels)
+      fail(m, line_of.at(c),
+           "Mean values channel index " + std::to_string(c) + " is out of range (" +
+               std::to_string(channels) + ")");
+    set[static_cast<std::size_t>(c)] = true;
+  };
+  for (const auto& v : values) check_channel(v.first);
+  for (const auto& p : planes) check_channel(p.first);
+  // A value left unset stays 0; a plane left unset is a null input of OpenVINO's Concat, which
+  // crashes read_model.
+  if (!planes.empty())
+    for (std::size_t c = 0; c < set.size(); ++c)
+      if (!set[c])
+        fail(m, pre.line,
+             "channel " + std::to_string(c) +
+                 " has no plane (another channel has two; OpenVINO's read_model crashes)");
+  if (attrs.type == ElementType::boolean)
+    fail(m, pre.line,
+         "Arguments cannot have boolean element type (argument element type: boolean).");
 
   std::vector<std::int64_t> shape{static_cast<std::int64_t>(channels)};
   if (planes.empty()) {
@@ -120,27 +211,16 @@ std::optional<MeanValues> mean_values(const Model& m) {
   } else {
     shape.insert(shape.end(), spatial.begin(), spatial.end());
   }
-  // Checked whatever the type, computed (and run) for the floating-point ones only.
+  // Checked whatever the type; built (and run) for the floating-point ones only.
   MeanValues out{param, Tensor{attrs.type, shape, {}}};
-  if (executed(attrs.type)) out.mean = Tensor::zeros(attrs.type, shape);
-  // Channels OpenVINO never sets (a channel given twice hides one) keep 0; of two values given
-  // for one channel, the greater wins, as in OpenVINO's ordered set.
-  const auto check_channel = [&](std::uint64_t c) {
-    if (c >= channels)
-      fail(m, line_of.at(c),
-           "Mean values channel index " + std::to_string(c) + " is out of range (" +
-               std::to_string(channels) + ")");
-  };
-  for (const auto& [c, v] : values) {
-    check_channel(c);
-    if (executed(attrs.type)) store_value(out.mean, static_cast<std::size_t>(c), v);
-  }
-  for (const auto& [c, at] : planes) {
-    check_channel(c);
-    if (executed(attrs.type))
+  if (!build || !executed(attrs.type)) return out;
+  out.mean = Tensor::zeros(attrs.type, shape);
+  // Of two values given for one channel, the greater wins, as in OpenVINO's ordered set.
+  for (const auto& [c, v] : values) store_value(out.mean, static_cast<std::size_t>(c), v);
+  for (const auto& [c, at] : planes)
+    if (at.first)
       std::memcpy(out.mean.buffer.mutable_data() + c * at.first, m.weights->data() + at.second,
                   static_cast<std::size_t>(at.first));
-  }
   return out;
 }
 

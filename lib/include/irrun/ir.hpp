@@ -42,19 +42,21 @@ struct Edge {
   std::size_t line = 0;
 };
 
-// A <mean> of the legacy <pre-process> block: a value, or a plane of the .bin.
-struct Mean {
-  std::uint64_t channel = 0;   // <channel id>, by default one more than the previous channel's
-  std::optional<float> value;  // <mean value>
-  std::optional<std::uint64_t> offset, size;  // <mean offset size>: bytes of the .bin
-  std::size_t line = 0;
+// A <channel> of the legacy <pre-process> block, as written (pre_process.cpp reads it as
+// OpenVINO does, in its order, so that its errors are `check` diagnostics).
+struct MeanChannel {
+  std::optional<std::string> id;            // <channel id>
+  bool has_mean = false;                    // a <mean> child
+  std::optional<std::string> value;         // <mean value>
+  std::optional<std::string> offset, size;  // <mean offset size>: bytes of the .bin
+  std::size_t line = 0;                     // of the <mean>, else of the <channel>
 };
 
 // <net><pre-process reference-layer-name=..>: mean values OpenVINO's IR frontend subtracts from
 // one input (v10 and v11 alike).
 struct PreProcess {
   std::string reference;  // trimmed; empty: the first rank-4 Parameter, else the first
-  std::vector<Mean> means;
+  std::vector<MeanChannel> channels;
   std::size_t line = 0;
 };
 

@@ -21,7 +21,9 @@ struct MeanValues {
 // The model's mean values, or nullopt when it has none. Throws ModelError (with OpenVINO's
 // message, at the block's or the <mean>'s line) wherever OpenVINO's read_model fails, and for the
 // few inputs where OpenVINO's own code has no defined behaviour (rank above 5, no .bin).
-std::optional<MeanValues> mean_values(const Model& m);
+// With `build` false, the mean tensor has its type and shape but no data: the checks alone,
+// which allocate nothing (`check`, `info`).
+std::optional<MeanValues> mean_values(const Model& m, bool build = true);
 
 // Throws what subtract_mean would for x, without computing anything.
 void check_mean_input(const Tensor& x, const Tensor& mean);
