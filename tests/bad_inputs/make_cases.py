@@ -170,6 +170,9 @@ xml_case("edge_twice.xml", good.replace("</edges>", '<edge from-layer="0" from-p
 xml_file("cycle.xml", good.replace('<edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>',
                                    '<edge from-layer="1" from-port="1" to-layer="1" to-port="0"/>'))
 case("cycle", 1, "is on a cycle", "check {dir}/cycle.xml")
+PRE = '<pre-process mean-precision="FP32" reference-layer-name="input">%s</pre-process>\n<layers>'
+xml_case("pre_process_count.xml", good.replace("<layers>", PRE % '<channel id="0"><mean value="1"/></channel>', 1), "pre-process: too few mean values", 1, "<pre-process>: Number of mean values (1) is not equal to number of channels (3)")
+xml_case("pre_process_run.xml", good.replace("<layers>", PRE % ('<channel id="1"><mean value="-0.5"/></channel>' * 2), 1), "pre-process: too few mean values (run)", 3, "Number of mean values (1) is not equal to number of channels (3)", cmd="run --random-input")
 xml_case("rt_info_twice.xml", good.replace('<data kernel', '<rt_info><attribute name="fused_names" version="0" value="a"/><attribute name="fused_names" version="0" value="b"/></rt_info><data kernel'), "duplicate rt_info attribute", 1, "multiple rt_info attributes are detected: fused_names")
 
 # --- shape inference and attributes --------------------------------------------------------

@@ -104,6 +104,19 @@ std::string bf16_model(const ScratchDir& dir) {
 
 }  // namespace
 
+TEST_CASE("a v10 sample's <pre-process> mean values are subtracted before the pool", "[cli][run]") {
+  // x = 0..47 in [1,3,4,4]; means 104, 117, 123 per channel; 2x2 windows average 2.5 over
+  // channel c's first window (16c + {0,1,4,5}).
+  ScratchDir dir;
+  const auto in = iota_bin(dir, "in.bin", 3 * 4 * 4);
+  const auto r = run_irrun({sample("mean_values_v10.xml"), "--input", in});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(has(r.out, "[-101.5, -99.5, -93.5, -91.5, -98.5, -96.5, -90.5, -88.5, ...]"));
+  const auto info = run_irrun({"info", sample("mean_values_v10.xml")});
+  CHECK(has(info.out, "mean values [3,1,1] (<pre-process>) are subtracted from input 'image'"));
+}
+
 TEST_CASE("irrun MODEL and irrun run MODEL are the same command", "[cli][run]") {
   ScratchDir dir;
   const auto in = iota_bin(dir, "in.bin", 3 * 8 * 8);
