@@ -685,8 +685,8 @@ TEST_CASE("AdaptiveAvgPool-8 shape inference table", "[pool_geometry][adaptive]"
     // empty (an input dim 0 into bins has nothing to average).
     const bool empty_bins = std::string(c.name).rfind("input dim 0 into bins", 0) == 0;
     CHECK(r.empty_bins_axis == (empty_bins ? std::optional<std::size_t>(0) : std::nullopt));
-    CHECK(r.geometry.has_value() == (irrun::parse_partial_shape(c.input).is_static() &&
-                                     r.output.is_static() && !empty_bins));
+    CHECK(r.geometry.has_value() ==
+          (irrun::parse_partial_shape(c.input).is_static() && r.output.is_static() && !empty_bins));
   }
 }
 
