@@ -6,6 +6,7 @@
 #include "irrun/irrun.hpp"
 
 #include <catch2/catch.hpp>
+
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -440,4 +442,14 @@ TEST_CASE("The API boundary turns std::bad_alloc into Error(limit)", "[network]"
     CHECK(std::string(e.what()) == "bad input");
   }
   CHECK_THROWS_AS(through_boundary([] { throw std::out_of_range("x"); }), std::out_of_range);
+  try {
+    through_boundary([] {
+      throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                              "thread");
+    });
+    FAIL("no error");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::limit);
+    CHECK_THAT(e.what(), Catch::StartsWith("m.xml: running the model: thread"));
+  }
 }

@@ -6,6 +6,7 @@
 #include <new>
 #include <optional>
 #include <set>
+#include <system_error>
 
 #include "irrun/analysis.hpp"
 #include "irrun/api_boundary.hpp"
@@ -101,6 +102,9 @@ void rethrow_at_api_boundary(const std::string& path, const char* action) {
   } catch (const std::bad_alloc&) {
     throw Error(ExitCode::limit, path + ": out of memory " + action + " (" +
                                      format_bytes(memory_in_use()) + " in irrun's buffers)");
+  } catch (const std::system_error& e) {
+    // The thread pool's first dispatch starts threads; a process or cgroup limit refuses them.
+    throw Error(ExitCode::limit, path + ": " + action + ": " + e.what());
   }
 }
 
