@@ -318,9 +318,39 @@ TEST_CASE("an edge to a missing layer is an unused-edge warning", "[graph]") {
   CHECK(m.diagnostics[0].severity == irrun::Severity::warning);
   CHECK(m.diagnostics[0].rule == "unused-edge");
   CHECK(m.diagnostics[0].port == "edge 0:0 -> 43:0");
-  CHECK(m.diagnostics[0].message == "to-layer 43 does not exist; OpenVINO ignores it");
+  CHECK(m.diagnostics[0].message == "to-layer 43 does not exist; OpenVINO never reads this edge");
   CHECK(m.diagnostics[0].line == line_of(xml, "to-layer=\"43\""));
   CHECK(g.nodes[1].inputs.size() == 1);
+}
+
+TEST_CASE("broken edges into a layer OpenVINO drops are unused-edge warnings", "[graph]") {
+  // in -> out; `dead` (no Result) gets an edge from a missing layer, one from a port `in` lacks,
+  // one to a port it lacks, and two to its one port. Fed to `out`, each is an error.
+  const std::string in = layer(0, "in", "Parameter", {}, {0});
+  const std::string dead = layer(2, "dead", "Foo", {0, 1}, {2});
+  const std::vector<std::pair<std::string, std::string>> broken = {
+      {edge(42, 0, 2, 0) + edge(0, 0, 2, 1), "from-layer 42 does not exist"},
+      {edge(0, 9, 2, 0) + edge(0, 0, 2, 1), "Can not find output port with id 9"},
+      {edge(0, 0, 2, 7) + edge(0, 0, 2, 1), "Can not find input port with id 7"},
+      {edge(0, 0, 2, 0) + edge(0, 0, 2, 0), "has more than one incoming edge"},
+  };
+  for (const auto& [edges, message] : broken) {
+    CAPTURE(message);
+    const auto xml = ir(in + layer(1, "out", "Result", {0}, {}) + dead, edge(0, 0, 1, 0) + edges);
+    auto m = irrun::parse_ir(xml, "g.xml");
+    const Graph g = build_graph(m);
+    CHECK_FALSE(g.nodes[2].reachable);
+    const auto unused = std::count_if(m.diagnostics.begin(), m.diagnostics.end(),
+                                      [](const auto& d) { return d.rule == "unused-edge"; });
+    CHECK(unused == 1);
+    for (const auto& d : m.diagnostics)
+      if (d.rule == "unused-edge") CHECK_THAT(d.message, Catch::Contains(message));
+    // The same edges into a layer a Result keeps: the error.
+    const auto kept =
+        graph_error(ir(in + dead + layer(3, "out", "Result", {0}, {}), edges + edge(2, 2, 3, 0)));
+    REQUIRE(kept.has_value());
+    CHECK_THAT(kept->what(), Catch::Contains(message));
+  }
 }
 
 TEST_CASE("a cycle among layers OpenVINO drops is no error", "[graph]") {

@@ -47,6 +47,29 @@ Graph build_graph(IrModel& model) {
   std::unordered_map<std::uint64_t, std::size_t> by_id;
   for (std::size_t i = 0; i < layers.size(); ++i) by_id.emplace(layers[i].id, i);
 
+  // Reachability from Results and Assigns over the edges as written: OpenVINO walks from those
+  // and never reads the edges of a layer it drops. Iterative (a cycle ends the walk where it
+  // meets a layer already seen).
+  std::vector<std::vector<std::size_t>> producers(layers.size());
+  for (const auto& e : model.edges) {
+    const auto to = by_id.find(e.to_layer), from = by_id.find(e.from_layer);
+    if (to != by_id.end() && from != by_id.end()) producers[to->second].push_back(from->second);
+  }
+  std::vector<std::size_t> stack;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (has_type(layers[i], "Result") || has_type(layers[i], "Assign")) stack.push_back(i);
+    if (has_type(layers[i], "Parameter")) g.parameters.push_back(i);
+    if (has_type(layers[i], "Result")) g.results.push_back(i);
+  }
+  while (!stack.empty()) {
+    const auto n = stack.back();
+    stack.pop_back();
+    if (g.nodes[n].reachable) continue;
+    g.nodes[n].reachable = true;
+    for (auto p : producers[n]) stack.push_back(p);
+  }
+  for (auto p : g.parameters) g.nodes[p].reachable = true;
+
   // Input slots: the number of inputs is the number of incoming edges (as in OpenVINO), and an
   // edge's slot is the position of its port among the layer's <input> ports.
   std::vector<std::vector<std::optional<std::pair<Source, std::size_t>>>> slots(layers.size());
@@ -60,47 +83,62 @@ Graph build_graph(IrModel& model) {
   PortIndex outputs(layers.size()), inputs(layers.size());
   for (std::size_t k = 0; k < model.edges.size(); ++k) {
     const Edge& e = model.edges[k];
-    // OpenVINO reads a layer's inputs from the edges to it: one to no layer is never read.
-    if (!by_id.count(e.to_layer)) {
+    const auto to = by_id.find(e.to_layer);
+    // OpenVINO reads a layer's inputs from the edges to it, and only for layers it keeps: a
+    // broken edge to no layer or to a dropped one is never read.
+    const auto broken = [&](const std::string& what) {
+      if (to != by_id.end() && g.nodes[to->second].reachable) fail(model, e.line, what);
       Diagnostic d;
       d.severity = Severity::warning;
       d.rule = "unused-edge";
       d.port = edge_text(e);
-      d.message = "to-layer " + std::to_string(e.to_layer) + " does not exist; OpenVINO ignores it";
+      d.message = what.substr(what.find(": ") + 2) + "; OpenVINO never reads this edge";
       d.line = e.line;
       model.diagnostics.push_back(std::move(d));
+    };
+    if (to == by_id.end()) {
+      broken(edge_text(e) + ": to-layer " + std::to_string(e.to_layer) + " does not exist");
       continue;
     }
     const auto from = by_id.find(e.from_layer);
-    if (from == by_id.end())
-      fail(model, e.line,
-           edge_text(e) + ": from-layer " + std::to_string(e.from_layer) + " does not exist");
-    const auto to = by_id.find(e.to_layer);
+    if (from == by_id.end()) {
+      broken(edge_text(e) + ": from-layer " + std::to_string(e.from_layer) + " does not exist");
+      continue;
+    }
     const Layer& src = layers[from->second];
     const Layer& dst = layers[to->second];
     const auto out = outputs.find(from->second, src.outputs, e.from_port);
-    if (!out)
-      fail(model, e.line,
-           edge_text(e) + ": Can not find output port with id " + std::to_string(e.from_port) +
-               " in " + describe(src));
+    if (!out) {
+      broken(edge_text(e) + ": Can not find output port with id " + std::to_string(e.from_port) +
+             " in " + describe(src));
+      continue;
+    }
     const auto in = inputs.find(to->second, dst.inputs, e.to_port);
-    if (!in)
-      fail(model, e.line,
-           edge_text(e) + ": Can not find input port with id " + std::to_string(e.to_port) +
-               " in " + describe(dst));
+    if (!in) {
+      broken(edge_text(e) + ": Can not find input port with id " + std::to_string(e.to_port) +
+             " in " + describe(dst));
+      continue;
+    }
     auto& dst_slots = slots[to->second];
-    if (*in >= dst_slots.size())
-      fail(model, e.line,
-           describe(dst) + " is inconsistent: " + edge_text(e) + " goes to input index " +
-               std::to_string(*in) + " but the layer has " + std::to_string(dst_slots.size()) +
-               " incoming edge(s)");
-    if (dst_slots[*in])
-      fail(model, e.line,
-           describe(dst) + ": input port " + std::to_string(e.to_port) +
-               " has more than one incoming edge");
+    if (*in >= dst_slots.size()) {
+      broken(edge_text(e) + ": " + describe(dst) +
+             " is inconsistent: the edge goes to input index " + std::to_string(*in) +
+             " but the layer has " + std::to_string(dst_slots.size()) + " incoming edge(s)");
+      continue;
+    }
+    if (dst_slots[*in]) {
+      broken(edge_text(e) + ": " + describe(dst) + ": input port " + std::to_string(e.to_port) +
+             " has more than one incoming edge");
+      continue;
+    }
     dst_slots[*in] = std::make_pair(Source{from->second, *out}, k);
   }
   for (std::size_t i = 0; i < layers.size(); ++i) {
+    // A dropped layer with a slot left empty (a broken edge OpenVINO never reads) gets no
+    // inputs: each input index must stay its port's.
+    const bool gap =
+        std::any_of(slots[i].begin(), slots[i].end(), [](const auto& slot) { return !slot; });
+    if (gap && !g.nodes[i].reachable) continue;
     for (std::size_t s = 0; s < slots[i].size(); ++s) {
       if (!slots[i][s])
         fail(model, layers[i].line,
@@ -112,23 +150,6 @@ Graph build_graph(IrModel& model) {
       g.nodes[i].in_edges.push_back(slots[i][s]->second);
     }
   }
-
-  // Reachability from Results and Assigns, walking producers iteratively (a cycle ends the walk
-  // where it meets a layer already seen).
-  std::vector<std::size_t> stack;
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (has_type(layers[i], "Result") || has_type(layers[i], "Assign")) stack.push_back(i);
-    if (has_type(layers[i], "Parameter")) g.parameters.push_back(i);
-    if (has_type(layers[i], "Result")) g.results.push_back(i);
-  }
-  while (!stack.empty()) {
-    const auto n = stack.back();
-    stack.pop_back();
-    if (g.nodes[n].reachable) continue;
-    g.nodes[n].reachable = true;
-    for (const auto& src : g.nodes[n].inputs) stack.push_back(src.node);
-  }
-  for (auto p : g.parameters) g.nodes[p].reachable = true;
 
   // Kahn's algorithm: iterative, so a 100,000-layer chain needs no deep stack.
   std::vector<std::vector<std::size_t>> consumers(layers.size());
