@@ -49,7 +49,7 @@ std::string means(const std::string& reference, const std::vector<std::string>& 
 
 Buffer f32_weights(const std::vector<float>& values) {
   Buffer b = Buffer::allocate(values.size() * sizeof(float));
-  std::memcpy(b.mutable_data(), values.data(), b.size());
+  if (!values.empty()) std::memcpy(b.mutable_data(), values.data(), b.size());
   return b;
 }
 
