@@ -112,27 +112,6 @@ void for_each_value(const Tensor& t, std::size_t begin, std::size_t n, F&& f) {
   }
 }
 
-bool is_convertible_float(ElementType t) {
-  return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 ||
-         t == ElementType::f64;
-}
-
-// Stores a double into element i of a float tensor, rounding once to nearest-even.
-void store_float(ElementType type, std::byte* p, std::size_t i, double v) {
-  switch (type) {
-    case ElementType::f16:
-      return store(p, i, f16_bits_from_double(v));
-    case ElementType::bf16:
-      return store(p, i, bf16_bits_from_double(v));
-    case ElementType::f32:
-      return store(p, i, round_to_f32(v));
-    case ElementType::f64:
-      return store(p, i, v);
-    default:
-      throw std::logic_error("store_float: not a float type");
-  }
-}
-
 std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -159,6 +138,27 @@ void random_ints(Tensor& t, std::uint64_t& state) {
 }
 
 }  // namespace
+
+bool is_convertible_float(ElementType t) {
+  return t == ElementType::f16 || t == ElementType::bf16 || t == ElementType::f32 ||
+         t == ElementType::f64;
+}
+
+// Stores a double into element i of a float tensor, rounding once to nearest-even.
+void store_float(ElementType type, std::byte* p, std::size_t i, double v) {
+  switch (type) {
+    case ElementType::f16:
+      return store(p, i, f16_bits_from_double(v));
+    case ElementType::bf16:
+      return store(p, i, bf16_bits_from_double(v));
+    case ElementType::f32:
+      return store(p, i, round_to_f32(v));
+    case ElementType::f64:
+      return store(p, i, v);
+    default:
+      throw std::logic_error("store_float: not a float type");
+  }
+}
 
 Tensor read_raw(const std::string& path, ElementType type, std::vector<std::int64_t> shape) {
   if (bit_width(type) == 0) {

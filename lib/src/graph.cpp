@@ -87,47 +87,48 @@ Graph build_graph(IrModel& model) {
     // OpenVINO reads a layer's inputs from the edges to it, and only for layers it keeps: a
     // broken edge to no layer or to a dropped one is never read.
     const auto broken = [&](const std::string& what) {
-      if (to != by_id.end() && g.nodes[to->second].reachable) fail(model, e.line, what);
+      if (to != by_id.end() && g.nodes[to->second].reachable)
+        fail(model, e.line, edge_text(e) + ": " + what);
       Diagnostic d;
       d.severity = Severity::warning;
       d.rule = "unused-edge";
       d.port = edge_text(e);
-      d.message = what.substr(what.find(": ") + 2) + "; OpenVINO never reads this edge";
+      d.message = what + "; OpenVINO never reads this edge";
       d.line = e.line;
       model.diagnostics.push_back(std::move(d));
     };
     if (to == by_id.end()) {
-      broken(edge_text(e) + ": to-layer " + std::to_string(e.to_layer) + " does not exist");
+      broken("to-layer " + std::to_string(e.to_layer) + " does not exist");
       continue;
     }
     const auto from = by_id.find(e.from_layer);
     if (from == by_id.end()) {
-      broken(edge_text(e) + ": from-layer " + std::to_string(e.from_layer) + " does not exist");
+      broken("from-layer " + std::to_string(e.from_layer) + " does not exist");
       continue;
     }
     const Layer& src = layers[from->second];
     const Layer& dst = layers[to->second];
     const auto out = outputs.find(from->second, src.outputs, e.from_port);
     if (!out) {
-      broken(edge_text(e) + ": Can not find output port with id " + std::to_string(e.from_port) +
-             " in " + describe(src));
+      broken("Can not find output port with id " + std::to_string(e.from_port) + " in " +
+             describe(src));
       continue;
     }
     const auto in = inputs.find(to->second, dst.inputs, e.to_port);
     if (!in) {
-      broken(edge_text(e) + ": Can not find input port with id " + std::to_string(e.to_port) +
-             " in " + describe(dst));
+      broken("Can not find input port with id " + std::to_string(e.to_port) + " in " +
+             describe(dst));
       continue;
     }
     auto& dst_slots = slots[to->second];
     if (*in >= dst_slots.size()) {
-      broken(edge_text(e) + ": " + describe(dst) +
-             " is inconsistent: the edge goes to input index " + std::to_string(*in) +
-             " but the layer has " + std::to_string(dst_slots.size()) + " incoming edge(s)");
+      broken(describe(dst) + " is inconsistent: the edge goes to input index " +
+             std::to_string(*in) + " but the layer has " + std::to_string(dst_slots.size()) +
+             " incoming edge(s)");
       continue;
     }
     if (dst_slots[*in]) {
-      broken(edge_text(e) + ": " + describe(dst) + ": input port " + std::to_string(e.to_port) +
+      broken(describe(dst) + ": input port " + std::to_string(e.to_port) +
              " has more than one incoming edge");
       continue;
     }

@@ -37,27 +37,6 @@ std::size_t target(const Model& m, const PreProcess& pre) {
   fail(m, pre.line, "pre-process name ref '" + pre.reference + "' refers to un-existing input");
 }
 
-bool executed(ElementType type) {
-  return type == ElementType::f32 || type == ElementType::f64 || type == ElementType::f16 ||
-         type == ElementType::bf16;
-}
-
-void store_value(Tensor& t, std::size_t i, float v) {
-  switch (t.type) {
-    case ElementType::f32:
-      t.mutable_data<float>()[i] = v;
-      break;
-    case ElementType::f64:
-      t.mutable_data<double>()[i] = v;
-      break;
-    case ElementType::f16:
-      t.mutable_data<std::uint16_t>()[i] = f16_bits_from_double(v);
-      break;
-    default:
-      t.mutable_data<std::uint16_t>()[i] = bf16_bits_from_double(v);
-  }
-}
-
 [[noreturn]] void not_executed(ElementType type) {
   throw unsupported_error("mean values on an input of type " + std::string(to_string(type)) +
                           " are not executed (only f16, bf16, f32 and f64)");
@@ -213,10 +192,11 @@ std::optional<MeanValues> mean_values(const Model& m, bool build) {
   }
   // Checked whatever the type; built (and run) for the floating-point ones only.
   MeanValues out{param, Tensor{attrs.type, shape, {}}};
-  if (!build || !executed(attrs.type)) return out;
+  if (!build || !is_convertible_float(attrs.type)) return out;
   out.mean = Tensor::zeros(attrs.type, shape);
   // Of two values given for one channel, the greater wins, as in OpenVINO's ordered set.
-  for (const auto& [c, v] : values) store_value(out.mean, static_cast<std::size_t>(c), v);
+  for (const auto& [c, v] : values)
+    store_float(attrs.type, out.mean.buffer.mutable_data(), static_cast<std::size_t>(c), v);
   for (const auto& [c, at] : planes)
     if (at.first)
       std::memcpy(out.mean.buffer.mutable_data() + c * at.first, m.weights->data() + at.second,
@@ -225,7 +205,7 @@ std::optional<MeanValues> mean_values(const Model& m, bool build) {
 }
 
 void check_mean_input(const Tensor& x, const Tensor& mean) {
-  if (!executed(x.type)) not_executed(x.type);
+  if (!is_convertible_float(x.type)) not_executed(x.type);
   if (x.type != mean.type)
     throw input_error("the input is " + std::string(to_string(x.type)) + ", its mean values " +
                       std::string(to_string(mean.type)));

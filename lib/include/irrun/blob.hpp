@@ -21,6 +21,11 @@ void write_raw(const std::string& path, const Tensor& t);
 // Converts between f16, bf16, f32 and f64 with one round-to-nearest-even step from the exact
 // source value. Always returns a new tensor. Throws irrun::Error(unsupported) for other types.
 Tensor convert_float(const Tensor& t, ElementType to);
+// f16, bf16, f32 or f64: the types convert_float and store_float take.
+bool is_convertible_float(ElementType t);
+// Stores a double into element i of a tensor of one of those types (bytes at `p`), rounding once
+// to nearest-even.
+void store_float(ElementType type, std::byte* p, std::size_t i, double v);
 
 // Converts any readable element type to f32 (one round-to-nearest-even step from the exact
 // value), or an integer type to i32 (the low 32 bits, as C++'s conversion wraps): the Converts
