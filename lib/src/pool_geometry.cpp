@@ -332,8 +332,11 @@ PoolInference infer_adaptive_avg_pool(const PartialShape& input,
   result.output = PartialShape(std::move(out));
 
   if (input.is_static() && result.output.is_static()) {
+    // OpenVINO's kernel asserts only on a bin it computes: an empty output computes none.
+    const bool empty_output = std::any_of(result.output.dims->begin(), result.output.dims->end(),
+                                          [](const Dim& d) { return d.min == 0; });
     for (std::size_t i = 0; i < num_spatial; ++i) {
-      if (input[2 + i].min == 0 && result.output[2 + i].min > 0) {
+      if (input[2 + i].min == 0 && !empty_output) {
         result.empty_bins_axis = i;
         return result;
       }

@@ -2,6 +2,7 @@
 #include "irrun/kernels/max_pool.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -784,6 +785,48 @@ TEST_CASE("avg_pool and max_pool run the kernels asked for", "[kernels][avg_pool
     CHECK(indices.data<std::int64_t>()[0] == 0);
     CHECK(values.data<float>()[1] == 3.0f);
     CHECK(indices.data<std::int64_t>()[1] == 7);
+  }
+}
+
+// OpenVINO's adaptive kernels assert on an empty bin only when they compute one: an empty
+// output over an input axis of 0 runs, a non-empty one is refused.
+TEST_CASE("adaptive kernels over an input axis of 0", "[kernels][avg_pool]") {
+  using irrun::kernels::Kernels;
+  const auto adaptive = [](std::int64_t n, std::int64_t c, std::array<std::int64_t, 3> in,
+                           std::array<std::int64_t, 3> out) {
+    PoolGeometry g;
+    g.batch = n;
+    g.channels = c;
+    g.spatial_rank = 3;
+    g.adaptive = true;
+    g.in = in;
+    g.out = out;
+    return g;
+  };
+  const Parallel par(2);
+  for (const auto type : {ElementType::f32, ElementType::f16, ElementType::f64, ElementType::i8}) {
+    for (const Kernels k : {Kernels::best, Kernels::avx2, Kernels::portable, Kernels::reference}) {
+      for (const PoolGeometry& g :
+           {adaptive(0, 2, {3, 0, 4}, {2, 2, 2}), adaptive(1, 0, {0, 3, 4}, {2, 2, 2}),
+            adaptive(1, 2, {3, 0, 4}, {2, 2, 0})}) {
+        INFO("type " << irrun::to_string(type) << ", kernels " << static_cast<int>(k) << ", n "
+                     << g.batch << ", c " << g.channels << ", out " << g.out[0] << "x" << g.out[1]
+                     << "x" << g.out[2]);
+        const Tensor in = Tensor::zeros(type, shape_of(g, g.in));
+        Tensor out = Tensor::zeros(type, shape_of(g, g.out));
+        Tensor values = Tensor::zeros(type, shape_of(g, g.out));
+        Tensor indices = Tensor::zeros(ElementType::i32, shape_of(g, g.out));
+        CHECK_NOTHROW(irrun::kernels::avg_pool(in, out, g, par, k));
+        CHECK_NOTHROW(irrun::kernels::max_pool(in, values, &indices, g, par, k));
+      }
+      const PoolGeometry g = adaptive(1, 2, {3, 0, 4}, {2, 2, 2});
+      const Tensor in = Tensor::zeros(type, shape_of(g, g.in));
+      Tensor out = Tensor::zeros(type, shape_of(g, g.out));
+      CHECK_THROWS_WITH(irrun::kernels::avg_pool(in, out, g, par, k),
+                        Catch::Contains("adaptive pooling of an empty axis"));
+      CHECK_THROWS_WITH(irrun::kernels::max_pool(in, out, nullptr, g, par, k),
+                        Catch::Contains("adaptive pooling of an empty axis"));
+    }
   }
 }
 

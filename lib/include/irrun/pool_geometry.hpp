@@ -78,8 +78,8 @@ struct PoolInference {
   std::vector<std::int64_t> pads_end;
   // Set only when the input shape (and the output size) are static, and the op can run.
   std::optional<PoolGeometry> geometry;
-  // Adaptive pooling of an input dim 0 into bins: a valid shape, but a kernel with nothing to
-  // average (OpenVINO's asserts). The first such spatial axis; no geometry then.
+  // Adaptive pooling of an input dim 0 into a non-empty output: a valid shape, but a kernel with
+  // nothing to average (OpenVINO's asserts). The first such spatial axis; no geometry then.
   std::optional<std::size_t> empty_bins_axis;
 };
 

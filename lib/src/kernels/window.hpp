@@ -150,10 +150,13 @@ inline void check_geometry(const std::string& kernel, const PoolGeometry& g) {
   };
   if (g.spatial_rank < 1 || g.spatial_rank > 3) fail("spatial rank must be 1..3");
   if (g.batch < 0 || g.channels < 0) fail("negative batch or channels");
+  // An empty output computes no bin, so its bins may be empty.
+  const bool empty_output =
+      g.batch == 0 || g.channels == 0 || std::find(g.out.begin(), g.out.end(), 0) != g.out.end();
   for (std::size_t a = 0; a < 3; ++a) {
     if (g.in[a] < 0 || g.out[a] < 0) fail("negative spatial size");
     if (g.adaptive) {
-      if (g.out[a] > 0 && g.in[a] == 0) fail("adaptive pooling of an empty axis");
+      if (g.in[a] == 0 && !empty_output) fail("adaptive pooling of an empty axis");
     } else if (g.kernel[a] < 1 || g.stride[a] < 1 || g.dilation[a] < 1 || g.pad_begin[a] < 0 ||
                g.pad_end[a] < 0) {
       fail("kernel, stride and dilation must be >= 1 and pads >= 0");
