@@ -123,5 +123,5 @@ TEST_CASE("run_model takes a v10 IR's write_into tensors in the types it hands o
   std::vector<double> r64(4);
   CHECK_THROWS_WITH(run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par,
                               {}, {{2, Tensor::wrap(ElementType::f64, {1, 1, 2, 2}, r64.data())}}),
-                    Catch::Contains("output 'r' is f32 [1,1,2,2], the tensor given for it is f64"));
+                    Catch::Contains("output 'p' is f32 [1,1,2,2], the tensor given for it is f64"));
 }

@@ -591,7 +591,8 @@ TEST_CASE("extract_layer: a name two layers share is an error; an id selects", "
   }
 }
 
-TEST_CASE("output_name: the Result's input tensor name, else the Result's name", "[executor]") {
+TEST_CASE("output_name: the Result's input tensor name, else (v11) the Result's name",
+          "[executor]") {
   // pa's port has two names (the first wins, "\," is an escaped comma); pb's has none.
   const auto xml = net(
       parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}) +
@@ -609,6 +610,38 @@ TEST_CASE("output_name: the Result's input tensor name, else the Result's name",
   REQUIRE(out.size() == 2);
   CHECK(values_of(output_named(out, "a,b").tensor) == std::vector<double>{2.75});
   CHECK(values_of(output_named(out, "rb").tensor) == std::vector<double>{2.75});
+
+  // v10: update_v10_model names an unnamed output after its producer; declared names still win.
+  auto v10 = xml;
+  v10.replace(v10.find("version=\"11\""), 12, "version=\"10\"");
+  const Model m10 = model_from_xml(v10);
+  CHECK(irrun::output_name(m10, 3) == "a,b");
+  CHECK(irrun::output_name(m10, 4) == "pb");
+}
+
+TEST_CASE("output_name of a v10 producer with several outputs: name.i", "[executor]") {
+  // The op's output count decides: MaxPool-8 has two even where one port is declared; an
+  // opaque op has its ports'.
+  const auto xml = [](const std::string& version) {
+    return "<?xml version=\"1.0\"?>\n<net name=\"test\" version=\"" + version + "\">\n<layers>\n" +
+           parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}) +
+           layer(1, "mp", "MaxPool", "opset8",
+                 "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\"",
+                 port(0, {1, 1, 2, 2}), port(1, {1, 1, 1, 1})) +
+           layer(2, "op", "Custom", "extension", "", port(0, {1, 1, 2, 2}),
+                 port(1, {1, 1, 2, 2}) + port(2, {1, 1, 2, 2})) +
+           result(3, "r0", {1, 1, 1, 1}) + result(4, "r1", {1, 1, 2, 2}) +
+           result(5, "r2", {1, 1, 2, 2}) + "</layers>\n<edges>\n" + edge(0, 0, 1, 0) +
+           edge(0, 0, 2, 0) + edge(1, 1, 3, 0) + edge(2, 2, 4, 0) + edge(2, 1, 5, 0) +
+           "</edges>\n</net>\n";
+  };
+  const Model m10 = model_from_xml(xml("10"));
+  CHECK(irrun::output_name(m10, 3) == "mp.0");
+  CHECK(irrun::output_name(m10, 4) == "op.1");
+  CHECK(irrun::output_name(m10, 5) == "op.0");
+  const Model m11 = model_from_xml(xml("11"));
+  CHECK(irrun::output_name(m11, 3) == "r0");
+  CHECK(irrun::output_name(m11, 4) == "r1");
 }
 
 namespace {

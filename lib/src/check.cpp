@@ -74,7 +74,7 @@ void compare_edges(const Model& m, Diagnostics& out) {
 // or "name.i" for a producer with several outputs) and each Parameter's name is added to its
 // tensor, unless another tensor already has it. OpenVINO stops at the first collision; so does
 // this (`collide` throws it to check_v10_names).
-void v10_names(const Model& m, const Analysis& a) {
+void v10_names(const Model& m) {
   std::map<std::string, std::optional<Source>> leaf;  // name -> its tensor; none: an op name
   std::map<Source, std::set<std::string>> names;      // each tensor's names, as they grow
   const auto names_of = [&](Source s) -> std::set<std::string>& {
@@ -118,19 +118,15 @@ void v10_names(const Model& m, const Analysis& a) {
   };
   for (auto r : results) {
     const auto src = m.graph.nodes[r].inputs[0];
-    const Layer& producer = m.ir.layers[src.node];
-    // The op's output count (MaxPool-8 has two, whatever the ports declare); else the ports'.
-    const auto* op = a.nodes[src.node].op;
-    const std::size_t outputs = op ? output_count(*op) : producer.outputs.size();
-    add_op_name(r, src, producer.name + (outputs == 1 ? "" : "." + std::to_string(src.output)));
+    add_op_name(r, src, v10_output_name(m.ir.layers[src.node], src.output));
   }
   for (auto p : m.graph.parameters) add_op_name(p, {p, 0}, m.ir.layers[p].name);
 }
 
-void check_v10_names(const Model& m, const Analysis& a, Diagnostics& out) {
+void check_v10_names(const Model& m, Diagnostics& out) {
   if (m.ir.ir_version != 10) return;
   try {
-    v10_names(m, a);
+    v10_names(m);
   } catch (Diagnostic& d) {
     out.push_back(std::move(d));
   }
@@ -160,7 +156,7 @@ Diagnostics check_model(const Model& m, bool strict, std::vector<std::size_t>* c
     compare_outputs(m, analysis, n, all);
   }
   compare_edges(m, all);
-  check_v10_names(m, analysis, all);
+  check_v10_names(m, all);
   try {
     mean_values(m, false);
   } catch (const ModelError& e) {

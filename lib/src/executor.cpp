@@ -180,8 +180,11 @@ std::string output_name(const Model& model, std::size_t result_layer) {
   const auto& node = model.graph.nodes[result_layer];
   if (!node.inputs.empty()) {
     const auto& src = node.inputs[0];
-    const auto& names = model.ir.layers[src.node].outputs[src.output].names;
+    const Layer& producer = model.ir.layers[src.node];
+    const auto& names = producer.outputs[src.output].names;
     if (!names.empty()) return names.front();
+    // OpenVINO names a v10 output after its producer; a v11 one has no name.
+    if (model.ir.ir_version == 10) return v10_output_name(producer, src.output);
   }
   return model.ir.layers[result_layer].name;
 }

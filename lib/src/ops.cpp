@@ -405,6 +405,15 @@ std::size_t output_count(const OpEntry& op) {
   return 1;
 }
 
+std::string v10_output_name(const Layer& producer, std::size_t output) {
+  std::size_t outputs = producer.outputs.size();
+  try {
+    if (const auto* op = resolve_op(producer)) outputs = output_count(*op);
+  } catch (const LayerError&) {
+  }
+  return outputs == 1 ? producer.name : producer.name + "." + std::to_string(output);
+}
+
 bool is_pool(OpKind kind) {
   return kind == OpKind::avg_pool || kind == OpKind::adaptive_avg_pool ||
          kind == OpKind::max_pool || kind == OpKind::adaptive_max_pool;

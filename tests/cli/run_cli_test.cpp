@@ -331,17 +331,17 @@ TEST_CASE("--output-dir writes one file per Result, named after its tensor", "[c
         std::string(reinterpret_cast<const char*>(mask_pool.buffer.data()), mask_pool.byte_size()));
 }
 
-TEST_CASE("outputs without tensor names are named after the Result layer", "[cli][run]") {
+TEST_CASE("v10 outputs without tensor names are named after their producer", "[cli][run]") {
+  // As update_v10_model names them: the producer's name, not the Result's
+  // ("pool_dilated/sink_port_0").
   ScratchDir dir;
   const auto out_dir = dir.file("out");
   const auto r = run_irrun({sample("avgpool_chain_v10.xml"), "--random-input", "-o", out_dir});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  // IR v10 has no tensor names; '/' is not kept in a file name.
-  CHECK(files_in(out_dir) == std::vector<std::string>{"pool_ceil_torch_sink_port_0.npy",
-                                                      "pool_dilated_sink_port_0.npy"});
-  CHECK(has(r.out, "output 'pool_ceil_torch/sink_port_0': f32 [1,4,5,6]"));
-  CHECK(has(r.out, "output 'pool_dilated/sink_port_0': f32 [1,4,5,5]"));
+  CHECK(files_in(out_dir) == std::vector<std::string>{"pool_ceil_torch.npy", "pool_dilated.npy"});
+  CHECK(has(r.out, "output 'pool_ceil_torch': f32 [1,4,5,6]"));
+  CHECK(has(r.out, "output 'pool_dilated': f32 [1,4,5,5]"));
 }
 
 TEST_CASE("bf16 outputs are written as f32 .npy, and raw as bf16", "[cli][run]") {
@@ -615,8 +615,8 @@ TEST_CASE("MaxPool values and indices are two outputs, hand-computed", "[cli][ru
   // plane (axis=2): MaxPool-14 k2 s2 p1/1 ceil_torch reads rows/cols {0}, {1,2}, {3,4} and the
   // largest is always the last, at 0, 2, 4.
   auto check_max14 = [](const std::string& out_dir, auto value) {
-    const Tensor values = irrun::read_npy(out_dir + "/max14_sink_port_0.npy");
-    const Tensor indices = irrun::read_npy(out_dir + "/max14_sink_port_1.npy");
+    const Tensor values = irrun::read_npy(out_dir + "/max14.0.npy");
+    const Tensor indices = irrun::read_npy(out_dir + "/max14.1.npy");
     REQUIRE(values.shape == Shape{1, 3, 3, 3});
     CHECK(indices.type == ElementType::i32);
     const auto v = values_of(values);
@@ -636,11 +636,10 @@ TEST_CASE("MaxPool values and indices are two outputs, hand-computed", "[cli][ru
     const auto r = run_irrun({model, "--input", in, "-o", out_dir});
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK(files_in(out_dir) == std::vector<std::string>{"avg_sink_port_0.npy",
-                                                        "max14_sink_port_0.npy",
-                                                        "max14_sink_port_1.npy"});
+    // v10 outputs after their producer: "max14.0" and "max14.1" for MaxPool-14's two.
+    CHECK(files_in(out_dir) == std::vector<std::string>{"avg.npy", "max14.0.npy", "max14.1.npy"});
     check_max14(out_dir, [](int c, int a, int b) { return 100 * c + 40 * a + 10 + 4 * b + 1; });
-    CHECK(has(r.out, "output 'max14/sink_port_1': i32 [1,3,3,3]  min 0  max 24"));
+    CHECK(has(r.out, "output 'max14.1': i32 [1,3,3,3]  min 0  max 24"));
   }
   SECTION("--layer max14 alone: a Result per output") {
     const auto in = iota_bin(dir, "max1.bin", 3 * 5 * 5);
@@ -648,10 +647,7 @@ TEST_CASE("MaxPool values and indices are two outputs, hand-computed", "[cli][ru
     const auto r = run_irrun({model, "--layer", "max14", "--input", in, "-o", out_dir});
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
-    // Without tensor names the outputs are named after the layer: "max14" and "max14.1".
-    CHECK(files_in(out_dir) == std::vector<std::string>{"max14.1.npy", "max14.npy"});
-    fs::rename(out_dir + "/max14.npy", out_dir + "/max14_sink_port_0.npy");
-    fs::rename(out_dir + "/max14.1.npy", out_dir + "/max14_sink_port_1.npy");
+    CHECK(files_in(out_dir) == std::vector<std::string>{"max14.0.npy", "max14.1.npy"});
     check_max14(out_dir, [](int c, int a, int b) { return 25 * c + 10 * a + 2 * b; });
   }
   SECTION("--layer max1: MaxPool-1 has one output") {

@@ -19,7 +19,7 @@
 namespace irrun {
 
 struct Output {
-  std::string name;          // the Result's input tensor name, else the Result layer's name
+  std::string name;          // output_name(): the name it is known by
   std::size_t result_layer;  // index into IrModel::layers
   Tensor tensor;
 };
@@ -75,7 +75,9 @@ Model extract_layer(const Model& model, const std::string& layer_name);
 // returns a v10 IR's outputs so converted; a v11 IR's keep their types.
 ElementType v10_output_type(ElementType type);
 
-// The name outputs are known by (and saved under).
+// The name outputs are known by (and saved under): the first name of the tensor the Result
+// reads; without one, v10_output_name() in a v10 IR (as update_v10_model adds it), else the
+// Result layer's name.
 std::string output_name(const Model& model, std::size_t result_layer);
 
 }  // namespace irrun

@@ -72,8 +72,9 @@ class Network {
   const std::string& path() const;
   // Parameters in file order, named by their layer name (run() also accepts their tensor names).
   const std::vector<PortInfo>& inputs() const;
-  // Results in file order, named by their input tensor name, else the Result layer's name; a
-  // name already taken by an earlier output gets "_1", "_2"... appended.
+  // Results in file order, named by their input tensor name, else (v10) their producer's name as
+  // OpenVINO gives it ("layer" or "layer.i"), else the Result layer's name; a name already taken
+  // by an earlier output gets "_1", "_2"... appended.
   const std::vector<PortInfo>& outputs() const;
 
   // `irrun check` on this model: infers every supported layer and compares it with the dims the

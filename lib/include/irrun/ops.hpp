@@ -86,6 +86,11 @@ std::string op_label(const OpEntry& op);
 // (values and indices), else 1.
 std::size_t output_count(const OpEntry& op);
 
+// The tensor name update_v10_model gives output `output` of `producer` when a Result reads it
+// (create_ie_output_name): the layer's name, or "name.i" when the op has several outputs (the
+// op's count, e.g. MaxPool-8's two, whatever the ports declare; the ports' for an opaque op).
+std::string v10_output_name(const Layer& producer, std::size_t output);
+
 // Pooling ops, which run a kernel on a PoolGeometry.
 bool is_pool(OpKind kind);
 
