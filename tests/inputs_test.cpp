@@ -167,6 +167,34 @@ TEST_CASE("NAME=FILE by Parameter name and by tensor name", "[inputs]") {
   CHECK(bound.notes.empty());
 }
 
+TEST_CASE("NAME=FILE: names with '=', and layer names before tensor names", "[inputs]") {
+  TempDir dir;
+  const auto image = dir.raw<float>("image.bin", {1, 2, 3, 4, 5, 6});
+  const auto mask = dir.raw<std::uint16_t>("mask.bin", {0x3C00, 0x4000, 0x3800, 0xC200});
+  // A Parameter named "a=b": the longest NAME that names a Parameter wins.
+  const Model eq = model_from_xml(
+      net(parameter(0, "a=b", "1,1,2,3", {1, 1, 2, 3}, "f32", "FP32", "a=b") +
+              parameter(1, "m", "1,1,2,2", {1, 1, 2, 2}, "f16", "FP16", "m") +
+              result(2, "r_image", {1, 1, 2, 3}) + result(3, "r_mask", {1, 1, 2, 2}, "FP16"),
+          edge(0, 0, 2, 0) + edge(1, 0, 3, 0)));
+  auto bound = bind_inputs(eq, files({"a=b=" + image, "m=" + mask}));
+  CHECK(values_of(bound.tensors.at(0)) == std::vector<double>{1, 2, 3, 4, 5, 6});
+  InputOptions shaped = files({"a=b=" + image, "m=" + mask});
+  shaped.shapes = {"a=b=1,1,2,3"};
+  CHECK(bind_inputs(eq, shaped).tensors.size() == 2);
+
+  // "mask" is the layer name of one Parameter and a tensor name of the other: the layer wins
+  // (a golden's manifest names its inputs by layer).
+  const Model both = model_from_xml(
+      net(parameter(0, "image", "1,1,2,3", {1, 1, 2, 3}, "f32", "FP32", "image,mask") +
+              parameter(1, "mask", "1,1,2,2", {1, 1, 2, 2}, "f16", "FP16", "m2") +
+              result(2, "r_image", {1, 1, 2, 3}) + result(3, "r_mask", {1, 1, 2, 2}, "FP16"),
+          edge(0, 0, 2, 0) + edge(1, 0, 3, 0)));
+  CHECK(irrun::find_parameter(both, "mask") == std::optional<std::size_t>(1));
+  bound = bind_inputs(both, files({"image=" + image, "mask=" + mask}));
+  CHECK(values_of(bound.tensors.at(1)) == std::vector<double>{1, 2, 0.5, -3});
+}
+
 TEST_CASE("an unknown NAME is rejected, listing the inputs", "[inputs]") {
   TempDir dir;
   const auto bin = dir.raw<float>("image.bin", {1, 2, 3, 4, 5, 6});

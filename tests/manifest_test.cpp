@@ -107,6 +107,30 @@ TEST_CASE("manifest: malformed manifests are input errors naming the problem", "
   require_input_error(j.dump(), "shape");
 }
 
+TEST_CASE("manifest: numbers must be whole and in range, never truncated or wrapped",
+          "[manifest]") {
+  const auto with = [](const char* pointer, nlohmann::json value) {
+    auto j = nlohmann::json::parse(to_json(sample_manifest()));
+    j[nlohmann::json::json_pointer(pointer)] = std::move(value);
+    return j.dump();
+  };
+  // nlohmann's get<> would read 7.9 as 7, -1 as 2^64 - 1, 2^32 + 1 as 1, and convert 2^64 + 5
+  // (a double) to int64 with undefined behaviour.
+  require_input_error(with("/options/seed", 7.9), "options.seed is 7.9");
+  require_input_error(with("/options/seed", -1), "options.seed is -1");
+  require_input_error(with("/options/seed", "7"), "options.seed is \"7\"");
+  require_input_error(with("/format_version", 4294967297ULL), "format_version is 4294967297");
+  require_input_error(with("/outputs/0/shape/2", 1.8446744073709552e19), "a dim of 'pool'");
+  require_input_error(with("/outputs/0/shape/2", -5), "a dim of 'pool' is -5");
+  require_input_error(with("/outputs/0/shape/2", 3.0), "a dim of 'pool' is 3.0");
+  require_input_error(with("/inputs/0/shape", 3), "shape of 'x' is not an array");
+  require_input_error(with("/informational/threads", 1e30), "informational.threads");
+  // The extremes still round-trip.
+  CHECK(parse_manifest(with("/options/seed", 18446744073709551615ULL), "m.json").run.seed ==
+        18446744073709551615ULL);
+  CHECK(parse_manifest(with("/outputs/0/shape/0", 0), "m.json").outputs[0].shape[0] == 0);
+}
+
 TEST_CASE("manifest: read and write DIR/manifest.json", "[manifest]") {
   testing::ScratchDir dir("manifest");
   const auto m = sample_manifest();

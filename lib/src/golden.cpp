@@ -122,6 +122,19 @@ GoldenLock::~GoldenLock() {
 Manifest write_golden(const std::string& dir, Manifest manifest,
                       const std::vector<RunInput>& inputs, const std::vector<Output>& outputs,
                       bool npy, bool save_inputs) {
+  // The digests of unsaved input files are read before anything in DIR changes: a source that
+  // is gone (a replayed golden's saved input whose original file was deleted) must leave the old
+  // golden whole, not a directory without a manifest.
+  std::vector<std::string> source_sha256(inputs.size());
+  for (std::size_t k = 0; k < inputs.size() && !save_inputs; ++k) {
+    if (inputs[k].source_path.empty()) continue;
+    try {
+      source_sha256[k] = sha256_file(inputs[k].source_path);
+    } catch (const Error& e) {
+      throw Error(e.code(), std::string(e.what()) + " (the source of input '" + inputs[k].name +
+                                "', recorded in the golden; --save-inputs saves the input itself)");
+    }
+  }
   make_directory(dir);
   // Runs writing the same directory at once take turns, so that the manifest describes the files
   // beside it.
@@ -147,7 +160,8 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
     manifest.outputs.push_back(std::move(t));
   }
   std::set<std::string> used_inputs;
-  for (const auto& in : inputs) {
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const auto& in = inputs[k];
     ManifestTensor t;
     t.name = in.name;
     t.type = in.tensor->type;
@@ -161,8 +175,8 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
       const auto path = (fs::path(dir) / t.file).string();
       write_npy(path, *in.tensor);
       t.sha256 = sha256_file(path);
-    } else if (!in.source_path.empty()) {
-      t.sha256 = sha256_file(in.source_path);
+    } else {
+      t.sha256 = source_sha256[k];
     }
     manifest.inputs.push_back(std::move(t));
   }
@@ -177,6 +191,10 @@ InputOptions replay_inputs(const Manifest& manifest, const std::string& dir) {
     if (!in.file.empty()) {
       options.inputs.push_back(in.name + "=" + (fs::path(dir) / in.file).string());
     } else if (in.source == "file") {
+      if (in.source_path.empty())
+        throw input_error((fs::path(dir) / kManifestFile).string() + ": input '" + in.name +
+                          "' came from a file but the manifest records neither its saved file "
+                          "nor its source_path");
       const auto sha = sha256_file(in.source_path);
       if (!in.sha256.empty() && sha != in.sha256)
         throw input_error(in.source_path + ": input '" + in.name +

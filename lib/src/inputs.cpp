@@ -59,13 +59,16 @@ std::vector<std::int64_t> parse_shape_list(const std::string& text, const std::s
   return s.to_static();
 }
 
-// Splits "NAME=VALUE" when NAME names a Parameter (file paths may contain '=' too).
+// Splits "NAME=VALUE" when NAME names a Parameter (file paths may contain '=' too, and so may
+// names: the longest NAME that names a Parameter wins, so "a=b=x.npy" feeds Parameter "a=b").
 std::pair<std::optional<std::size_t>, std::string> split_named(const Model& m,
                                                                const std::string& arg,
                                                                bool value_is_path) {
   const auto eq = arg.find('=');
   if (eq != std::string::npos) {
-    if (auto p = find_parameter(m, arg.substr(0, eq))) return {p, arg.substr(eq + 1)};
+    for (auto at = arg.rfind('='); at != std::string::npos;
+         at = at == 0 ? std::string::npos : arg.rfind('=', at - 1))
+      if (auto p = find_parameter(m, arg.substr(0, at))) return {p, arg.substr(at + 1)};
     if (!value_is_path || !std::filesystem::exists(arg)) {
       std::string names;
       for (auto n : m.graph.parameters) names += (names.empty() ? "" : ", ") + m.ir.layers[n].name;
@@ -89,9 +92,12 @@ std::string dtype_hint(ElementType type) {
 }  // namespace
 
 std::optional<std::size_t> find_parameter(const Model& m, const std::string& name) {
+  // Layer names first: a golden's manifest names its inputs by layer, and one Parameter's tensor
+  // name may be another's layer name.
+  for (auto n : m.graph.parameters)
+    if (m.ir.layers[n].name == name) return n;
   for (auto n : m.graph.parameters) {
     const Layer& layer = m.ir.layers[n];
-    if (layer.name == name) return n;
     for (const auto& port : layer.outputs) {
       if (std::find(port.names.begin(), port.names.end(), name) != port.names.end()) return n;
     }

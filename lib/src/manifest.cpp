@@ -2,8 +2,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "irrun/error.hpp"
 #include "irrun/file_io.hpp"
@@ -37,6 +39,21 @@ json tensor_json(const ManifestTensor& t, bool input) {
   return j;
 }
 
+// A JSON whole number that fits T: a fraction, a string or an out-of-range value is malformed
+// (nlohmann's get<T> would truncate 7.9 to 7, wrap -1 to 2^64 - 1, and convert 1e30 with
+// undefined behaviour).
+template <class T>
+T whole(const json& j, const std::string& what, T min = std::numeric_limits<T>::min()) {
+  const bool fits = j.is_number_unsigned()  ? std::in_range<T>(j.get<std::uint64_t>())
+                    : j.is_number_integer() ? std::in_range<T>(j.get<std::int64_t>())
+                                            : false;
+  if (!fits || j.get<T>() < min)
+    throw std::invalid_argument(what + " is " + j.dump() + ", not a whole number from " +
+                                std::to_string(min) + " to " +
+                                std::to_string(std::numeric_limits<T>::max()));
+  return j.get<T>();
+}
+
 ManifestTensor tensor_from(const json& j) {
   ManifestTensor t;
   t.name = j.at("name").get<std::string>();
@@ -44,7 +61,10 @@ ManifestTensor tensor_from(const json& j) {
   const auto parsed = parse_element_type_name(type);
   if (!parsed) throw std::invalid_argument("unknown element type '" + type + "'");
   t.type = *parsed;
-  t.shape = j.at("shape").get<std::vector<std::int64_t>>();
+  const auto& shape = j.at("shape");
+  if (!shape.is_array()) throw std::invalid_argument("shape of '" + t.name + "' is not an array");
+  for (const auto& d : shape)
+    t.shape.push_back(whole<std::int64_t>(d, "a dim of '" + t.name + "'", 0));
   t.file = string_or_empty(j, "file");
   t.sha256 = string_or_empty(j, "sha256");
   t.data_sha256 = string_or_empty(j, "data_sha256");
@@ -98,7 +118,7 @@ Manifest parse_manifest(const std::string& text, const std::string& origin) {
     if (!j.is_object() || j.value("format", std::string()) != kManifestFormat)
       throw std::invalid_argument(std::string("\"format\" is not \"") + kManifestFormat + "\"");
     Manifest m;
-    m.format_version = j.at("format_version").get<int>();
+    m.format_version = whole<int>(j.at("format_version"), "format_version");
     if (m.format_version != kManifestVersion)
       throw std::invalid_argument("format_version " + std::to_string(m.format_version) +
                                   " (this irrun reads " + std::to_string(kManifestVersion) + ")");
@@ -111,10 +131,13 @@ Manifest parse_manifest(const std::string& text, const std::string& origin) {
     if (!o.at("layer").is_null()) m.run.layer = o.at("layer").get<std::string>();
     m.run.shapes = o.at("shapes").get<std::vector<std::string>>();
     m.run.inputs = o.at("inputs").get<std::vector<std::string>>();
-    if (o.at("random_input").get<bool>()) m.run.seed = o.at("seed").get<std::uint64_t>();
+    if (o.at("random_input").get<bool>())
+      m.run.seed = whole<std::uint64_t>(o.at("seed"), "options.seed");
     m.run.output_format = o.at("output_format").get<std::string>();
     if (j.contains("informational")) {
-      m.run.threads = j["informational"].value("threads", 0);
+      const auto& info = j.at("informational");
+      if (info.contains("threads"))
+        m.run.threads = whole<int>(info.at("threads"), "informational.threads", 0);
       m.run.kernels = j["informational"].value("kernels", std::string("best"));
     }
     for (const auto& t : j.at("inputs")) m.inputs.push_back(tensor_from(t));

@@ -132,6 +132,37 @@ TEST_CASE("golden: --layer and file inputs are replayed", "[cli][golden]") {
   CHECK_THAT(changed.err, Catch::Contains("changed since the golden was written"));
 }
 
+TEST_CASE("golden: inputs named with '=' or after another input's tensor name replay",
+          "[cli][golden]") {
+  ScratchDir dir("golden");
+  auto xml = read_text(sample("two_inputs_v11.xml"));
+  // Parameter "image" is renamed "im=age"; its tensor names become "im=age" and "mask", the
+  // layer name of the other Parameter (whose tensor is renamed "m2").
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"name=\"image\" type", "name=\"im=age\" type"},
+           {"names=\"image\"", "names=\"im=age,mask\""},
+           {"names=\"mask\"", "names=\"m2\""}}) {
+    const auto at = xml.find(from);
+    REQUIRE(at != std::string::npos);
+    xml.replace(at, from.size(), to);
+  }
+  const auto model = dir.write("renamed.xml", xml);
+  REQUIRE(run_irrun({model, "--random-input", "--seed", "5", "-o", dir.file("g"), "--save-inputs"})
+              .exit_code == 0);
+  const auto e = run_irrun({model, "--expect", dir.file("g")});
+  CHECK(e.exit_code == 0);
+  CHECK(e.err.empty());
+
+  // A file input whose manifest entry lost its source_path names the manifest and the input.
+  auto m = manifest_of(dir, "g");
+  m["inputs"][1]["file"] = nullptr;
+  m["inputs"][1]["source"] = "file";
+  dir.write("g/manifest.json", m.dump());
+  const auto lost = run_irrun({model, "--expect", dir.file("g")});
+  CHECK(lost.exit_code == 4);
+  CHECK_THAT(lost.err, Catch::Contains("manifest.json: input 'mask' came from a file"));
+}
+
 TEST_CASE("golden: MaxPool's values and indices are both in the manifest", "[cli][golden]") {
   ScratchDir dir("golden");
   REQUIRE(run_irrun({sample("maxpool_v11.xml"), "--layer", "max", "--random-input", "-o",
@@ -434,6 +465,29 @@ TEST_CASE("golden: a golden rewritten by its own replay still replays alone", "[
   // Moved elsewhere, it replays from its seed: nothing points into the old directory.
   fs::rename(dir.file("g"), dir.file("moved"));
   CHECK(run_irrun({model, "--expect", dir.file("moved")}).exit_code == 0);
+}
+
+TEST_CASE("golden: a refresh whose input source is gone leaves the golden whole", "[cli][golden]") {
+  ScratchDir dir("golden");
+  const auto model = sample("avgpool_v11.xml");
+  REQUIRE(
+      run_irrun({model, "--random-input", "--seed", "3", "-o", dir.file("src"), "--save-inputs"})
+          .exit_code == 0);
+  const auto input = dir.file("x.npy");
+  fs::copy_file(dir.file("src/inputs/input.npy"), input);
+  REQUIRE(run_irrun({model, "--input", input, "-o", dir.file("g"), "--save-inputs"}).exit_code ==
+          0);
+  const auto before = read_text(dir.file("g/manifest.json"));
+  fs::remove(input);
+  CHECK(run_irrun({model, "--expect", dir.file("g")}).exit_code == 0);  // from the saved copy
+  // Refreshed in place without --save-inputs: the new manifest would record the source file's
+  // sha256, which cannot be read. That fails before the old manifest is removed.
+  const auto r = run_irrun({model, "--expect", dir.file("g"), "-o", dir.file("g")});
+  CHECK(r.exit_code == 4);
+  CHECK_THAT(r.err, Catch::Contains("x.npy: cannot open") &&
+                        Catch::Contains("the source of input 'input'"));
+  CHECK(read_text(dir.file("g/manifest.json")) == before);
+  CHECK(run_irrun({model, "--expect", dir.file("g")}).exit_code == 0);
 }
 
 TEST_CASE("golden: an edited saved input and changed weights are warned about", "[cli][golden]") {
