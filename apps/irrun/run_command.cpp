@@ -228,13 +228,17 @@ Command add_run(CLI::App& app, const Globals& globals) {
           record.kernels = kernels_name(o->kernels);
           auto ins = run_inputs(model, bound);
           // A replay rewriting a golden records the golden's own options and input sources,
-          // not the paths of its saved inputs it read them from: the new golden replays alone.
+          // not the paths of its saved inputs it read them from, and saves again what the golden
+          // saved (its source may have changed since): the new golden replays alone.
           if (replay) {
             record.inputs = golden->run.inputs;
             record.seed = golden->run.seed;
             for (auto& in : ins)
               for (const auto& g : golden->inputs)
-                if (g.name == in.name) in.source_path = g.source == "file" ? g.source_path : "";
+                if (g.name == in.name) {
+                  in.source_path = g.source == "file" ? g.source_path : "";
+                  in.save = !g.file.empty();
+                }
           }
           write_golden(o->output_dir, describe_run(full, record), ins, outputs,
                        o->output_format == "npy", o->save_inputs);

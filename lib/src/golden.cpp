@@ -126,8 +126,9 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
   // is gone (a replayed golden's saved input whose original file was deleted) must leave the old
   // golden whole, not a directory without a manifest.
   std::vector<std::string> source_sha256(inputs.size());
-  for (std::size_t k = 0; k < inputs.size() && !save_inputs; ++k) {
-    if (inputs[k].source_path.empty()) continue;
+  const auto saved = [&](const RunInput& in) { return save_inputs || in.save; };
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (inputs[k].source_path.empty() || saved(inputs[k])) continue;
     try {
       source_sha256[k] = sha256_file(inputs[k].source_path);
     } catch (const Error& e) {
@@ -169,7 +170,7 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
     t.source = in.source_path.empty() ? "random" : "file";
     t.source_path = in.source_path;
     t.data_sha256 = data_sha256(*in.tensor);
-    if (save_inputs) {
+    if (saved(in)) {
       make_directory(fs::path(dir) / "inputs");
       t.file = "inputs/" + unique_name(in.name, ".npy", used_inputs);
       const auto path = (fs::path(dir) / t.file).string();

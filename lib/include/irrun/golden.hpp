@@ -25,6 +25,7 @@ struct RunInput {
   std::string name;         // the Parameter's name
   const Tensor* tensor;     // the bound tensor
   std::string source_path;  // the --input file it came from; empty when generated
+  bool save = false;        // saved even without save_inputs (a golden that saved it, replayed)
 };
 
 // The inputs of a bound run, in Parameter order.
@@ -48,7 +49,8 @@ class GoldenLock {
   int fd_ = -1;
 };
 
-// Writes DIR/NAME.npy (or .bin) per output, DIR/inputs/NAME.npy per input when `save_inputs`,
+// Writes DIR/NAME.npy (or .bin) per output, DIR/inputs/NAME.npy per input when `save_inputs`
+// or its `save`,
 // then DIR/manifest.json, each file atomically. Returns the manifest written. Throws
 // irrun::output_error when something cannot be written.
 Manifest write_golden(const std::string& dir, Manifest manifest,
