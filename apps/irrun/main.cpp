@@ -1,5 +1,6 @@
 // irrun: validate, run and compare the pooling layers of OpenVINO IR models.
 #include <fcntl.h>
+#include <signal.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 #include "commands.hpp"
 #include "irrun/error.hpp"
+#include "irrun/file_io.hpp"
 #include "irrun/tensor.hpp"
 #include "irrun/utf8.hpp"
 
@@ -91,10 +93,31 @@ int stdout_written(int code) {
   return worse ? code : static_cast<int>(irrun::ExitCode::output_failed);
 }
 
+// A signal that ends the process first removes the temporary files of the writes in progress,
+// then ends it as the signal would have (SA_RESETHAND restores the default action).
+extern "C" void on_terminating_signal(int sig) {
+  irrun::remove_temporary_files();
+  ::raise(sig);
+}
+
+void remove_temporary_files_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_terminating_signal;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+    struct sigaction old {};
+    // A signal ignored at start (nohup, a shell's background job) stays ignored.
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN)
+      ::sigaction(sig, &action, nullptr);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   open_standard_descriptors();
+  remove_temporary_files_on_signals();
   CLI::App app{"irrun: validate, run and compare the pooling layers of OpenVINO IR models",
                "irrun"};
   app.footer(kExamples);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -37,6 +38,32 @@ bool write_all(int fd, std::span<const std::byte> data) {
   }
   return true;
 }
+
+// The temporary files being written, for remove_temporary_files(): a signal handler reads these
+// slots, so they are lock-free atomics, and a path stays alive while its slot holds it.
+std::array<std::atomic<const char*>, 64> in_progress{};
+static_assert(std::atomic<const char*>::is_always_lock_free);
+
+class InProgress {
+ public:
+  explicit InProgress(const char* path) {
+    for (auto& s : in_progress) {
+      const char* empty = nullptr;
+      if (s.compare_exchange_strong(empty, path)) {
+        slot_ = &s;
+        return;
+      }
+    }  // more writes at once than slots: this one is not cleaned up on a signal
+  }
+  ~InProgress() {
+    if (slot_) slot_->store(nullptr);
+  }
+  InProgress(const InProgress&) = delete;
+  InProgress& operator=(const InProgress&) = delete;
+
+ private:
+  std::atomic<const char*>* slot_ = nullptr;
+};
 
 // Creates a new file "<dir>/.<name>.tmp.<unique>". open(O_EXCL) with mode 0666 rather than
 // mkstemp's 0600, so the final file gets the usual umask-derived permissions.
@@ -154,6 +181,7 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
   std::string tmp;
   const int fd = create_temp(dir, name, tmp);
   if (fd < 0) fail_write(path, errno);
+  const InProgress registered(tmp.c_str());
 
   int err = 0;
   if (!write_all(fd, header) || !write_all(fd, body)) err = errno;
@@ -171,6 +199,12 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+void remove_temporary_files() noexcept {
+  // A file already renamed is gone under this name: unlink then fails harmlessly.
+  for (auto& s : in_progress)
+    if (const char* path = s.load()) ::unlink(path);
 }
 
 }  // namespace irrun

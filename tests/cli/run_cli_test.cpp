@@ -2,6 +2,8 @@
 // inputs written here (small iotas, so every expected value can be checked by hand), read the
 // output .npy files back with the library's read_npy, and check exit codes, stdout summaries and
 // that failed runs write nothing.
+#include <signal.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -814,4 +816,80 @@ TEST_CASE("--seed 010 is the decimal seed 10, as recorded", "[cli][run]") {
         irrun::testing::read_text(dir.file("b/pool.npy")));
   CHECK(irrun::testing::read_text(dir.file("a/manifest.json")).find("\"seed\": 10,") !=
         std::string::npos);
+}
+
+namespace {
+
+// Starts irrun with `args` (stdout and stderr to /dev/null), waits until a temporary file
+// ".*.tmp.*" appears in `dir`, then sends `sig`. Returns whether the signal was sent while the
+// file existed, and the run's wait status in `status`.
+bool signal_during_write(const std::vector<std::string>& args, const std::string& dir, int sig,
+                         int& status) {
+  std::vector<std::string> store{IRRUN_BINARY};
+  store.insert(store.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : store) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null < 0) ::_exit(126);
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    ::alarm(120);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  const auto writing = [&] {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().find(".tmp.") != std::string::npos) return true;
+    return false;
+  };
+  bool sent = false;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (writing()) {
+      sent = ::kill(pid, sig) == 0;
+      break;
+    }
+    ::usleep(100);
+  }
+  if (sent)
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  return sent;
+}
+
+}  // namespace
+
+TEST_CASE("a run ended by a signal leaves no temporary file behind", "[cli][run]") {
+  // 128 MiB out: its write and fsync take long enough to be caught in progress.
+  ScratchDir dir;
+  const Shape shape{1, 32, 1024, 1024};
+  const std::string k1 =
+      "kernel=\"1,1\" strides=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\" exclude-pad=\"true\"";
+  using irrun::testing::avg_pool, irrun::testing::result;
+  using irrun::testing::edge, irrun::testing::net, irrun::testing::parameter;
+  const auto model = dir.write(
+      "big.xml", net(parameter(0, "x", "1,32,1024,1024", shape) +
+                         avg_pool(1, "p", "opset1", k1, shape, shape) + result(2, "r", shape),
+                     edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  for (const int sig : {SIGTERM, SIGINT}) {
+    CAPTURE(sig);
+    const auto out_dir = dir.file("out" + std::to_string(sig));
+    int status = 0;
+    bool caught = false;
+    // A write too quick to catch is tried again (the run then ended by itself).
+    for (int attempt = 0; attempt < 3 && !caught; ++attempt) {
+      fs::remove_all(out_dir);
+      caught = signal_during_write({model, "--random-input", "-o", out_dir}, out_dir, sig, status);
+    }
+    REQUIRE(caught);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);
+    for (const auto& e : fs::directory_iterator(out_dir))
+      CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+  }
 }

@@ -28,4 +28,8 @@ void read_file_chunks(const std::string& path,
 void write_file_atomically(const std::string& path, std::span<const std::byte> header,
                            std::span<const std::byte> body = {});
 
+// Removes the temporary files of the writes in progress, for a handler of a signal that ends
+// the process (an interrupted write leaves nothing behind). Async-signal-safe: unlink() only.
+void remove_temporary_files() noexcept;
+
 }  // namespace irrun
