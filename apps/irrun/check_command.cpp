@@ -11,6 +11,7 @@
 #include "irrun/error.hpp"
 #include "irrun/ir_reader.hpp"
 #include "irrun/report.hpp"
+#include "irrun/utf8.hpp"
 
 namespace irrun::cli {
 
@@ -79,8 +80,8 @@ Command add_check(CLI::App& app, const Globals& globals) {
             for (const auto& d : report.diagnostics) std::printf("%s\n", format(report, d).c_str());
             if (!globals.quiet)
               std::printf("%s: %s: %zu layer(s) checked, %zu error(s), %zu warning(s)\n",
-                          path.c_str(), report.passed() ? "ok" : "FAILED", report.checked.size(),
-                          report.errors(), report.warnings());
+                          escape_controls(path).c_str(), report.passed() ? "ok" : "FAILED",
+                          report.checked.size(), report.errors(), report.warnings());
           }
           if (!text || !opts->junit.empty()) reports.push_back(std::move(report));
         }

@@ -97,14 +97,15 @@ Command add_info(CLI::App& app, const Globals& globals) {
                                                    ? std::nullopt
                                                    : std::optional<std::string>(opts->weights));
         const auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+        const auto path = escape_controls(m.ir.path);  // one line, whatever the path holds
+        const auto weights = escape_controls(m.weights_path);
         if (!globals.quiet)
-          std::printf(
-              "%s: IR v%d '%s': %zu layers, %zu input(s), %zu output(s), weights %s\n",
-              m.ir.path.c_str(), m.ir.ir_version, escape_controls(m.ir.name).c_str(),
-              m.ir.layers.size(), m.graph.parameters.size(), m.graph.results.size(),
-              m.weights
-                  ? (m.weights_path + " (" + std::to_string(m.weights->size()) + " bytes)").c_str()
-                  : "none");
+          std::printf("%s: IR v%d '%s': %zu layers, %zu input(s), %zu output(s), weights %s\n",
+                      path.c_str(), m.ir.ir_version, escape_controls(m.ir.name).c_str(),
+                      m.ir.layers.size(), m.graph.parameters.size(), m.graph.results.size(),
+                      m.weights
+                          ? (weights + " (" + std::to_string(m.weights->size()) + " bytes)").c_str()
+                          : "none");
         // The <pre-process> block's means (its errors are check_model's, below).
         std::optional<MeanValues> means;
         try {

@@ -156,7 +156,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
               d.rule == "dim-mismatch" || d.rule == "type-mismatch" || d.rule == "edge-mismatch";
           if (d.rule == "name-collision")
             spdlog::warn("{}{}: {} (OpenVINO's read_model refuses the model; irrun runs it)",
-                         where(full.ir, d.line),
+                         escape_controls(where(full.ir, d.line)),
                          escape_controls(describe_op(full.ir.layers[*d.layer])),
                          escape_controls(d.message));
         }
@@ -164,7 +164,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
           spdlog::warn(
               "{}: {} declared shape(s) or type(s) differ from the inferred ones (irrun "
               "check lists them); the outputs have the inferred shapes",
-              o->model, wrong);
+              escape_controls(o->model), wrong);
         // A layer the golden recorded but the model no longer has is the golden's problem (exit
         // 4), not the command line's.
         const auto model = [&] {

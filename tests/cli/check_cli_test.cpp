@@ -230,6 +230,34 @@ TEST_CASE("a name holding a newline cannot split a diagnostic or a summary line"
   CHECK(count_lines_with(other.out_lines(), "Re\\nsult") == 2);  // its row and its warning
 }
 
+TEST_CASE("a path holding a newline or an escape cannot split or colour a summary line",
+          "[cli][check]") {
+  ScratchDir dir;
+  const auto xml = irrun::testing::read_text(sample("bad_dim_v11.xml"));
+  const auto model = dir.write("a\nb\x1b[31m.xml", xml);
+  const auto shown = dir.file("a\\nb\\x1b[31m.xml");
+  const auto r = run_irrun({"check", model});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  REQUIRE(r.out_lines().size() == 2);
+  CHECK(r.out_lines()[0].rfind(shown + ":29: error: ", 0) == 0);
+  CHECK(r.out_lines()[1] == shown + ": FAILED: 3 layer(s) checked, 1 error(s), 0 warning(s)");
+  CHECK(r.out.find('\x1b') == std::string::npos);
+
+  const auto info = run_irrun({"info", model});
+  INFO(info.out << info.err);
+  REQUIRE(!info.out_lines().empty());
+  CHECK(info.out_lines()[0].rfind(shown + ": IR v11 ", 0) == 0);
+  CHECK(info.out.find('\x1b') == std::string::npos);
+
+  // run's warning that the declared dims differ, on stderr.
+  const auto run = run_irrun({model, "--random-input"});
+  INFO(run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(any_line_has_all(run.err_lines(), {"irrun: warning: " + shown + ": 1 declared shape"}));
+  CHECK(run.err.find('\x1b') == std::string::npos);
+}
+
 TEST_CASE("global short flags combine before a subcommand or a model", "[cli][check]") {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"-qv", "check", sample("avgpool_v11.xml")},
