@@ -197,6 +197,26 @@ TEST_CASE("IR versions 10 and 11 are read", "[ir_reader]") {
   }
 }
 
+TEST_CASE("lines end with LF, CRLF or a lone CR, as XML 1.0 says", "[ir_reader]") {
+  const auto text = ir(kParameter + kResult, kEdge, "11");
+  const auto out_line = line_of(text, "name=\"out\"");
+  REQUIRE(out_line > 4);
+  std::string crlf, cr;
+  for (const char c : text) {
+    crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    cr += c == '\n' ? '\r' : c;
+  }
+  for (const auto& [name, xml] : {std::pair{"CRLF", crlf}, std::pair{"CR", cr}}) {
+    CAPTURE(name);
+    const auto m = parse_ir(xml, "m.xml");
+    REQUIRE(m.layers.size() == 2);
+    CHECK(m.layers[0].line == 4);
+    CHECK(m.layers[1].line == out_line);
+    REQUIRE(m.edges.size() == 1);
+    CHECK(m.edges[0].line == line_of(text, "<edge "));
+  }
+}
+
 TEST_CASE("the root element name is compared case-insensitively", "[ir_reader]") {
   const auto m = parse_ir("<NET version=\"10\"><layers/><edges/></NET>", "m.xml");
   CHECK(m.ir_version == 10);

@@ -23,12 +23,14 @@
 namespace irrun {
 namespace {
 
-// Maps pugixml byte offsets to 1-based line numbers.
+// Maps pugixml byte offsets to 1-based line numbers. A line ends with LF, CRLF or a lone CR,
+// the three ends XML 1.0 (2.11) knows: a file saved with CR line ends has lines too.
 class LineIndex {
  public:
   explicit LineIndex(std::string_view text) {
     for (std::size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\n') newlines_.push_back(i);
+      const bool lone_cr = text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n');
+      if (text[i] == '\n' || lone_cr) newlines_.push_back(i);
     }
   }
   std::size_t line(std::ptrdiff_t offset) const {
