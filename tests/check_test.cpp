@@ -710,6 +710,30 @@ TEST_CASE("check diagnostics name the port and line", "[check]") {
             "inferred [1,3,4,4] [dim-mismatch]");
 }
 
+TEST_CASE("a malformed <data> value is reported at the <data> line, as attribute warnings are",
+          "[check]") {
+  TempDir dir("check");
+  const auto line_at = [](const std::string& text, const std::string& needle) {
+    const auto pos = text.find(needle);
+    REQUIRE(pos != std::string::npos);
+    return static_cast<std::size_t>(
+               std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n')) +
+           1;
+  };
+  for (const std::string attr : {"rounding_type=\"xyz\"", "exclude_pad=\"true\""}) {
+    CAPTURE(attr);
+    const std::string text = pool_model("opset1", kPool2 + " " + attr, "1,3,8,8", "1,3,4,4");
+    const auto data_line = line_at(text, attr);
+    REQUIRE(data_line != line_at(text, "name=\"pool\""));
+    const auto report = irrun::check_file(dir.write("m.xml", text), {});
+    REQUIRE(report.diagnostics.size() == 1);
+    const auto& d = report.diagnostics[0];
+    INFO(irrun::format(report, d));
+    CHECK((d.rule == "bad-attribute" || d.rule == "unknown-attribute"));
+    CHECK(d.line == data_line);
+  }
+}
+
 TEST_CASE("edge mismatches are reported at the edge's line", "[check]") {
   TempDir dir("check");
   const std::string text = conv_model("1,8,7,7");

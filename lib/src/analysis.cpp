@@ -76,6 +76,9 @@ Analysis analyze(const IrModel& model, const Graph& graph, const Buffer* weights
       info.inferred = true;
     } catch (const LayerError& e) {
       error(n, e.rule(), e.what());
+      // A malformed <data> value points at <data>, as the attribute warnings do.
+      if (e.rule() == "bad-attribute" && layer.data_line)
+        a.diagnostics.back().line = layer.data_line;
     }
   }
   return a;
