@@ -44,12 +44,16 @@ bool write_all(int fd, std::span<const std::byte> data) {
 std::array<std::atomic<const char*>, 64> in_progress{};
 static_assert(std::atomic<const char*>::is_always_lock_free);
 
+// A slot is taken before the temporary file is created and holds its path from before open()
+// on: a signal that arrives as soon as the file exists (a preempted writer's first moment back
+// from open, under load) must find it. A taken slot without a path holds "", which the handler
+// skips.
 class InProgress {
  public:
-  explicit InProgress(const char* path) {
+  InProgress() {
     for (auto& s : in_progress) {
       const char* empty = nullptr;
-      if (s.compare_exchange_strong(empty, path)) {
+      if (s.compare_exchange_strong(empty, kNone)) {
         slot_ = &s;
         return;
       }
@@ -61,13 +65,20 @@ class InProgress {
   InProgress(const InProgress&) = delete;
   InProgress& operator=(const InProgress&) = delete;
 
+  // `path` stays alive until the next set() or the destructor; nullptr: no path.
+  void set(const char* path) {
+    if (slot_) slot_->store(path ? path : kNone);
+  }
+
  private:
+  static constexpr const char* kNone = "";
   std::atomic<const char*>* slot_ = nullptr;
 };
 
 // Creates a new file "<dir>/.<name>.tmp.<unique>". open(O_EXCL) with mode 0666 rather than
 // mkstemp's 0600, so the final file gets the usual umask-derived permissions.
-int create_temp(const std::filesystem::path& dir, const std::string& name, std::string& tmp_path) {
+int create_temp(const std::filesystem::path& dir, const std::string& name, std::string& tmp_path,
+                InProgress& registered) {
   static std::atomic<std::uint64_t> counter{0};
   // Keep the temporary name under NAME_MAX even for long output names.
   // (Built by appending: GCC 12 warns spuriously (-Wrestrict) on "." + std::string&&.)
@@ -81,9 +92,13 @@ int create_temp(const std::filesystem::path& dir, const std::string& name, std::
     std::snprintf(unique, sizeof unique, "%ld.%llx.%llx", static_cast<long>(::getpid()),
                   static_cast<unsigned long long>(counter.fetch_add(1)),
                   static_cast<unsigned long long>(ticks & 0xffffff));
+    registered.set(nullptr);  // before tmp_path's buffer changes
     tmp_path = (dir / (stem + unique)).string();
+    registered.set(tmp_path.c_str());
     const int fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
+    if (fd >= 0) return fd;
+    registered.set(nullptr);  // not ours (EEXIST) or not made
+    if (errno != EEXIST) return -1;
   }
   errno = EEXIST;
   return -1;
@@ -179,9 +194,9 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
       target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
 
   std::string tmp;
-  const int fd = create_temp(dir, name, tmp);
+  InProgress registered;
+  const int fd = create_temp(dir, name, tmp, registered);
   if (fd < 0) fail_write(path, errno);
-  const InProgress registered(tmp.c_str());
 
   int err = 0;
   if (!write_all(fd, header) || !write_all(fd, body)) err = errno;
@@ -204,7 +219,7 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
 void remove_temporary_files() noexcept {
   // A file already renamed is gone under this name: unlink then fails harmlessly.
   for (auto& s : in_progress)
-    if (const char* path = s.load()) ::unlink(path);
+    if (const char* path = s.load(); path && *path) ::unlink(path);
 }
 
 }  // namespace irrun
