@@ -92,6 +92,15 @@ TEST_CASE("utf8: control characters escaped for one line; widths count character
       {"nul\0!"s, "nul\\x00!", 5},
       {"\xC3\xA9t\xC3\xA9", "\xC3\xA9t\xC3\xA9", 3},  // UTF-8 left as it is
       {"back\\slash", "back\\slash", 10},
+      // C1 controls and U+2028/2029 (line breaks to Python's splitlines and JavaScript).
+      {"a\xC2\x85"
+       "b\xC2\x9B\xC2\x80"s,
+       "a\\u0085b\\u009b\\u0080", 5},
+      {"a\xE2\x80\xA8"
+       "b\xE2\x80\xA9"s,
+       "a\\u2028b\\u2029", 4},
+      {"\xC2\xA0\xE2\x80\xA7\xE2\x80\xAA"s, "\xC2\xA0\xE2\x80\xA7\xE2\x80\xAA", 3},  // not these
+      {"\xC2"s, "\xC2", 1},                                                          // cut short
   };
   for (const auto& c : cases) {
     INFO(c.escaped);

@@ -82,11 +82,26 @@ std::string to_valid_utf8(std::string_view s, bool xml) {
 }
 
 std::string escape_controls(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
-  for (const char c : s) {
+  const auto byte = [&](std::size_t i) {
+    return i < s.size() ? static_cast<unsigned char>(s[i]) : 0;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7F) {
+    // C1 controls (NEL, CSI...) and the line and paragraph separators, which terminals or
+    // line splitters (Python's splitlines, JavaScript) take as line breaks or escapes.
+    if (u == 0xC2 && byte(i + 1) >= 0x80 && byte(i + 1) <= 0x9F) {
+      out += "\\u00";
+      out += kHex[byte(i + 1) >> 4];
+      out += kHex[byte(i + 1) & 15];
+      ++i;
+    } else if (u == 0xE2 && byte(i + 1) == 0x80 && (byte(i + 2) == 0xA8 || byte(i + 2) == 0xA9)) {
+      out += byte(i + 2) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else if (u >= 0x20 && u != 0x7F) {
       out += c;
     } else if (c == '\n') {
       out += "\\n";
@@ -95,7 +110,6 @@ std::string escape_controls(std::string_view s) {
     } else if (c == '\t') {
       out += "\\t";
     } else {
-      static constexpr char kHex[] = "0123456789abcdef";
       out += "\\x";
       out += kHex[u >> 4];
       out += kHex[u & 15];

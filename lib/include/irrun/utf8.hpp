@@ -17,7 +17,8 @@ std::size_t valid_utf8_prefix(std::string_view s);
 std::string to_valid_utf8(std::string_view s, bool xml = false);
 
 // `s` fit for one line of a terminal or log: each control character (below 0x20, and 0x7F) as
-// \n, \r, \t or \xNN, so a name holding "&#10;" cannot break a diagnostic into two lines.
+// \n, \r, \t or \xNN, and each C1 control (U+0080-U+009F, UTF-8) and U+2028/U+2029 as \uXXXX,
+// so a name holding "&#10;" or "&#x85;" cannot break a diagnostic into two lines.
 std::string escape_controls(std::string_view s);
 
 // Columns `s` takes in a terminal, counting each UTF-8 character as one.
