@@ -14,6 +14,7 @@
 #include "irrun/inputs.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 #include "irrun/network.hpp"
+#include "irrun/ops.hpp"
 #include "irrun/utf8.hpp"
 
 namespace irrun::cli {
@@ -35,6 +36,18 @@ Stats stats_ms(std::vector<double> seconds) {
 // Bytes per millisecond to GB/s.
 double gbps(double bytes, double ms) {
   return ms > 0 ? bytes / (ms * 1e6) : 0.0;
+}
+
+// Whether run_model can compute this output straight into the tensor on the next run: a pooling
+// layer's output in its own type. A v10 IR's output converted to f32 or i32 is computed in the
+// layer's type and converted into a fresh tensor each run, so holding the last one would only
+// double the outputs' memory (past --max-memory where one run fits); read-only ones are inputs or
+// weights passed through.
+bool computed_into(const Model& model, const PreparedRun& prepared, const Output& out) {
+  const auto& src = model.graph.nodes.at(out.result_layer).inputs.at(0);
+  const auto& producer = prepared.analysis.nodes.at(src.node);
+  return out.tensor.buffer.writable() && producer.op && is_pool(producer.op->kind) &&
+         out.tensor.type == producer.outputs.at(src.output).type;
 }
 
 struct LayerRecord {
@@ -121,8 +134,8 @@ Command add_bench(CLI::App& app, const Globals& globals) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           if (timed) totals.push_back(seconds);
           reuse.clear();
-          for (auto& out : outputs)  // read-only ones are inputs or weights passed through
-            if (out.tensor.buffer.writable())
+          for (auto& out : outputs)
+            if (computed_into(model, prepared, out))
               reuse.emplace(out.result_layer, std::move(out.tensor));
         }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/cli_support.hpp"
+#include "support/ir_text.hpp"
 #include "support/scratch_dir.hpp"
 
 using irrun::testing::run_irrun;
@@ -104,4 +105,31 @@ TEST_CASE("irrun bench reuses its outputs from run to run", "[cli][bench]") {
     REQUIRE(j["layers"].size() == 1);
     CHECK(j["layers"][0]["name"] == "pool");
   }
+}
+
+// A v10 IR hands out an f16 output as f32, converted into a fresh tensor each run: run_model
+// cannot compute into the last run's f32 tensor, so bench must not hold it (it had doubled the
+// outputs' memory: over --max-memory where `run` fits, and over inputs + outputs + 64 MiB).
+TEST_CASE("irrun bench holds no output it cannot compute into", "[cli][bench][memory]") {
+  using namespace irrun::testing;
+  const std::vector<std::int64_t> dims = {1, 4, 256, 256};  // f16 in 512 KiB, f32 out 1 MiB
+  auto xml = net(parameter(0, "x", "1,4,256,256", dims, "f16", "FP16") +
+                     avg_pool(1, "pool", "opset1",
+                              "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" "
+                              "pads_end=\"1,1\" exclude-pad=\"false\" rounding_type=\"floor\"",
+                              dims, dims, "FP16") +
+                     result(2, "r", dims, "FP16"),
+                 edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+  xml.replace(xml.find("version=\"11\""), 12, "version=\"10\"");
+  ScratchDir dir("bench_v10_memory");
+  const auto model = dir.write("f16_v10.xml", xml);
+  // One run holds the input, the f16 output and its f32 conversion: 2 MiB and the window tables.
+  const auto one = run_irrun({"--max-memory", "2560K", "run", model, "--random-input"});
+  INFO(one.err);
+  REQUIRE(one.exit_code == 0);
+  const auto r = run_irrun({"--max-memory", "2560K", "bench", model, "--repeat", "3", "--warmup",
+                            "0", "--format", "json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["layers"].size() == 1);
 }
