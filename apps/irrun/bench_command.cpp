@@ -98,8 +98,9 @@ Command add_bench(CLI::App& app, const Globals& globals) {
   cmd->footer(
       "Times the graph's execution on inputs already in memory, each run into the outputs of the\n"
       "run before (allocated once), after its shape inference (done once, as an inference engine\n"
-      "compiles a model once); per layer, the kernel alone. GB/s counts the bytes read and\n"
-      "written.");
+      "compiles a model once); per layer, the kernel alone. The total also counts allocating\n"
+      "intermediate tensors and a v10 IR's converted outputs (f16 as f32, ...) on every run.\n"
+      "GB/s counts the bytes read and written.");
 
   return {
       cmd, [o, &globals]() {
@@ -171,8 +172,8 @@ Command add_bench(CLI::App& app, const Globals& globals) {
         }
         if (!globals.quiet)
           std::printf("%s: %d thread(s), kernels %s, %d timed run(s) after %d warm-up run(s)\n",
-                      o->model.c_str(), parallel.threads(), kernels_name(o->kernels).c_str(),
-                      o->repeat, o->warmup);
+                      escape_controls(o->model).c_str(), parallel.threads(),
+                      kernels_name(o->kernels).c_str(), o->repeat, o->warmup);
         // The name column fits the longest name (converted models have names of 60+ characters),
         // counted in characters, with control characters escaped.
         int w = 24;

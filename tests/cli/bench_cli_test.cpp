@@ -133,3 +133,21 @@ TEST_CASE("irrun bench holds no output it cannot compute into", "[cli][bench][me
   REQUIRE(r.exit_code == 0);
   CHECK(nlohmann::json::parse(r.out)["layers"].size() == 1);
 }
+
+// The header line names the model with its control characters escaped, as check and info do: a
+// path holding a newline must not split the table's first line.
+TEST_CASE("irrun bench's header is one line whatever the path holds", "[cli][bench]") {
+  std::ifstream src(sample("avgpool_v11.xml"));
+  std::string xml((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
+  irrun::testing::ScratchDir dir("bench_path");
+  const auto model = dir.write("a\nb.xml", xml);
+  const auto r = run_irrun({"bench", model, "--repeat", "1", "--warmup", "0"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::string> lines;
+  std::istringstream out(r.out);
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);  // header, column names, the layer, the total
+  CHECK(lines[0].find("a\\nb.xml: ") != std::string::npos);
+  CHECK(lines[1].rfind("layer ", 0) == 0);
+}
