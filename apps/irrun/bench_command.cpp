@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/executor.hpp"
 #include "irrun/inputs.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 #include "irrun/network.hpp"
 #include "irrun/ops.hpp"
+#include "irrun/tensor.hpp"
 #include "irrun/utf8.hpp"
 
 namespace irrun::cli {
@@ -119,6 +121,21 @@ Command add_bench(CLI::App& app, const Globals& globals) {
         // tensors: allocating and first touching a fresh 64 MB output took twice S9's kernel.
         std::map<std::size_t, Tensor> reuse;
         const PreparedRun prepared = prepare_run(model, bound.tensors);
+        // Every sample's slot up front: a vector growing inside the timed region had put its copy
+        // into that run's total (16 ms at 2 million runs), and --repeat 10^9 needs 8 GB per layer,
+        // which must be exit 7 under --max-memory, not an allocation failure hours in.
+        std::uint64_t timed_series = 1;  // the total's
+        for (auto n : model.graph.order) {
+          const auto* op = prepared.analysis.nodes[n].op;
+          if (model.graph.nodes[n].reachable && op && is_pool(op->kind))
+            layers.emplace(n, LayerRecord{}), ++timed_series;
+        }
+        require_memory(
+            checked_mul(timed_series * sizeof(double), static_cast<std::uint64_t>(o->repeat)),
+            "storing the timings of " + std::to_string(o->repeat) + " runs (--repeat)");
+        totals.reserve(static_cast<std::size_t>(o->repeat));
+        for (auto& entry : layers)
+          entry.second.seconds.reserve(static_cast<std::size_t>(o->repeat));
         for (int run = 0; run < o->warmup + o->repeat; ++run) {
           const bool timed = run >= o->warmup;
           const auto start = std::chrono::steady_clock::now();

@@ -151,3 +151,14 @@ TEST_CASE("irrun bench's header is one line whatever the path holds", "[cli][ben
   CHECK(lines[0].find("a\\nb.xml: ") != std::string::npos);
   CHECK(lines[1].rfind("layer ", 0) == 0);
 }
+
+// The timings' storage is checked against --max-memory before the first run: --repeat 10^9 is
+// 8 GB per layer and the total, exit 7 at once rather than an allocation failure hours in.
+TEST_CASE("irrun bench refuses a --repeat whose timings pass --max-memory", "[cli][bench]") {
+  const auto r = run_irrun(
+      {"--max-memory", "64M", "bench", sample("maxpool_chain_v10.xml"), "--repeat", "1000000000"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 7);
+  CHECK(r.err.find("--repeat") != std::string::npos);
+  CHECK(r.out.empty());
+}
