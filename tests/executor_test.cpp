@@ -275,6 +275,83 @@ TEST_CASE("Adaptive pooling of an input dim 0 into an empty output runs", "[exec
   }
 }
 
+TEST_CASE("TensorRecycler keeps sole-owned buffers and hands them out by exact size",
+          "[executor]") {
+  irrun::TensorRecycler r;
+  Tensor a = Tensor::zeros(ElementType::f32, {2, 3});
+  const auto* a_data = a.buffer.data();
+  r.keep(std::move(a));
+  Tensor shared = Tensor::zeros(ElementType::f32, {2, 3});
+  const Tensor holder = shared;  // held elsewhere: not kept
+  r.keep(std::move(shared));
+  std::vector<float> mine(6);
+  r.keep(Tensor::wrap(ElementType::f32, {2, 3}, mine.data()));  // the caller's: not kept
+  // Same bytes, another type and shape: the kept buffer, not zeroed again.
+  const Tensor b = r.take(ElementType::i32, {6});
+  CHECK(b.buffer.data() == a_data);
+  CHECK(b.type == ElementType::i32);
+  CHECK(b.shape == Shape{6});
+  const Tensor c = r.take(ElementType::f32, {2, 3});  // nothing kept of that size any more
+  CHECK(c.buffer.data() != a_data);
+  CHECK(c.buffer.data() != holder.buffer.data());
+  CHECK(c.buffer.data() != reinterpret_cast<const std::byte*>(mine.data()));
+
+  // What is kept counts against the memory limit; an allocation it would block drops it first.
+  r.keep(Tensor::zeros(ElementType::f32, {1024}));  // 4 KiB kept
+  const auto saved = irrun::memory_limit();
+  irrun::set_memory_limit(irrun::memory_in_use() + 6 * 1024);
+  Tensor big;
+  CHECK_NOTHROW(big = r.take(ElementType::f32, {2048}));  // 8 KiB: fits once the 4 KiB are gone
+  CHECK_THROWS_AS(r.take(ElementType::f32, {4096}), irrun::Error);  // 16 KiB: never fits
+  irrun::set_memory_limit(saved);
+}
+
+TEST_CASE("run_model with a TensorRecycler gives the same outputs run after run", "[executor]") {
+  // A chain of pooling layers whose intermediate tensors are recycled: every output of a run on
+  // new inputs must be that of a fresh run, whatever the buffers held before (include-pad
+  // windows partly in padding, MaxPool indices, adaptive bins).
+  const std::string pad =
+      "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
+      "exclude-pad=\"false\"";
+  const std::string mp =
+      "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" "
+      "index_element_type=\"i64\"";
+  const auto xml =
+      net(parameter(0, "x", "1,2,6,6", {1, 2, 6, 6}) +
+              avg_pool(1, "a", "opset1", pad, {1, 2, 6, 6}, {1, 2, 6, 6}) +
+              layer(2, "m", "MaxPool", "opset8", mp, port(0, {1, 2, 6, 6}),
+                    port(1, {1, 2, 3, 3}) + port(2, {1, 2, 3, 3}, "I64")) +
+              layer(3, "os", "Const", "opset1",
+                    "element_type=\"i64\" shape=\"2\" offset=\"0\" size=\"16\"", "",
+                    port(0, {2}, "I64")) +
+              layer(4, "ada", "AdaptiveAvgPool", "opset8", "",
+                    port(0, {1, 2, 3, 3}) + port(1, {2}, "I64"), port(2, {1, 2, 2, 2})) +
+              avg_pool(5, "b", "opset1", pad, {1, 2, 6, 6}, {1, 2, 6, 6}) +
+              result(6, "r", {1, 2, 2, 2}) + result(7, "rb", {1, 2, 6, 6}),
+          edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 4, 0) + edge(3, 0, 4, 1) +
+              edge(4, 2, 6, 0) + edge(0, 0, 5, 0) + edge(5, 1, 7, 0));
+  const Model m = model_from_xml(xml, i64_weights(0, {2, 2}));
+  const Parallel par(2);
+  irrun::TensorRecycler recycler;
+  std::map<std::size_t, Tensor> inputs{{0, Tensor::zeros(ElementType::f32, {1, 2, 6, 6})}};
+  const auto prepared = irrun::prepare_run(m, inputs);
+  for (int run = 0; run < 4; ++run) {
+    CAPTURE(run);
+    Tensor x = Tensor::zeros(ElementType::f32, {1, 2, 6, 6});
+    float* v = x.mutable_data<float>();
+    for (int i = 0; i < 72; ++i) v[i] = static_cast<float>((i * (7 + run)) % 13) - 6.0f;
+    inputs[0] = x;
+    const auto fresh = run_model(m, inputs, par);
+    const auto recycled =
+        run_model(m, prepared, inputs, par, {}, {}, irrun::kernels::Kernels::best, &recycler);
+    REQUIRE(recycled.size() == fresh.size());
+    for (std::size_t k = 0; k < fresh.size(); ++k) {
+      CHECK(recycled[k].name == fresh[k].name);
+      CHECK(values_of(recycled[k].tensor) == values_of(fresh[k].tensor));
+    }
+  }
+}
+
 TEST_CASE("f16 and bf16 models are accumulated wide and rounded once", "[executor]") {
   // x [1,1,1,7] -> k(1,4) s(1,4) ceil: windows {x0..x3} and {x4,x5,x6} (3 in bounds).
   const std::string data =

@@ -100,8 +100,8 @@ Command add_bench(CLI::App& app, const Globals& globals) {
   cmd->footer(
       "Times the graph's execution on inputs already in memory, each run into the outputs of the\n"
       "run before (allocated once), after its shape inference (done once, as an inference engine\n"
-      "compiles a model once); per layer, the kernel alone. The total also counts allocating\n"
-      "intermediate tensors and a v10 IR's converted outputs (f16 as f32, ...) on every run.\n"
+      "compiles a model once); per layer, the kernel alone. The total also counts converting a\n"
+      "v10 IR's outputs (f16 as f32, ...) into fresh tensors on every run.\n"
       "GB/s counts the bytes read and written.");
 
   return {
@@ -120,6 +120,8 @@ Command add_bench(CLI::App& app, const Globals& globals) {
         // Each run computes into the outputs of the run before, as an inference request keeps its
         // tensors: allocating and first touching a fresh 64 MB output took twice S9's kernel.
         std::map<std::size_t, Tensor> reuse;
+        // And its intermediate tensors into the buffers of the run before.
+        TensorRecycler recycler;
         const PreparedRun prepared = prepare_run(model, bound.tensors);
         // Every sample's slot up front: a vector growing inside the timed region had put its copy
         // into that run's total (16 ms at 2 million runs), and --repeat 10^9 needs 8 GB per layer,
@@ -147,7 +149,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
                 rec.seconds.push_back(seconds);
                 rec.bytes = bytes;
               },
-              reuse, o->kernels);
+              reuse, o->kernels, &recycler);
           const double seconds =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           if (timed) totals.push_back(seconds);

@@ -265,11 +265,35 @@ std::vector<Output> run_model(const Model& m, const std::map<std::size_t, Tensor
   return run_model(m, prepare_run(m, inputs), inputs, parallel, on_kernel, write_into, choice);
 }
 
+Tensor TensorRecycler::take(ElementType type, std::vector<std::int64_t> shape) {
+  Tensor t;
+  t.type = type;
+  t.shape = std::move(shape);
+  const auto it = kept_.find(t.byte_size());
+  if (it == kept_.end()) {
+    try {
+      return Tensor::zeros(type, t.shape);
+    } catch (const Error& e) {
+      if (e.code() != ExitCode::limit || kept_.empty()) throw;
+    }
+    kept_.clear();  // past the memory limit: what is kept goes first, as a run without it fits
+    return Tensor::zeros(type, std::move(t.shape));
+  }
+  t.buffer = std::move(it->second);
+  kept_.erase(it);
+  return t;
+}
+
+void TensorRecycler::keep(Tensor&& tensor) {
+  if (tensor.buffer.writable() && tensor.buffer.sole_owner())
+    kept_.emplace(tensor.buffer.size(), std::move(tensor.buffer));
+}
+
 std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
                               const std::map<std::size_t, Tensor>& inputs, const Parallel& parallel,
                               const KernelTimer& on_kernel,
                               const std::map<std::size_t, Tensor>& write_into,
-                              kernels::Kernels choice) {
+                              kernels::Kernels choice, TensorRecycler* recycler) {
   if (!prepared_for(prepared, inputs))
     throw input_error(m.ir.path +
                       ": the inputs are not those the run was prepared for (their shapes differ)");
@@ -316,6 +340,7 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
         for (std::size_t i = 0; i < info.outputs.size(); ++i) {
           const auto into = direct.find({n, i});
           out.push_back(into != direct.end() ? into->second
+                        : recycler           ? recycler->take(info.outputs[i].type, shape)
                                              : Tensor::zeros(info.outputs[i].type, shape));
         }
         const auto start = std::chrono::steady_clock::now();
@@ -336,9 +361,15 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
       }
     }
     for (const auto& src : node.inputs) {
-      if (--uses[src.node] == 0) values[src.node].clear();
+      if (--uses[src.node] != 0) continue;
+      if (recycler)
+        for (auto& t : values[src.node]) recycler->keep(std::move(t));
+      values[src.node].clear();
     }
   }
+  if (recycler)  // outputs nothing consumed (an unused MaxPool index output)
+    for (auto& v : values)
+      for (auto& t : v) recycler->keep(std::move(t));
   return outputs;
 }
 

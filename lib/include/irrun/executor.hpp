@@ -57,12 +57,29 @@ PreparedRun prepare_run(const Model& model, const std::map<std::size_t, Tensor>&
 // Whether `prepared` holds the preparation for inputs of these shapes.
 bool prepared_for(const PreparedRun& prepared, const std::map<std::size_t, Tensor>& inputs);
 
-// run_model on a run prepared for inputs of these shapes (input_error otherwise).
+// Buffers kept from one run_model to the next (irrun bench), as an inference request keeps its
+// tensors: a pooling output no caller tensor receives takes a kept buffer of its exact size,
+// neither zeroed nor first touched again (the kernels write every element), where a fresh one
+// costs more than a small kernel. A released tensor's buffer is kept when nothing else holds it.
+// Runs of the same shapes need the same sizes, so what is kept stays within one run's tensors;
+// an allocation past the memory limit (--max-memory) drops what is kept and tries again.
+class TensorRecycler {
+ public:
+  Tensor take(ElementType type, std::vector<std::int64_t> shape);
+  void keep(Tensor&& tensor);
+
+ private:
+  std::multimap<std::size_t, Buffer> kept_;  // by size in bytes
+};
+
+// run_model on a run prepared for inputs of these shapes (input_error otherwise); with
+// `recycler`, tensors of layers are taken from and kept in it.
 std::vector<Output> run_model(const Model& model, const PreparedRun& prepared,
                               const std::map<std::size_t, Tensor>& inputs, const Parallel& parallel,
                               const KernelTimer& on_kernel = {},
                               const std::map<std::size_t, Tensor>& write_into = {},
-                              kernels::Kernels choice = kernels::Kernels::best);
+                              kernels::Kernels choice = kernels::Kernels::best,
+                              TensorRecycler* recycler = nullptr);
 
 // A model holding just the pooling layer named `layer_name` of `model`: a Parameter shaped like
 // the layer's declared data input (named after the producing tensor or layer), the layer's Const

@@ -56,6 +56,8 @@ class Buffer {
   std::byte* mutable_data() { return writable_ ? data_ : nullptr; }
   std::size_t size() const { return size_; }
   bool writable() const { return writable_; }
+  // Whether this is the only holder of memory it owns (not a view, a mapping's copy, a slice).
+  bool sole_owner() const { return owner_ && owner_.use_count() == 1; }
 
  private:
   std::shared_ptr<void> owner_;
