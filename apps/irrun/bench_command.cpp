@@ -129,8 +129,9 @@ Command add_bench(CLI::App& app, const Globals& globals) {
         std::uint64_t timed_series = 1;  // the total's
         for (auto n : model.graph.order) {
           const auto* op = prepared.analysis.nodes[n].op;
-          if (model.graph.nodes[n].reachable && op && is_pool(op->kind))
-            layers.emplace(n, LayerRecord{}), ++timed_series;
+          if (!model.graph.nodes[n].reachable || !op || !is_pool(op->kind)) continue;
+          layers.emplace(n, LayerRecord{});
+          ++timed_series;
         }
         require_memory(
             checked_mul(timed_series * sizeof(double), static_cast<std::uint64_t>(o->repeat)),
