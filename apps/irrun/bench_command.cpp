@@ -40,11 +40,10 @@ double gbps(double bytes, double ms) {
   return ms > 0 ? bytes / (ms * 1e6) : 0.0;
 }
 
-// Whether run_model can compute this output straight into the tensor on the next run: a pooling
-// layer's output in its own type. A v10 IR's output converted to f32 or i32 is computed in the
-// layer's type and converted into a fresh tensor each run, so holding the last one would only
-// double the outputs' memory (past --max-memory where one run fits); read-only ones are inputs or
-// weights passed through.
+// Whether the next run can compute into this output's buffer: a pooling layer's output in its own
+// type. A v10 IR's output converted to f32 or i32 is computed in the layer's type and converted
+// into a fresh tensor each run, so keeping the last one would only double the outputs' memory
+// (past --max-memory where one run fits); read-only ones are inputs or weights passed through.
 bool computed_into(const Model& model, const PreparedRun& prepared, const Output& out) {
   const auto& src = model.graph.nodes.at(out.result_layer).inputs.at(0);
   const auto& producer = prepared.analysis.nodes.at(src.node);
@@ -117,10 +116,9 @@ Command add_bench(CLI::App& app, const Globals& globals) {
 
         std::map<std::size_t, LayerRecord> layers;
         std::vector<double> totals;
-        // Each run computes into the outputs of the run before, as an inference request keeps its
-        // tensors: allocating and first touching a fresh 64 MB output took twice S9's kernel.
-        std::map<std::size_t, Tensor> reuse;
-        // And its intermediate tensors into the buffers of the run before.
+        // Each run computes into the buffers of the run before, its outputs' and its intermediate
+        // tensors', as an inference request keeps its tensors: allocating and first touching a
+        // fresh 64 MB output took twice S9's kernel.
         TensorRecycler recycler;
         const PreparedRun prepared = prepare_run(model, bound.tensors);
         // Every sample's slot up front: a vector growing inside the timed region had put its copy
@@ -150,14 +148,12 @@ Command add_bench(CLI::App& app, const Globals& globals) {
                 rec.seconds.push_back(seconds);
                 rec.bytes = bytes;
               },
-              reuse, o->kernels, &recycler);
+              {}, o->kernels, &recycler);
           const double seconds =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           if (timed) totals.push_back(seconds);
-          reuse.clear();
           for (auto& out : outputs)
-            if (computed_into(model, prepared, out))
-              reuse.emplace(out.result_layer, std::move(out.tensor));
+            if (computed_into(model, prepared, out)) recycler.keep(std::move(out.tensor));
         }
 
         const Stats total = stats_ms(totals);
