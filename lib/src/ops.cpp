@@ -382,11 +382,15 @@ const OpEntry* resolve_op(const Layer& layer) {
       iequals(layer.type, "Const") ? std::string_view("Constant") : std::string_view(layer.type);
   bool known = false;
   for (const auto& op : kOps) known = known || iequals(op.type, type);
-  if (!known) return nullptr;
   const auto opset = opset_number(layer.version);
-  if (!opset || *opset < 1 || *opset > kLatestOpset)
+  const bool valid_opset = opset && *opset >= 1 && *opset <= kLatestOpset;
+  // Any other op may live in an opset an extension registers, but "opset<N>" names are
+  // OpenVINO's own: one it does not have fails the read whatever the type.
+  const bool opset_name = layer.version.starts_with("opset");
+  if (!valid_opset && (known || opset_name))
     throw LayerError("unknown-opset", "Cannot create " + layer.type +
                                           " layer from unsupported opset: " + layer.version);
+  if (!known) return nullptr;
   for (const auto& op : kOps) {
     if (iequals(op.type, type) && *opset >= op.first_opset && *opset <= op.last_opset) return &op;
   }
