@@ -98,6 +98,29 @@ TEST_CASE("report: JUnit has a suite per file, a case per layer, a failure per p
   CHECK(std::string(file_case.child("error").attribute("type").value()) == "unreadable");
 }
 
+TEST_CASE("report: check reports are built file by file, without keeping the reports", "[report]") {
+  CheckJson json;
+  CheckJunit junit;
+  auto totals = [&] {
+    pugi::xml_document doc;
+    REQUIRE(doc.load_string(junit.str().c_str()));
+    const auto root = doc.child("testsuites");
+    return std::vector<int>{root.attribute("tests").as_int(), root.attribute("failures").as_int(),
+                            root.attribute("errors").as_int(), int(count(root, "testsuite"))};
+  };
+  CHECK(totals() == std::vector<int>{0, 0, 0, 0});
+  CHECK(nlohmann::json::parse(json.str())["files"].empty());
+  for (const char* name : {"avgpool_v11.xml", "bad_dim_v11.xml", "missing.xml"}) {
+    const auto report = std::make_unique<CheckReport>(check_file(sample(name), {}));
+    json.add(*report);
+    junit.add(*report);
+  }  // each report, and its model, is gone before the documents are written
+  CHECK(totals() == std::vector<int>{9, 1, 1, 3});
+  CHECK(json.str() == check_json(sample_reports()));
+  CHECK(junit.str() == check_junit(sample_reports()));
+  CHECK(totals() == std::vector<int>{9, 1, 1, 3});  // str() does not add the totals twice
+}
+
 TEST_CASE("report: JUnit gives a layer that failed validation a testcase of its own", "[report]") {
   const auto path = std::string(IRRUN_TESTS_DIR) + "/bad_inputs/kernel_too_big.xml";
   const auto text = check_junit({check_file(path, {})});

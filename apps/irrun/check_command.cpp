@@ -66,7 +66,8 @@ Command add_check(CLI::App& app, const Globals& globals) {
         }
         const bool text = opts->format == "text";
         bool all_passed = true;
-        std::vector<CheckReport> reports;
+        CheckJson json;
+        CheckJunit junit;
         for (const auto& path : opts->models) {
           const auto start = std::chrono::steady_clock::now();
           auto report = check_file(path, opts->check);
@@ -83,11 +84,12 @@ Command add_check(CLI::App& app, const Globals& globals) {
                           escape_controls(path).c_str(), report.passed() ? "ok" : "FAILED",
                           report.checked.size(), report.errors(), report.warnings());
           }
-          if (!text || !opts->junit.empty()) reports.push_back(std::move(report));
+          if (!text) json.add(report);
+          if (!opts->junit.empty()) junit.add(report);
         }
-        if (!text) std::fputs(check_json(reports).c_str(), stdout);
+        if (!text) std::fputs(json.str().c_str(), stdout);
         std::fflush(stdout);
-        if (!opts->junit.empty()) write_check_junit(opts->junit, reports);
+        if (!opts->junit.empty()) junit.write(opts->junit);
         return static_cast<int>(all_passed ? ExitCode::ok : ExitCode::check_failed);
       }};
 }

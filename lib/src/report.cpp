@@ -87,105 +87,119 @@ json first_values_json(const Tensor& t, std::size_t n) {
 
 }  // namespace
 
-std::string check_json(const std::vector<CheckReport>& reports) {
-  json files = json::array();
-  bool all_passed = true;
-  for (const auto& r : reports) {
-    json f;
-    f["path"] = r.path;
-    f["passed"] = r.passed();
-    f["error_count"] = r.errors();
-    f["warning_count"] = r.warnings();
-    f["layers"] = json::array();
-    if (r.model)
-      for (auto n : r.checked) f["layers"].push_back(layer_json(r.model->ir, n));
-    f["problems"] = json::array();
-    f["warnings"] = json::array();
-    for (const auto& d : r.diagnostics)
-      f[d.severity == Severity::error ? "problems" : "warnings"].push_back(diagnostic_json(r, d));
-    all_passed = all_passed && r.passed();
-    files.push_back(std::move(f));
+void CheckJson::add(const CheckReport& r) {
+  json f;
+  f["path"] = r.path;
+  f["passed"] = r.passed();
+  f["error_count"] = r.errors();
+  f["warning_count"] = r.warnings();
+  f["layers"] = json::array();
+  if (r.model)
+    for (auto n : r.checked) f["layers"].push_back(layer_json(r.model->ir, n));
+  f["problems"] = json::array();
+  f["warnings"] = json::array();
+  for (const auto& d : r.diagnostics)
+    f[d.severity == Severity::error ? "problems" : "warnings"].push_back(diagnostic_json(r, d));
+  passed_ = passed_ && r.passed();
+  // Indented as an element of "files": a JSON text holds no raw newline inside a string.
+  std::string text = f.dump(2, ' ', false, json::error_handler_t::replace);
+  files_ += files_.empty() ? "    " : ",\n    ";
+  for (char c : text) {
+    files_ += c;
+    if (c == '\n') files_ += "    ";
   }
-  json j{{"irrun_version", IRRUN_VERSION}, {"passed", all_passed}, {"files", std::move(files)}};
-  return dump(j);
+}
+
+std::string CheckJson::str() const {
+  return "{\n  \"irrun_version\": " + json(IRRUN_VERSION).dump() +
+         ",\n  \"passed\": " + (passed_ ? "true" : "false") +
+         ",\n  \"files\": " + (files_.empty() ? "[]" : "[\n" + files_ + "\n  ]") + "\n}\n";
+}
+
+void CheckJunit::add(const CheckReport& r) {
+  pugi::xml_document doc;
+  auto suite = doc.append_child("testsuite");
+  suite.append_attribute("name") = xml_text(r.path).c_str();
+  std::size_t tests = 0, failures = 0, errors = 0;
+
+  auto add_case = [&](const std::string& name) {
+    auto tc = suite.append_child("testcase");
+    tc.append_attribute("classname") = xml_text(r.path).c_str();
+    tc.append_attribute("name") = xml_text(name).c_str();
+    ++tests;
+    return tc;
+  };
+  // Every diagnostic goes to its layer's testcase when that layer was checked (edge
+  // mismatches excepted: they are about the file's wiring), else to the file's testcase.
+  auto file_case = add_case("(file)");
+  std::map<std::size_t, pugi::xml_node> layer_cases;
+  if (r.model)
+    for (auto n : r.checked) layer_cases[n] = add_case(describe_op(r.model->ir.layers[n]));
+
+  std::vector<std::pair<pugi::xml_node, std::string>> outs;
+  for (const auto& d : r.diagnostics) {
+    pugi::xml_node tc = file_case;
+    if (d.layer && d.rule != "edge-mismatch") {
+      auto it = layer_cases.find(*d.layer);
+      // A layer whose error kept it from being checked (a validation failure) still fails
+      // as itself, not as the file: a CI history then shows that layer failing.
+      if (it == layer_cases.end() && d.severity == Severity::error && r.model)
+        it = layer_cases.emplace(*d.layer, add_case(describe_op(r.model->ir.layers[*d.layer])))
+                 .first;
+      if (it != layer_cases.end()) tc = it->second;
+    }
+    const auto text = format(r, d);
+    if (d.severity == Severity::warning) {
+      outs.emplace_back(tc, text);
+      continue;
+    }
+    const bool error = d.rule == "unreadable" || d.rule == "memory-limit";
+    auto f = tc.append_child(error ? "error" : "failure");
+    f.append_attribute("message") = xml_text(d.message).c_str();
+    f.append_attribute("type") = d.rule.c_str();
+    f.text().set(xml_text(text).c_str());
+    ++(error ? errors : failures);
+  }
+  for (auto& [tc, text] : outs) {
+    auto out = tc.child("system-out");
+    if (!out) out = tc.append_child("system-out");
+    out.text().set((std::string(out.text().get()) + xml_text(text) + "\n").c_str());
+  }
+  suite.append_attribute("tests") = tests;
+  suite.append_attribute("failures") = failures;
+  suite.append_attribute("errors") = errors;
+  suite.append_attribute("skipped") = 0;
+  tests_ += tests;
+  failures_ += failures;
+  errors_ += errors;
+  std::ostringstream s;
+  suite.print(s, "  ", pugi::format_default, pugi::encoding_utf8, 1);
+  suites_ += s.str();
+}
+
+std::string CheckJunit::str() const {
+  // The root as pugixml writes it; its attributes are plain ASCII.
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"irrun check\" tests=\"" +
+         std::to_string(tests_) + "\" failures=\"" + std::to_string(failures_) + "\" errors=\"" +
+         std::to_string(errors_) + "\"" +
+         (suites_.empty() ? " />\n" : ">\n" + suites_ + "</testsuites>\n");
+}
+
+void CheckJunit::write(const std::string& path) const {
+  const auto text = str();
+  write_file_atomically(path, std::as_bytes(std::span<const char>(text.data(), text.size())));
+}
+
+std::string check_json(const std::vector<CheckReport>& reports) {
+  CheckJson j;
+  for (const auto& r : reports) j.add(r);
+  return j.str();
 }
 
 std::string check_junit(const std::vector<CheckReport>& reports) {
-  pugi::xml_document doc;
-  auto decl = doc.append_child(pugi::node_declaration);
-  decl.append_attribute("version") = "1.0";
-  decl.append_attribute("encoding") = "UTF-8";
-  auto root = doc.append_child("testsuites");
-  root.append_attribute("name") = "irrun check";
-  std::size_t total_tests = 0, total_failures = 0, total_errors = 0;
-
-  for (const auto& r : reports) {
-    auto suite = root.append_child("testsuite");
-    suite.append_attribute("name") = xml_text(r.path).c_str();
-    std::size_t tests = 0, failures = 0, errors = 0;
-
-    auto add_case = [&](const std::string& name) {
-      auto tc = suite.append_child("testcase");
-      tc.append_attribute("classname") = xml_text(r.path).c_str();
-      tc.append_attribute("name") = xml_text(name).c_str();
-      ++tests;
-      return tc;
-    };
-    // Every diagnostic goes to its layer's testcase when that layer was checked (edge
-    // mismatches excepted: they are about the file's wiring), else to the file's testcase.
-    auto file_case = add_case("(file)");
-    std::map<std::size_t, pugi::xml_node> layer_cases;
-    if (r.model)
-      for (auto n : r.checked) layer_cases[n] = add_case(describe_op(r.model->ir.layers[n]));
-
-    std::vector<std::pair<pugi::xml_node, std::string>> outs;
-    for (const auto& d : r.diagnostics) {
-      pugi::xml_node tc = file_case;
-      if (d.layer && d.rule != "edge-mismatch") {
-        auto it = layer_cases.find(*d.layer);
-        // A layer whose error kept it from being checked (a validation failure) still fails
-        // as itself, not as the file: a CI history then shows that layer failing.
-        if (it == layer_cases.end() && d.severity == Severity::error && r.model)
-          it = layer_cases.emplace(*d.layer, add_case(describe_op(r.model->ir.layers[*d.layer])))
-                   .first;
-        if (it != layer_cases.end()) tc = it->second;
-      }
-      const auto text = format(r, d);
-      if (d.severity == Severity::warning) {
-        outs.emplace_back(tc, text);
-        continue;
-      }
-      const bool error = d.rule == "unreadable" || d.rule == "memory-limit";
-      auto f = tc.append_child(error ? "error" : "failure");
-      f.append_attribute("message") = xml_text(d.message).c_str();
-      f.append_attribute("type") = d.rule.c_str();
-      f.text().set(xml_text(text).c_str());
-      ++(error ? errors : failures);
-    }
-    for (auto& [tc, text] : outs) {
-      auto out = tc.child("system-out");
-      if (!out) out = tc.append_child("system-out");
-      out.text().set((std::string(out.text().get()) + xml_text(text) + "\n").c_str());
-    }
-    suite.append_attribute("tests") = tests;
-    suite.append_attribute("failures") = failures;
-    suite.append_attribute("errors") = errors;
-    suite.append_attribute("skipped") = 0;
-    total_tests += tests;
-    total_failures += failures;
-    total_errors += errors;
-  }
-  root.append_attribute("tests") = total_tests;
-  root.append_attribute("failures") = total_failures;
-  root.append_attribute("errors") = total_errors;
-  std::ostringstream s;
-  doc.save(s, "  ", pugi::format_default, pugi::encoding_utf8);
-  return s.str();
-}
-
-void write_check_junit(const std::string& path, const std::vector<CheckReport>& reports) {
-  const auto text = check_junit(reports);
-  write_file_atomically(path, std::as_bytes(std::span<const char>(text.data(), text.size())));
+  CheckJunit j;
+  for (const auto& r : reports) j.add(r);
+  return j.str();
 }
 
 std::string run_json(const std::string& model_path, const std::vector<Output>& outputs,

@@ -11,17 +11,35 @@
 
 namespace irrun {
 
-// One JSON document for a `check` over several files (pretty-printed, trailing newline).
-std::string check_json(const std::vector<CheckReport>& reports);
+// `check`'s JSON and JUnit reports, built file by file: a check over many files holds each
+// file's part of the document as text, not its model.
+class CheckJson {
+ public:
+  void add(const CheckReport& report);
+  std::string str() const;  // one pretty-printed document for all files, trailing newline
 
-// JUnit XML for a `check`: <testsuites> with a <testsuite> per file, a <testcase> per checked
-// layer (classname = the file, name = the layer) with a <failure> per error on it, and a
-// testcase named "(file)" for the file itself, holding problems that belong to no checked layer
+ private:
+  std::string files_;  // the "files" array's elements, indented, comma-separated
+  bool passed_ = true;
+};
+
+// JUnit XML: <testsuites> with a <testsuite> per file, a <testcase> per checked layer
+// (classname = the file, name = the layer) with a <failure> per error on it, and a testcase
+// named "(file)" for the file itself, holding problems that belong to no checked layer
 // (unreadable file, edge mismatches, opaque layers). Warnings go to <system-out>.
-std::string check_junit(const std::vector<CheckReport>& reports);
+class CheckJunit {
+ public:
+  void add(const CheckReport& report);
+  std::string str() const;
+  void write(const std::string& path) const;  // atomically (irrun::output_error on failure)
 
-// Writes check_junit atomically to `path` (irrun::output_error on failure).
-void write_check_junit(const std::string& path, const std::vector<CheckReport>& reports);
+ private:
+  std::string suites_;  // the <testsuite> elements
+  std::size_t tests_ = 0, failures_ = 0, errors_ = 0;
+};
+
+std::string check_json(const std::vector<CheckReport>& reports);
+std::string check_junit(const std::vector<CheckReport>& reports);
 
 // One JSON document for a run: per output name, type, shape, min/max/mean, NaN count and the
 // first `first_n` values, plus the comparison when `expect` is given.
