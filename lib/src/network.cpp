@@ -30,6 +30,8 @@ struct Network::Impl {
   // The last run's preparation, taken again while the inputs keep their shapes (run() is const;
   // a Network does not run on several threads at once).
   mutable std::optional<PreparedRun> prepared;
+  // The buffers of the last run's intermediate tensors, for the next run of the same shapes.
+  mutable TensorRecycler recycler;
 };
 
 namespace {
@@ -234,11 +236,12 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
   }
   auto& prepared = impl_->prepared;
   if (!prepared || !prepared_for(*prepared, bound)) {
-    prepared.reset();  // a failed preparation leaves none behind
+    prepared.reset();      // a failed preparation leaves none behind
+    impl_->recycler = {};  // buffers sized for other shapes
     prepared = prepare_run(m, bound);
   }
-  const auto results =
-      run_model(m, *prepared, bound, *impl_->parallel, {}, write_into, impl_->kernels);
+  const auto results = run_model(m, *prepared, bound, *impl_->parallel, {}, write_into,
+                                 impl_->kernels, &impl_->recycler);
 
   std::map<std::size_t, const Tensor*> computed;
   for (const auto& o : results) computed[o.result_layer] = &o.tensor;

@@ -57,9 +57,9 @@ PreparedRun prepare_run(const Model& model, const std::map<std::size_t, Tensor>&
 // Whether `prepared` holds the preparation for inputs of these shapes.
 bool prepared_for(const PreparedRun& prepared, const std::map<std::size_t, Tensor>& inputs);
 
-// Buffers kept from one run_model to the next (irrun bench), as an inference request keeps its
-// tensors: a pooling output no caller tensor receives takes a kept buffer of its exact size,
-// neither zeroed nor first touched again (the kernels write every element), where a fresh one
+// Buffers kept from one run_model to the next (irrun bench, Network::run), as an inference request
+// keeps its tensors: a pooling output no caller tensor receives takes a kept buffer of its exact
+// size, neither zeroed nor first touched again (the kernels write every element), where a fresh one
 // costs more than a small kernel. A released tensor's buffer is kept when nothing else holds it.
 // Runs of the same shapes need the same sizes, so what is kept stays within one run's tensors;
 // an allocation past the memory limit (--max-memory) drops what is kept and tries again.

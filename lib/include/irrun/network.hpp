@@ -99,6 +99,10 @@ class Network {
   // input's or the weights' memory). Such an added entry is then a tensor "the caller put
   // there" on the next run with the same map, and may be a read-only view of an input: for
   // repeated runs, name every output with a writable tensor of your own, or pass a fresh map.
+  //
+  // The buffers of tensors between layers are kept for the next run on inputs of the same
+  // shapes (as much memory as one run's intermediate tensors; none for a single pooling layer),
+  // and released by a run on other shapes or when the memory limit needs them.
   void run(const std::map<std::string, Tensor>& inputs,
            std::map<std::string, Tensor>& outputs) const;
   // The same with an empty `outputs`: returns every output in irrun-owned memory (see above).
