@@ -117,9 +117,18 @@ TEST_CASE("run_model takes a v10 IR's write_into tensors in the types it hands o
   const auto outs = run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par,
                               {}, {{2, Tensor::wrap(ElementType::f32, {1, 1, 2, 2}, r.data())}});
   REQUIRE(outs.size() == 1);
-  CHECK(outs[0].tensor.type == ElementType::f32);  // computed in f64, then converted
-  CHECK(std::vector<float>(outs[0].tensor.data<float>(), outs[0].tensor.data<float>() + 4) ==
+  CHECK(outs[0].tensor.type == ElementType::f32);  // computed in f64, then converted into r
+  CHECK(outs[0].tensor.data<float>() == r.data());
+  CHECK(r == kPooled);
+  // A tensor overlapping the input is not converted into (x would change under a later layer).
+  std::vector<double> xr(x);
+  const auto aside =
+      run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, xr.data())}}, par, {},
+                {{2, Tensor::wrap(ElementType::f32, {1, 1, 2, 2}, xr.data() + 14)}});
+  CHECK(aside[0].tensor.data<float>() != static_cast<const void*>(xr.data() + 14));
+  CHECK(std::vector<float>(aside[0].tensor.data<float>(), aside[0].tensor.data<float>() + 4) ==
         kPooled);
+  CHECK(xr == x);
   std::vector<double> r64(4);
   CHECK_THROWS_WITH(run_model(m, {{0, Tensor::wrap(ElementType::f64, {1, 1, 4, 4}, x.data())}}, par,
                               {}, {{2, Tensor::wrap(ElementType::f64, {1, 1, 2, 2}, r64.data())}}),

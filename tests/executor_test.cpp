@@ -352,6 +352,63 @@ TEST_CASE("run_model with a TensorRecycler gives the same outputs run after run"
   }
 }
 
+TEST_CASE("run_model with a TensorRecycler keeps no more than one run's tensors", "[executor]") {
+  // Run after run with outputs dropped, the memory in use must not grow: a tensor a run makes
+  // afresh (a mean-subtracted input, a misaligned Const's copy) is not kept, and a v10 IR's
+  // converted output takes a kept buffer.
+  const std::string pad =
+      "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
+      "exclude-pad=\"false\"";
+  auto v10 = [](std::string xml) {
+    return xml.replace(xml.find("version=\"11\""), 12, "version=\"10\"");
+  };
+  // x f16 -> a (k3 s1 p1) -> b (k2 s2) -> r: handed out as f32.
+  const auto f16_chain =
+      v10(net(parameter(0, "x", "1,2,6,6", {1, 2, 6, 6}, "f16", "FP16") +
+                  avg_pool(1, "a", "opset1", pad, {1, 2, 6, 6}, {1, 2, 6, 6}, "FP16") +
+                  avg_pool(2, "b", "opset1", kK2S2, {1, 2, 6, 6}, {1, 2, 3, 3}, "FP16") +
+                  result(3, "r", {1, 2, 3, 3}, "FP16"),
+              edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0)));
+  // The mean of a v10 <pre-process> block, subtracted from x afresh on every run.
+  auto means = v10(net(parameter(0, "x", "1,2,6,6", {1, 2, 6, 6}) +
+                           avg_pool(1, "a", "opset1", kK2S2, {1, 2, 6, 6}, {1, 2, 3, 3}) +
+                           result(2, "r", {1, 2, 3, 3}),
+                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  means.insert(means.find("<layers>"),
+               "<pre-process reference-layer-name=\"x\"><channel id=\"0\"><mean value=\"1\"/>"
+               "</channel><channel id=\"1\"><mean value=\"2\"/></channel></pre-process>\n");
+  // output_size {2,2} at byte 4 of the weights: copied for aligned reads on every run.
+  const auto misaligned =
+      net(parameter(0, "x", "1,2,6,6", {1, 2, 6, 6}) +
+              layer(1, "os", "Const", "opset1",
+                    "element_type=\"i64\" shape=\"2\" offset=\"4\" size=\"16\"", "",
+                    port(0, {2}, "I64")) +
+              layer(2, "ada", "AdaptiveAvgPool", "opset8", "",
+                    port(0, {1, 2, 6, 6}) + port(1, {2}, "I64"), port(2, {1, 2, 2, 2})) +
+              result(3, "r", {1, 2, 2, 2}),
+          edge(0, 0, 2, 0) + edge(1, 0, 2, 1) + edge(2, 2, 3, 0));
+  for (const auto& [name, xml, type] :
+       {std::tuple{"f16 chain", f16_chain, ElementType::f16},
+        std::tuple{"means", means, ElementType::f32},
+        std::tuple{"misaligned Const", misaligned, ElementType::f32}}) {
+    CAPTURE(name);
+    const Model m = model_from_xml(xml, i64_weights(4, {2, 2}));
+    const Parallel par(1);
+    std::map<std::size_t, Tensor> inputs{{0, iota_tensor(type, {1, 2, 6, 6})}};
+    const auto prepared = irrun::prepare_run(m, inputs);
+    irrun::TensorRecycler recycler;
+    std::vector<std::uint64_t> in_use;
+    for (int run = 0; run < 4; ++run) {
+      const auto outs =
+          run_model(m, prepared, inputs, par, {}, {}, irrun::kernels::Kernels::best, &recycler);
+      REQUIRE(outs.size() == 1);
+      CHECK(values_of(outs[0].tensor) == values_of(run_model(m, inputs, par)[0].tensor));
+      in_use.push_back(irrun::memory_in_use());
+    }
+    CHECK(in_use == std::vector<std::uint64_t>(4, in_use[0]));
+  }
+}
+
 TEST_CASE("f16 and bf16 models are accumulated wide and rounded once", "[executor]") {
   // x [1,1,1,7] -> k(1,4) s(1,4) ceil: windows {x0..x3} and {x4,x5,x6} (3 in bounds).
   const std::string data =

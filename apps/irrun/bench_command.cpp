@@ -40,15 +40,14 @@ double gbps(double bytes, double ms) {
   return ms > 0 ? bytes / (ms * 1e6) : 0.0;
 }
 
-// Whether the next run can compute into this output's buffer: a pooling layer's output in its own
-// type. A v10 IR's output converted to f32 or i32 is computed in the layer's type and converted
-// into a fresh tensor each run, so keeping the last one would only double the outputs' memory
-// (past --max-memory where one run fits); read-only ones are inputs or weights passed through.
-bool computed_into(const Model& model, const PreparedRun& prepared, const Output& out) {
+// Whether the run took this output's buffer from the recycler, which may then keep it for the
+// next run: a pooling layer's output, or a v10 IR's output converted to f32 or i32. Others are
+// inputs or weights passed through, or made afresh each run (a misaligned Const's copy).
+bool taken_from_recycler(const Model& model, const PreparedRun& prepared, const Output& out) {
   const auto& src = model.graph.nodes.at(out.result_layer).inputs.at(0);
   const auto& producer = prepared.analysis.nodes.at(src.node);
-  return out.tensor.buffer.writable() && producer.op && is_pool(producer.op->kind) &&
-         out.tensor.type == producer.outputs.at(src.output).type;
+  const bool converted = out.tensor.type != producer.outputs.at(src.output).type;
+  return converted || (producer.op && is_pool(producer.op->kind));
 }
 
 struct LayerRecord {
@@ -153,7 +152,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           if (timed) totals.push_back(seconds);
           for (auto& out : outputs)
-            if (computed_into(model, prepared, out)) recycler.keep(std::move(out.tensor));
+            if (taken_from_recycler(model, prepared, out)) recycler.keep(std::move(out.tensor));
         }
 
         const Stats total = stats_ms(totals);

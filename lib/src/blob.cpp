@@ -200,12 +200,21 @@ Tensor convert_float(const Tensor& t, ElementType to) {
 }
 
 Tensor convert_to_f32_or_i32(const Tensor& t, ElementType to) {
-  const detail::FpScope ieee;
-  const bool to_i32 = to == ElementType::i32;
-  if ((to != ElementType::f32 && !to_i32) || (to_i32 && is_floating(t.type)))
-    throw unsupported_error("cannot convert " + std::string(to_string(t.type)) + " to " +
-                            std::string(to_string(to)));
   Tensor out = Tensor::zeros(to, t.shape);
+  convert_to_f32_or_i32(t, out);
+  return out;
+}
+
+void convert_to_f32_or_i32(const Tensor& t, Tensor& out) {
+  const detail::FpScope ieee;
+  const bool to_i32 = out.type == ElementType::i32;
+  if ((out.type != ElementType::f32 && !to_i32) || (to_i32 && is_floating(t.type)))
+    throw unsupported_error("cannot convert " + std::string(to_string(t.type)) + " to " +
+                            std::string(to_string(out.type)));
+  if (out.shape != t.shape || out.buffer.size() < out.byte_size())
+    throw unsupported_error("cannot convert " + to_string(t.shape) + " into " +
+                            to_string(out.shape) + " (" + std::to_string(out.buffer.size()) +
+                            " bytes)");
   // long double holds every value of every type exactly, 64-bit integers included.
   for_each_value<long double>(t, 0, t.element_count(), [&](std::size_t i, long double v) {
     if (!to_i32) {
@@ -217,7 +226,6 @@ Tensor convert_to_f32_or_i32(const Tensor& t, ElementType to) {
     out.mutable_data<std::int32_t>()[i] =
         static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
   });
-  return out;
 }
 
 Tensor random_tensor(ElementType type, std::vector<std::int64_t> shape, std::uint64_t seed) {

@@ -137,17 +137,23 @@ ElementType exposed_type(const Model& m, ElementType type) {
   return m.ir.ir_version == 10 ? v10_output_type(type) : type;
 }
 
-// The caller tensors of `write_into` that pooling layers compute into, by pooling layer and
-// output port. Each is checked against its output; one overlapping an input or another of them
-// is left out (a kernel would overwrite what it or a later kernel still reads), and a layer output
-// feeding two Results writes into the first.
-std::map<std::pair<std::size_t, std::size_t>, Tensor> direct_outputs(
-    const Model& m, const Analysis& a, const std::map<std::size_t, Tensor>& inputs,
-    const std::map<std::size_t, Tensor>& write_into) {
+// The caller tensors of `write_into` that outputs are written straight into.
+struct DirectOutputs {
+  std::map<std::pair<std::size_t, std::size_t>, Tensor> computed;  // by pooling layer and port
+  std::map<std::size_t, Tensor> converted;  // by Result layer: a v10 IR's output, converted
+};
+
+// Each caller tensor is checked against its output. A pooling output is computed into it; one
+// converted for a v10 IR is computed in its own type, then converted into it. One overlapping an
+// input or another of them is left out (a kernel would overwrite what it or a later kernel still
+// reads), and a layer output feeding two Results is computed into the first.
+DirectOutputs direct_outputs(const Model& m, const Analysis& a,
+                             const std::map<std::size_t, Tensor>& inputs,
+                             const std::map<std::size_t, Tensor>& write_into) {
   const auto overlap = [](const Buffer& x, const Buffer& y) {
     return x.size() && y.size() && x.data() < y.data() + y.size() && y.data() < x.data() + x.size();
   };
-  std::map<std::pair<std::size_t, std::size_t>, Tensor> direct;  // by (layer, output port)
+  DirectOutputs direct;
   for (const auto& entry : write_into) {
     const std::size_t r = entry.first;
     const Tensor& t = entry.second;  // not a structured binding: clang 14 cannot capture those
@@ -162,16 +168,28 @@ std::map<std::pair<std::size_t, std::size_t>, Tensor> direct_outputs(
     if (!t.buffer.writable() || t.buffer.size() < t.byte_size())
       throw input_error(what + ": the tensor given is read-only or too small");
     const auto* op = a.nodes[src.node].op;
-    // An output converted for a v10 IR is computed in its own type first, then converted.
-    if (!op || !is_pool(op->kind) || type != out.type || direct.count({src.node, src.output}))
+    const bool converted = type != out.type;
+    if (!converted && (!op || !is_pool(op->kind) || direct.computed.count({src.node, src.output})))
       continue;
     const auto overlaps = [&](const auto& other) { return overlap(other.second.buffer, t.buffer); };
     if (std::any_of(inputs.begin(), inputs.end(), overlaps) ||
-        std::any_of(direct.begin(), direct.end(), overlaps))
+        std::any_of(direct.computed.begin(), direct.computed.end(), overlaps) ||
+        std::any_of(direct.converted.begin(), direct.converted.end(), overlaps))
       continue;
-    direct.emplace(std::pair{src.node, src.output}, t);
+    if (converted)
+      direct.converted.emplace(r, t);
+    else
+      direct.computed.emplace(std::pair{src.node, src.output}, t);
   }
   return direct;
+}
+
+// Whether layer n's outputs were taken from a TensorRecycler (pooling outputs; the caller's
+// tensors among them are not sole-owned, so never kept). Other owned tensors a run makes (a
+// misaligned Const's copy, a mean-subtracted input) are made afresh every run: kept, they would
+// pile up run after run.
+bool taken_from_recycler(const Analysis& a, std::size_t n) {
+  return a.nodes[n].op && is_pool(a.nodes[n].op->kind);
 }
 
 }  // namespace
@@ -324,9 +342,16 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
       case OpKind::result: {
         // OpenVINO's read_model hands out a v10 IR's outputs in its legacy types.
         const auto exposed = exposed_type(m, in[0]->type);
-        outputs.push_back(
-            {output_name(m, n), n,
-             exposed == in[0]->type ? *in[0] : convert_to_f32_or_i32(*in[0], exposed)});
+        if (exposed == in[0]->type) {
+          outputs.push_back({output_name(m, n), n, *in[0]});
+          break;
+        }
+        const auto into = direct.converted.find(n);
+        Tensor t = into != direct.converted.end() ? into->second
+                   : recycler                     ? recycler->take(exposed, in[0]->shape)
+                                                  : Tensor::zeros(exposed, in[0]->shape);
+        convert_to_f32_or_i32(*in[0], t);
+        outputs.push_back({output_name(m, n), n, std::move(t)});
         break;
       }
       case OpKind::avg_pool:
@@ -338,10 +363,10 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
         const auto shape = info.outputs[0].shape.to_static();
         std::vector<Tensor> out;
         for (std::size_t i = 0; i < info.outputs.size(); ++i) {
-          const auto into = direct.find({n, i});
-          out.push_back(into != direct.end() ? into->second
-                        : recycler           ? recycler->take(info.outputs[i].type, shape)
-                                             : Tensor::zeros(info.outputs[i].type, shape));
+          const auto into = direct.computed.find({n, i});
+          out.push_back(into != direct.computed.end() ? into->second
+                        : recycler                    ? recycler->take(info.outputs[i].type, shape)
+                                                      : Tensor::zeros(info.outputs[i].type, shape));
         }
         const auto start = std::chrono::steady_clock::now();
         if (info.op->kind == OpKind::max_pool || info.op->kind == OpKind::adaptive_max_pool)
@@ -362,14 +387,15 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
     }
     for (const auto& src : node.inputs) {
       if (--uses[src.node] != 0) continue;
-      if (recycler)
+      if (recycler && taken_from_recycler(a, src.node))
         for (auto& t : values[src.node]) recycler->keep(std::move(t));
       values[src.node].clear();
     }
   }
-  if (recycler)  // outputs nothing consumed (an unused MaxPool index output)
-    for (auto& v : values)
-      for (auto& t : v) recycler->keep(std::move(t));
+  // Outputs nothing consumed (an unused MaxPool index output).
+  for (std::size_t n = 0; recycler && n < values.size(); ++n)
+    if (taken_from_recycler(a, n))
+      for (auto& t : values[n]) recycler->keep(std::move(t));
   return outputs;
 }
 

@@ -31,6 +31,9 @@ void store_float(ElementType type, std::byte* p, std::size_t i, double v);
 // value), or an integer type to i32 (the low 32 bits, as C++'s conversion wraps): the Converts
 // OpenVINO adds for a v10 IR's outputs (executor.hpp). Throws Error(unsupported) otherwise.
 Tensor convert_to_f32_or_i32(const Tensor& t, ElementType to);
+// The same into `out`, of type f32 or i32 and t's shape, every element written (a caller's
+// tensor or a kept buffer: no fresh allocation).
+void convert_to_f32_or_i32(const Tensor& t, Tensor& out);
 
 // Deterministic pseudo-random tensor, identical on every platform and compiler. Element i takes
 // the i-th output x of splitmix64 seeded with `seed`:

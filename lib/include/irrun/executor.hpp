@@ -34,7 +34,8 @@ void require_executable(const Model& model);
 // seconds and the bytes it read and wrote (benchmarks).
 // `write_into` maps Result layers to caller tensors: a pooling layer whose output feeds such a
 // Result computes straight into that tensor (which must be writable and have the output's type
-// and shape: input_error before any compute otherwise), unless the tensor overlaps an input.
+// and shape: input_error before any compute otherwise), and a v10 IR's output handed out in
+// another type is converted into it, unless the tensor overlaps an input or another such tensor.
 // The Output then shares its memory; other Results are computed into irrun's memory as usual.
 // `choice` picks the fast kernels' ISA or the reference kernels (kernels::Kernels).
 using KernelTimer = std::function<void(std::size_t layer, double seconds, std::size_t bytes)>;
