@@ -3,14 +3,18 @@
 // private temporary directory. check_file runs in normal and strict mode and every diagnostic
 // is formatted. A model that passes and is small (every static shape of at most 4096 elements)
 // is then run on random inputs, whole and each pooling layer alone (--layer), so the executor and
-// kernels see hostile geometry too. The only
-// acceptable failure is irrun::Error.
+// kernels see hostile geometry too, and again prepared with kept buffers, which must give the
+// same bytes. check's JSON and JUnit reports must parse. The only acceptable failure is
+// irrun::Error.
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <pugixml.hpp>
 #include <string>
 #include <string_view>
 
@@ -21,6 +25,7 @@
 #include "irrun/error.hpp"
 #include "irrun/executor.hpp"
 #include "irrun/inputs.hpp"
+#include "irrun/report.hpp"
 #include "irrun/tensor.hpp"
 
 namespace {
@@ -66,8 +71,21 @@ void run_if_small(const irrun::Model& m) {
   options.random_seed = 1;
   const auto bound = irrun::bind_inputs(m, options);
   const irrun::Parallel parallel(1);
-  for (const auto& out : irrun::run_model(m, bound.tensors, parallel)) {
-    (void)irrun::stats(out.tensor);
+  const auto fresh = irrun::run_model(m, bound.tensors, parallel);
+  for (const auto& out : fresh) (void)irrun::stats(out.tensor);
+  // Prepared runs with kept buffers (bench, Network::run) give a fresh run's bytes, run after run.
+  const auto prepared = irrun::prepare_run(m, bound.tensors);
+  irrun::TensorRecycler recycler;
+  for (int run = 0; run < 2; ++run) {
+    const auto kept = irrun::run_model(m, prepared, bound.tensors, parallel, {}, {},
+                                       irrun::kernels::Kernels::best, &recycler);
+    if (kept.size() != fresh.size()) __builtin_trap();
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      const auto &a = kept[i].tensor, &b = fresh[i].tensor;
+      if (a.type != b.type || a.shape != b.shape ||
+          std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) != 0)
+        __builtin_trap();
+    }
   }
 }
 
@@ -109,6 +127,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       const auto report = irrun::check_file(xml_path.string(), options);
       for (const auto& d : report.diagnostics) (void)irrun::format(report, d);
+      // The reports are valid JSON and XML whatever the model holds.
+      irrun::CheckJson json;
+      json.add(report);
+      if (!nlohmann::json::accept(json.str())) __builtin_trap();
+      irrun::CheckJunit junit;
+      junit.add(report);
+      pugi::xml_document doc;
+      if (!doc.load_string(junit.str().c_str())) __builtin_trap();
       if (!strict && report.passed() && report.model) try_run(*report.model);
     } catch (const irrun::Error&) {
     }
