@@ -374,20 +374,23 @@ void check_f16(const PoolGeometry& g, const Tensor& in32, bool compact) {
   Tensor ref = poisoned<std::uint16_t>(g, 0x7E01);
   irrun::kernels::avg_pool_reference(in, ref, g, one);
   for (const Isa isa : {Isa::best, Isa::portable})
-    for (const irrun::Parallel* par : {&one, &two}) {
-      Tensor out = poisoned<std::uint16_t>(g, 0x7E02);
-      if (!irrun::kernels::avg_pool_f16(in, out, g, *par, isa)) continue;
-      for (std::size_t i = 0; i < out.element_count(); ++i) {
-        const std::uint16_t a = ref.data<std::uint16_t>()[i], b = out.data<std::uint16_t>()[i];
-        if (a == b) continue;
-        std::fprintf(stderr,
-                     "fuzz_avg_pool: f16 output %zu: isa %d on %d threads gives %04x, the "
-                     "reference %04x (geometry in %s out %s kernel %s stride %s)\n",
-                     i, static_cast<int>(isa), par->threads(), b, a, text(g.in).c_str(),
-                     text(g.out).c_str(), text(g.kernel).c_str(), text(g.stride).c_str());
-        std::abort();
+    for (const irrun::Parallel* par : {&one, &two})
+      for (const std::int64_t band_rows : {0, 1, 2}) {  // whole planes when they fit, then bands
+        Tensor out = poisoned<std::uint16_t>(g, 0x7E02);
+        if (!irrun::kernels::avg_pool_f16(in, out, g, *par, isa, band_rows)) continue;
+        for (std::size_t i = 0; i < out.element_count(); ++i) {
+          const std::uint16_t a = ref.data<std::uint16_t>()[i], b = out.data<std::uint16_t>()[i];
+          if (a == b) continue;
+          std::fprintf(stderr,
+                       "fuzz_avg_pool: f16 output %zu: isa %d on %d threads, bands of %d rows, "
+                       "gives %04x, the reference %04x (geometry in %s out %s kernel %s stride "
+                       "%s)\n",
+                       i, static_cast<int>(isa), par->threads(), static_cast<int>(band_rows), b, a,
+                       text(g.in).c_str(), text(g.out).c_str(), text(g.kernel).c_str(),
+                       text(g.stride).c_str());
+          std::abort();
+        }
       }
-    }
 }
 
 }  // namespace

@@ -6,15 +6,17 @@
 // the exact sum alone (exact_sum.hpp), so this kernel may add in the cheapest order: the W taps of
 // every input row once, then those row sums over each window's D and H taps. It ends each output
 // as the reference does (mean_of of the exact sum, rounded once to f16).
-// Not covered (the reference kernel runs): windows of more than 2^13 taps, planes too large for
-// the per-thread buffers, and inputs holding an inf or NaN (the reference returns the first NaN in
-// its own order).
+// A plane whose W sums do not fit the per-thread buffer goes in bands of output rows, each with
+// the W sums of the input rows it reads. Not covered (the reference kernel runs): windows of more
+// than 2^13 taps, input rows or single output rows too wide for the buffers, and inputs holding
+// an inf or NaN (the reference returns the first NaN in its own order).
 #include <cpuid.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "../fp_control.hpp"
@@ -31,6 +33,7 @@ using i64 = std::int64_t;
 
 constexpr i64 kMaxExactTaps = i64{1} << 13;       // see above
 constexpr i64 kMaxScratchDoubles = i64{1} << 19;  // per thread: 4 MiB
+constexpr i64 kWidenDoubles = 4096;               // input rows widened at a time, at least
 
 bool finite_f16(const std::uint16_t* x, i64 n) {
   std::uint16_t any = 0;  // branch-free, so the loop vectorises
@@ -88,62 +91,107 @@ struct Layout {
   const std::array<detail::AxisWindows, 3>& ax;
   bool full_kernel_divisor;
   double kernel_volume;
-  bool f16c;                                                   // the CPU has AVX2, FMA and F16C
-  i64 rows_w() const { return g.in[0] * g.in[1] * g.out[2]; }  // W sums of every input row
+  bool f16c;  // the CPU has AVX2, FMA and F16C
 };
 
-// One plane: x (its inputs as doubles) -> rows (their W sums) -> y.
-void plane_f16(const Layout& l, const double* x, double* rows, std::uint16_t* y) {
+// The input rows [lo, hi] along one axis that outputs [o0, o1) read ({0, -1}: none).
+std::pair<i64, i64> span(const detail::AxisWindows& a, i64 o0, i64 o1) {
+  i64 lo = 0, hi = -1;
+  for (i64 o = o0; o < o1; ++o) {
+    const auto k = static_cast<std::size_t>(o);
+    if (a.taps[k] == 0) continue;
+    const i64 last = a.first[k] + (a.taps[k] - 1) * a.step;
+    lo = hi < lo ? a.first[k] : std::min(lo, a.first[k]);
+    hi = std::max(hi, last);
+  }
+  return {lo, hi};
+}
+
+// Output rows [od0, od1) x [oh0, oh1) of a plane and the input rows they read, D rows [d.first,
+// d.second] x H rows [h.first, h.second]: their W sums are what a band keeps.
+struct Band {
+  i64 od0, od1, oh0, oh1;
+  std::pair<i64, i64> d, h;
+  i64 rows() const {
+    return std::max<i64>(0, d.second - d.first + 1) * std::max<i64>(0, h.second - h.first + 1);
+  }
+};
+
+Band band(const Layout& l, i64 od0, i64 od1, i64 oh0, i64 oh1) {
+  return {od0, od1, oh0, oh1, span(l.ax[0], od0, od1), span(l.ax[1], oh0, oh1)};
+}
+
+// One band of a plane: x (the plane's f16 inputs) -> rows (W sums of the band's input rows, via
+// xs, a chunk of input rows widened to doubles) -> y (the plane's outputs).
+void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs, i64 chunk,
+              double* rows, std::uint16_t* y) {
   const PoolGeometry& g = l.g;
   const auto &ad = l.ax[0], &ah = l.ax[1],
              &aw = l.ax[2];  // not a structured binding: clang 14 lambdas cannot capture one
-  const i64 IW = g.in[2], OW = g.out[2];
-  // W sums of R rows at once: R independent chains of additions (one chain per window is bound
-  // by the latency of each add, and a global pool's rows have a single window).
-  const auto w_sums = [&]<int R>(i64 r) {
+  const i64 IH = g.in[1], IW = g.in[2], OH = g.out[1], OW = g.out[2];
+  const i64 band_h = b.h.second - b.h.first + 1;
+  const auto widen = l.f16c ? widen_f16c : widen_portable;
+  // W sums of R input rows at once: R independent chains of additions (one chain per window is
+  // bound by the latency of each add, and a global pool's rows have a single window).
+  const auto w_sums = [&]<int R>(const double* xr0, double* out) {
     for (i64 ow = 0; ow < OW; ++ow) {
       const auto w = static_cast<std::size_t>(ow);
-      const double* xr = x + r * IW + aw.first[w];
+      const double* xr = xr0 + aw.first[w];
       double s[R];
       for (int k = 0; k < R; ++k) s[k] = 0.0;
       for (i64 t = 0; t < aw.taps[w]; ++t)
         for (int k = 0; k < R; ++k) s[k] += xr[k * IW + t * aw.step];
-      for (int k = 0; k < R; ++k) rows[(r + k) * OW + ow] = s[k];
+      for (int k = 0; k < R; ++k) out[k * OW + ow] = s[k];
     }
   };
-  const i64 in_rows = g.in[0] * g.in[1];
-  i64 r = 0;
-  for (; r + 4 <= in_rows; r += 4) w_sums.template operator()<4>(r);
-  for (; r < in_rows; ++r) w_sums.template operator()<1>(r);
+  // The band's input rows as runs consecutive in memory: one run when the band reads every H
+  // row (its D rows follow each other), else a run per D row. Each widened a chunk at a time.
+  const bool every_h = b.h.first == 0 && band_h == IH;
+  const i64 runs = every_h ? 1 : b.d.second - b.d.first + 1;
+  const i64 run_rows = every_h ? b.rows() : band_h;
+  for (i64 q = 0; q < runs && b.rows() > 0; ++q) {
+    const std::uint16_t* src = x + ((b.d.first + q) * IH + b.h.first) * IW;
+    double* out = rows + q * band_h * OW;
+    for (i64 c0 = 0; c0 < run_rows; c0 += chunk) {
+      const i64 c = std::min(chunk, run_rows - c0);
+      widen(src + c0 * IW, c * IW, xs);
+      i64 r = 0;
+      for (; r + 4 <= c; r += 4) w_sums.template operator()<4>(xs + r * IW, out + (c0 + r) * OW);
+      for (; r < c; ++r) w_sums.template operator()<1>(xs + r * IW, out + (c0 + r) * OW);
+    }
+  }
   // Per output row, the row sums of its windows' D and H taps, R outputs at once (in registers:
   // an accumulator row in memory would chain every add through a store and a load).
-  for (std::size_t od = 0; od < static_cast<std::size_t>(g.out[0]); ++od) {
-    for (std::size_t oh = 0; oh < static_cast<std::size_t>(g.out[1]); ++oh) {
+  for (i64 od = b.od0; od < b.od1; ++od) {
+    const auto d = static_cast<std::size_t>(od);
+    for (i64 oh = b.oh0; oh < b.oh1; ++oh) {
+      const auto h = static_cast<std::size_t>(oh);
+      std::uint16_t* yr = y + (od * OH + oh) * OW;
       const auto outputs = [&]<int R>(i64 ow) {
         double s[R], n[R];
         for (int k = 0; k < R; ++k) s[k] = 0.0;
-        for (i64 td = 0; td < ad.taps[od]; ++td) {
-          for (i64 th = 0; th < ah.taps[oh]; ++th) {
-            const i64 r = (ad.first[od] + td * ad.step) * g.in[1] + ah.first[oh] + th * ah.step;
+        for (i64 td = 0; td < ad.taps[d]; ++td) {
+          for (i64 th = 0; th < ah.taps[h]; ++th) {
+            const i64 r = (ad.first[d] + td * ad.step - b.d.first) * band_h + ah.first[h] +
+                          th * ah.step - b.h.first;
             for (int k = 0; k < R; ++k) s[k] += rows[r * OW + ow + k];
           }
         }
         // A zero sum (a window without taps too) gives +0 whatever its sign and n, as in the
         // reference: q + (rem + 0) / n is -0 + +0 for a -0.
         for (int k = 0; k < R; ++k) {
-          const i64 taps = ad.taps[od] * ah.taps[oh] * aw.taps[static_cast<std::size_t>(ow + k)];
+          const i64 taps = ad.taps[d] * ah.taps[h] * aw.taps[static_cast<std::size_t>(ow + k)];
           n[k] =
               l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(std::max<i64>(1, taps));
         }
         if (R == 4 && l.f16c) {
-          finish4_f16c(s, n, y);
-          y += R;
+          finish4_f16c(s, n, yr + ow);
           return;
         }
         for (int k = 0; k < R; ++k) {
-          detail::Divisor d;
-          d.hi = n[k];  // a count below 2^53, or the kernel volume when that is a double
-          *y++ = f16_bits_from_double(detail::mean_of(s[k], 0.0, d));
+          detail::Divisor div;
+          div.hi = n[k];  // a count below 2^53, or the kernel volume when that is a double
+          yr[ow + k] = f16_bits_from_double(detail::mean_of(s[k], 0.0, div));
         }
       };
       i64 ow = 0;
@@ -153,10 +201,34 @@ void plane_f16(const Layout& l, const double* x, double* rows, std::uint16_t* y)
   }
 }
 
+// The bands of a plane, each within `budget` W sums: the whole plane when it fits (each input
+// row summed once), else per output D row, runs of output H rows (their shared input rows summed
+// again by the next band). At most `band_rows` output rows a band when not 0 (tests). Empty when
+// a single output row does not fit.
+std::vector<Band> plane_bands(const Layout& l, i64 budget, i64 band_rows) {
+  const PoolGeometry& g = l.g;
+  const i64 OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  const Band whole = band(l, 0, OD, 0, OH);
+  if (band_rows == 0 && whole.rows() * OW <= budget) return {whole};
+  std::vector<Band> bands;
+  for (i64 od = 0; od < OD; ++od) {
+    for (i64 oh0 = 0; oh0 < OH;) {
+      i64 oh1 = oh0 + 1;
+      if (band(l, od, od + 1, oh0, oh1).rows() * OW > budget) return {};
+      while (oh1 < OH && (band_rows == 0 || oh1 - oh0 < band_rows) &&
+             band(l, od, od + 1, oh0, oh1 + 1).rows() * OW <= budget)
+        ++oh1;
+      bands.push_back(band(l, od, od + 1, oh0, oh1));
+      oh0 = oh1;
+    }
+  }
+  return bands;
+}
+
 }  // namespace
 
 bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
-                  Isa isa) {
+                  Isa isa, std::int64_t band_rows) {
   if (in.type != ElementType::f16 || out.type != ElementType::f16) return false;
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   if (g.planes() * g.out_plane_size() == 0) return true;
@@ -171,8 +243,17 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   }();
   const detail::Divisor volume = detail::volume_divisor(g.kernel.data());
   const Layout l{g, ax, !g.adaptive && g.pads_in_avg, volume.hi, f16c && isa != Isa::portable};
-  if (max_taps > kMaxExactTaps || g.in_plane_size() + l.rows_w() > kMaxScratchDoubles) return false;
+  if (max_taps > kMaxExactTaps) return false;
   if (l.full_kernel_divisor && volume.lo != 0) return false;  // not a double: mean_of's rest
+  // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long), and
+  // the W sums of a band's input rows.
+  const i64 chunk = std::max<i64>(4, kWidenDoubles / std::max<i64>(1, g.in[2]));
+  const i64 widened = chunk * g.in[2];
+  if (widened >= kMaxScratchDoubles) return false;
+  const auto bands = plane_bands(l, kMaxScratchDoubles - widened, band_rows);
+  if (bands.empty()) return false;
+  i64 band_sums = 0;
+  for (const auto& b : bands) band_sums = std::max(band_sums, b.rows() * g.out[2]);
 
   const auto* x = in.data<std::uint16_t>();
   const i64 n_in = g.in_plane_size();
@@ -182,15 +263,13 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   });
   if (!finite) return false;
 
-  const auto widen = l.f16c ? widen_f16c : widen_portable;
   auto* y = out.mutable_data<std::uint16_t>();
   par.for_range(g.planes(), [&](i64 b, i64 e) {
-    std::vector<double> xs(static_cast<std::size_t>(n_in)),
-        rows(static_cast<std::size_t>(l.rows_w()));
-    for (i64 p = b; p < e; ++p) {
-      widen(x + p * n_in, n_in, xs.data());
-      plane_f16(l, xs.data(), rows.data(), y + p * g.out_plane_size());
-    }
+    std::vector<double> xs(static_cast<std::size_t>(widened)),
+        rows(static_cast<std::size_t>(band_sums));
+    for (i64 p = b; p < e; ++p)
+      for (const auto& band : bands)
+        band_f16(l, band, x + p * n_in, xs.data(), chunk, rows.data(), y + p * g.out_plane_size());
   });
   return true;
 }
