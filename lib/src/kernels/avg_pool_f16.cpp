@@ -62,8 +62,9 @@ __attribute__((target("avx2,fma,f16c"))) inline __m128i lanes32(__m256d mask) {
 // same IEEE operations in vector form; then the double rounded to f16 once: first to float
 // rounded to odd (truncated, the last bit set when inexact), which keeps every bit that decides
 // the f16 rounding since float has 13 more; then to f16, to nearest even.
-__attribute__((target("avx2,fma,f16c"))) void finish4_f16c(const double* s, const double* n,
-                                                           std::uint16_t* y) {
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void finish4_f16c(const double* s,
+                                                                                 const double* n,
+                                                                                 std::uint16_t* y) {
   const __m256d sum = _mm256_loadu_pd(s), div = _mm256_loadu_pd(n);
   const __m256d q = _mm256_div_pd(sum, div);
   const __m256d rem = _mm256_fnmadd_pd(q, div, sum);  // fma(-q, n, sum)
@@ -80,6 +81,14 @@ __attribute__((target("avx2,fma,f16c"))) void finish4_f16c(const double* s, cons
   bits = _mm_or_si128(bits, _mm_and_si128(lanes32(inexact), one));  // odd when inexact
   const __m128i h = _mm_cvtps_ph(_mm_castsi128_ps(bits), _MM_FROUND_TO_NEAREST_INT);
   _mm_storel_epi64(reinterpret_cast<__m128i*>(y), h);
+}
+
+// finish4_f16c over a row's outputs, four at a time; returns how many it ended.
+__attribute__((target("avx2,fma,f16c"))) i64 finish_f16c(const double* s, const double* n,
+                                                         i64 count, std::uint16_t* y) {
+  i64 i = 0;
+  for (; i + 4 <= count; i += 4) finish4_f16c(s + i, n + i, y + i);
+  return i;
 }
 
 void widen_portable(const std::uint16_t* x, i64 n, double* d) {
@@ -122,9 +131,10 @@ Band band(const Layout& l, i64 od0, i64 od1, i64 oh0, i64 oh1) {
 }
 
 // One band of a plane: x (the plane's f16 inputs) -> rows (W sums of the band's input rows, via
-// xs, a chunk of input rows widened to doubles) -> y (the plane's outputs).
+// xs, a chunk of input rows widened to doubles) -> finish (an output row's sums and divisors) ->
+// y (the plane's outputs).
 void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs, i64 chunk,
-              double* rows, std::uint16_t* y) {
+              double* rows, double* finish, std::uint16_t* y) {
   const PoolGeometry& g = l.g;
   const auto &ad = l.ax[0], &ah = l.ax[1],
              &aw = l.ax[2];  // not a structured binding: clang 14 lambdas cannot capture one
@@ -161,14 +171,17 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
     }
   }
   // Per output row, the row sums of its windows' D and H taps, R outputs at once (in registers:
-  // an accumulator row in memory would chain every add through a store and a load).
+  // an accumulator row in memory would chain every add through a store and a load), then every
+  // output of the row ended in one pass (a call per four outputs left each division's latency
+  // exposed).
+  double* sums = finish;
+  double* divisors = finish + OW;
   for (i64 od = b.od0; od < b.od1; ++od) {
     const auto d = static_cast<std::size_t>(od);
     for (i64 oh = b.oh0; oh < b.oh1; ++oh) {
       const auto h = static_cast<std::size_t>(oh);
-      std::uint16_t* yr = y + (od * OH + oh) * OW;
-      const auto outputs = [&]<int R>(i64 ow) {
-        double s[R], n[R];
+      const auto row_sums = [&]<int R>(i64 ow) {
+        double s[R];
         for (int k = 0; k < R; ++k) s[k] = 0.0;
         for (i64 td = 0; td < ad.taps[d]; ++td) {
           for (i64 th = 0; th < ah.taps[h]; ++th) {
@@ -177,26 +190,25 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
             for (int k = 0; k < R; ++k) s[k] += rows[r * OW + ow + k];
           }
         }
-        // A zero sum (a window without taps too) gives +0 whatever its sign and n, as in the
-        // reference: q + (rem + 0) / n is -0 + +0 for a -0.
-        for (int k = 0; k < R; ++k) {
-          const i64 taps = ad.taps[d] * ah.taps[h] * aw.taps[static_cast<std::size_t>(ow + k)];
-          n[k] =
-              l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(std::max<i64>(1, taps));
-        }
-        if (R == 4 && l.f16c) {
-          finish4_f16c(s, n, yr + ow);
-          return;
-        }
-        for (int k = 0; k < R; ++k) {
-          detail::Divisor div;
-          div.hi = n[k];  // a count below 2^53, or the kernel volume when that is a double
-          yr[ow + k] = f16_bits_from_double(detail::mean_of(s[k], 0.0, div));
-        }
+        for (int k = 0; k < R; ++k) sums[ow + k] = s[k];
       };
       i64 ow = 0;
-      for (; ow + 4 <= OW; ow += 4) outputs.template operator()<4>(ow);
-      for (; ow < OW; ++ow) outputs.template operator()<1>(ow);
+      for (; ow + 4 <= OW; ow += 4) row_sums.template operator()<4>(ow);
+      for (; ow < OW; ++ow) row_sums.template operator()<1>(ow);
+      for (ow = 0; ow < OW; ++ow) {
+        const i64 taps = ad.taps[d] * ah.taps[h] * aw.taps[static_cast<std::size_t>(ow)];
+        divisors[ow] =
+            l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(std::max<i64>(1, taps));
+      }
+      std::uint16_t* yr = y + (od * OH + oh) * OW;
+      ow = l.f16c ? finish_f16c(sums, divisors, OW, yr) : 0;
+      // A zero sum (a window without taps too) gives +0 whatever its sign and n, as in the
+      // reference: q + (rem + 0) / n is -0 + +0 for a -0.
+      for (; ow < OW; ++ow) {
+        detail::Divisor div;
+        div.hi = divisors[ow];  // a count below 2^53, or the kernel volume when that is a double
+        yr[ow] = f16_bits_from_double(detail::mean_of(sums[ow], 0.0, div));
+      }
     }
   }
 }
@@ -245,12 +257,12 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   const Layout l{g, ax, !g.adaptive && g.pads_in_avg, volume.hi, f16c && isa != Isa::portable};
   if (max_taps > kMaxExactTaps) return false;
   if (l.full_kernel_divisor && volume.lo != 0) return false;  // not a double: mean_of's rest
-  // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long), and
-  // the W sums of a band's input rows.
+  // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long), the
+  // W sums of a band's input rows, and an output row's sums and divisors.
   const i64 chunk = std::max<i64>(4, kWidenDoubles / std::max<i64>(1, g.in[2]));
   const i64 widened = chunk * g.in[2];
-  if (widened >= kMaxScratchDoubles) return false;
-  const auto bands = plane_bands(l, kMaxScratchDoubles - widened, band_rows);
+  if (widened + 2 * g.out[2] >= kMaxScratchDoubles) return false;  // and a row's sums, divisors
+  const auto bands = plane_bands(l, kMaxScratchDoubles - widened - 2 * g.out[2], band_rows);
   if (bands.empty()) return false;
   i64 band_sums = 0;
   for (const auto& b : bands) band_sums = std::max(band_sums, b.rows() * g.out[2]);
@@ -266,10 +278,11 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   auto* y = out.mutable_data<std::uint16_t>();
   par.for_range(g.planes(), [&](i64 b, i64 e) {
     std::vector<double> xs(static_cast<std::size_t>(widened)),
-        rows(static_cast<std::size_t>(band_sums));
+        rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(2 * g.out[2]));
     for (i64 p = b; p < e; ++p)
       for (const auto& band : bands)
-        band_f16(l, band, x + p * n_in, xs.data(), chunk, rows.data(), y + p * g.out_plane_size());
+        band_f16(l, band, x + p * n_in, xs.data(), chunk, rows.data(), finish.data(),
+                 y + p * g.out_plane_size());
   });
   return true;
 }
