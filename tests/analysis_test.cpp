@@ -398,6 +398,9 @@ TEST_CASE("opset resolution", "[analysis]") {
       {"AvgPool", "opset0", std::nullopt, "from unsupported opset: opset0"},
       {"AvgPool", "extension", std::nullopt, "from unsupported opset: extension"},
       {"AvgPool", "Opset1", std::nullopt, "from unsupported opset: Opset1"},
+      // OpenVINO looks the name up as it is: "opset01" is no opset of its own.
+      {"AvgPool", "opset01", std::nullopt, "from unsupported opset: opset01"},
+      {"Parameter", "opset001", std::nullopt, "from unsupported opset: opset001"},
       {"AdaptiveAvgPool", "opset8", 8, ""},
       {"AdaptiveAvgPool", "opset15", 8, ""},
       {"AdaptiveAvgPool", "opset5", std::nullopt,
@@ -421,6 +424,7 @@ TEST_CASE("opset resolution", "[analysis]") {
       {"Convolution", "opset17", std::nullopt, "from unsupported opset: opset17"},
       {"Convolution", "opset", std::nullopt, "from unsupported opset: opset"},
       {"MyOp", "opset1x", std::nullopt, "from unsupported opset: opset1x"},
+      {"Convolution", "opset08", std::nullopt, "from unsupported opset: opset08"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.type, c.version);

@@ -370,7 +370,9 @@ std::optional<int> opset_number(std::string_view version) {
   int n = 0;
   const auto digits = version.substr(5);
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size())
+  // OpenVINO looks the name up as written: "opset08" is none of its opsets.
+  if (digits.empty() || digits[0] == '0' || ec != std::errc() ||
+      ptr != digits.data() + digits.size())
     return std::nullopt;
   return n;
 }
