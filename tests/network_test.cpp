@@ -329,6 +329,42 @@ TEST_CASE("Network::run keeps the buffers between layers for the next run of the
   }
 }
 
+TEST_CASE("Network::run under a memory limit keeps no buffers for the next run", "[network]") {
+  // Buffers kept idle in one Network would count against the limit for every other allocation
+  // (another Network's run, the caller's tensors), which only this Network's own run frees: a
+  // second Network that fits on its own must still run, as it did before buffers were kept.
+  using namespace irrun::testing;
+  irrun::testing::ScratchDir dir("network");
+  const std::string pad =
+      "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
+      "exclude-pad=\"false\" rounding_type=\"floor\" auto_pad=\"explicit\"";
+  const std::string k2 =
+      "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" "
+      "rounding_type=\"floor\" auto_pad=\"explicit\"";
+  const Shape x_shape{1, 4, 64, 64}, r_shape{1, 4, 32, 32};  // a's output: 64 KiB
+  std::ofstream(dir.file("chain.xml")) << net(
+      parameter(0, "x", "1,4,64,64", x_shape) + avg_pool(1, "a", "opset1", pad, x_shape, x_shape) +
+          avg_pool(2, "b", "opset1", k2, x_shape, r_shape) + result(3, "r", r_shape),
+      edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0));
+  const Network first = Network::load(dir.file("chain.xml"), {{}, 1});
+  const Network second = Network::load(dir.file("chain.xml"), {{}, 1});
+  std::vector<float> x(4 * 64 * 64, 1.0f), r1(4 * 32 * 32), r2(r1.size());
+  const Tensors in{{"x", Tensor::wrap(ElementType::f32, x_shape, x.data())}};
+  Tensors out1{{"r", Tensor::wrap(ElementType::f32, r_shape, r1.data())}};
+  Tensors out2{{"r", Tensor::wrap(ElementType::f32, r_shape, r2.data())}};
+  // One run's peak (a's and b's outputs and their tables) fits, two runs' do not.
+  const auto saved = irrun::memory_limit();
+  irrun::set_memory_limit(irrun::memory_in_use() + 100 * 1024);
+  const auto before = irrun::memory_in_use();
+  CHECK_NOTHROW(first.run(in, out1));
+  CHECK(irrun::memory_in_use() == before);
+  CHECK_NOTHROW(second.run(in, out2));
+  CHECK_NOTHROW(first.run(in, out1));
+  irrun::set_memory_limit(saved);
+  CHECK(r1 == r2);
+  CHECK(r1[33] == 1.0f);  // b over a, away from the padding
+}
+
 TEST_CASE("Network::run refuses mismatching caller tensors before any compute", "[network]") {
   const Network net = Network::load(sample("avgpool_v11.xml"));
   const auto input = iota(3 * 8 * 8);

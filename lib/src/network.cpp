@@ -240,6 +240,15 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
     impl_->recycler = {};  // buffers sized for other shapes
     prepared = prepare_run(m, bound);
   }
+  // Under a memory limit, buffers kept idle here would count against every other allocation
+  // (another Network's run, the caller's tensors), which only this Network's runs can free: the
+  // run keeps none, whether it returns or throws.
+  struct KeepNoneUnderLimit {
+    TensorRecycler& recycler;
+    ~KeepNoneUnderLimit() {
+      if (memory_limit() != 0) recycler = {};
+    }
+  } keep_none{impl_->recycler};
   const auto results = run_model(m, *prepared, bound, *impl_->parallel, {}, write_into,
                                  impl_->kernels, &impl_->recycler);
 

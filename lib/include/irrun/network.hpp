@@ -102,7 +102,8 @@ class Network {
   //
   // The buffers of tensors between layers are kept for the next run on inputs of the same
   // shapes (as much memory as one run's intermediate tensors; none for a single pooling layer),
-  // and released by a run on other shapes or when the memory limit needs them.
+  // and released by a run on other shapes. Under a memory limit (set_memory_limit) none are
+  // kept: idle in one Network, they would count against every other allocation.
   void run(const std::map<std::string, Tensor>& inputs,
            std::map<std::string, Tensor>& outputs) const;
   // The same with an empty `outputs`: returns every output in irrun-owned memory (see above).
