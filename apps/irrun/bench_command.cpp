@@ -99,7 +99,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
       "Times the graph's execution on inputs already in memory, each run into the outputs of the\n"
       "run before (allocated once), after its shape inference (done once, as an inference engine\n"
       "compiles a model once); per layer, the kernel alone. The total also counts converting a\n"
-      "v10 IR's outputs (f16 as f32, ...) into fresh tensors on every run.\n"
+      "v10 IR's outputs (f16 as f32, ...) on every run, into the buffers of the run before.\n"
       "GB/s counts the bytes read and written.");
 
   return {
