@@ -116,9 +116,22 @@ TEST_CASE("report: check reports are built file by file, without keeping the rep
     junit.add(*report);
   }  // each report, and its model, is gone before the documents are written
   CHECK(totals() == std::vector<int>{9, 1, 1, 3});
-  CHECK(json.str() == check_json(sample_reports()));
-  CHECK(junit.str() == check_junit(sample_reports()));
   CHECK(totals() == std::vector<int>{9, 1, 1, 3});  // str() does not add the totals twice
+  const auto j = nlohmann::json::parse(json.str());
+  CHECK(j["passed"] == false);
+  REQUIRE(j["files"].size() == 3);
+  CHECK(j["files"][0]["path"] == sample("avgpool_v11.xml"));
+  CHECK(j["files"][0]["layers"].size() == 3);
+  CHECK(j["files"][1]["problems"][0]["rule"] == "dim-mismatch");
+  CHECK(j["files"][2]["problems"][0]["rule"] == "unreadable");
+  // The text around the files as pugixml and nlohmann write a whole document.
+  CHECK(json.str().starts_with("{\n  \"irrun_version\": \""));
+  CHECK(json.str().ends_with("\n    }\n  ]\n}\n"));
+  CHECK(
+      junit.str().starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
+                              "name=\"irrun check\" tests=\"9\" failures=\"1\" errors=\"1\">\n"
+                              "  <testsuite name=\""));
+  CHECK(junit.str().ends_with("  </testsuite>\n</testsuites>\n"));
 }
 
 TEST_CASE("report: JUnit gives a layer that failed validation a testcase of its own", "[report]") {

@@ -38,6 +38,7 @@ class CheckJunit {
   std::size_t tests_ = 0, failures_ = 0, errors_ = 0;
 };
 
+// CheckJson / CheckJunit of several reports at once.
 std::string check_json(const std::vector<CheckReport>& reports);
 std::string check_junit(const std::vector<CheckReport>& reports);
 
