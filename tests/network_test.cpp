@@ -55,6 +55,21 @@ std::vector<float> expected_plane0() {
   return v;
 }
 
+// x -> a (k3 s1 p1 include-pad) -> b (k2 s2) -> r into `path`: a's tensor is an intermediate.
+void write_chain(const std::string& path, const std::string& x_text, const Shape& x,
+                 const Shape& r) {
+  using namespace irrun::testing;
+  const std::string pad =
+      "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
+      "exclude-pad=\"false\" rounding_type=\"floor\" auto_pad=\"explicit\"";
+  const std::string k2 =
+      "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" "
+      "rounding_type=\"floor\" auto_pad=\"explicit\"";
+  std::ofstream(path) << net(parameter(0, "x", x_text, x) + avg_pool(1, "a", "opset1", pad, x, x) +
+                                 avg_pool(2, "b", "opset1", k2, x, r) + result(3, "r", r),
+                             edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0));
+}
+
 // Runs `net`, expecting Error with `code` whose message contains `text`.
 void require_run_error(const Network& net, const Tensors& inputs, Tensors& outputs, ExitCode code,
                        const std::string& text) {
@@ -292,21 +307,10 @@ TEST_CASE("Network::run: a dynamic Parameter, given by tensor name, takes the te
 
 TEST_CASE("Network::run keeps the buffers between layers for the next run of the same shapes",
           "[network]") {
-  // x -> a (k3 s1 p1 include-pad) -> b (k2 s2) -> r: a's tensor is an intermediate. Each run on
-  // new data, on the same or other shapes, must give a freshly loaded Network's bits.
-  using namespace irrun::testing;
+  // Each run on new data, on the same or other shapes, must give a freshly loaded Network's bits.
   irrun::testing::ScratchDir dir("network");
-  const std::string pad =
-      "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
-      "exclude-pad=\"false\" rounding_type=\"floor\" auto_pad=\"explicit\"";
-  const std::string k2 =
-      "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" "
-      "rounding_type=\"floor\" auto_pad=\"explicit\"";
   const Shape dyn{1, 2, -1, -1};
-  std::ofstream(dir.file("chain.xml"))
-      << net(parameter(0, "x", "1,2,?,?", dyn) + avg_pool(1, "a", "opset1", pad, dyn, dyn) +
-                 avg_pool(2, "b", "opset1", k2, dyn, dyn) + result(3, "r", dyn),
-             edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0));
+  write_chain(dir.file("chain.xml"), "1,2,?,?", dyn, dyn);
   const Network n = Network::load(dir.file("chain.xml"), {{}, 2});
   const auto before = irrun::memory_in_use();
   int run = 0;
@@ -333,19 +337,9 @@ TEST_CASE("Network::run under a memory limit keeps no buffers for the next run",
   // Buffers kept idle in one Network would count against the limit for every other allocation
   // (another Network's run, the caller's tensors), which only this Network's own run frees: a
   // second Network that fits on its own must still run, as it did before buffers were kept.
-  using namespace irrun::testing;
   irrun::testing::ScratchDir dir("network");
-  const std::string pad =
-      "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
-      "exclude-pad=\"false\" rounding_type=\"floor\" auto_pad=\"explicit\"";
-  const std::string k2 =
-      "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" "
-      "rounding_type=\"floor\" auto_pad=\"explicit\"";
   const Shape x_shape{1, 4, 64, 64}, r_shape{1, 4, 32, 32};  // a's output: 64 KiB
-  std::ofstream(dir.file("chain.xml")) << net(
-      parameter(0, "x", "1,4,64,64", x_shape) + avg_pool(1, "a", "opset1", pad, x_shape, x_shape) +
-          avg_pool(2, "b", "opset1", k2, x_shape, r_shape) + result(3, "r", r_shape),
-      edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(2, 1, 3, 0));
+  write_chain(dir.file("chain.xml"), "1,4,64,64", x_shape, r_shape);
   const Network first = Network::load(dir.file("chain.xml"), {{}, 1});
   const Network second = Network::load(dir.file("chain.xml"), {{}, 1});
   std::vector<float> x(4 * 64 * 64, 1.0f), r1(4 * 32 * 32), r2(r1.size());
