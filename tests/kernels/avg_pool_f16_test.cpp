@@ -1,6 +1,7 @@
 // The f16 kernel against the reference kernel: the same bits on every geometry it covers, on
 // both of its paths and for any thread count, and nothing touched where it declines.
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -164,6 +165,23 @@ TEST_CASE("f16 avg_pool in bands of output rows gives the reference's bits",
   }
 }
 
+TEST_CASE("f16 avg_pool bands tall planes in time linear in their rows",
+          "[kernels][avg_pool_f16]") {
+  // Bands of up to ~130000 output rows, each one grown a row at a time: a band's input rows
+  // recomputed from all its output rows at each step took ~10 s here, the reference ~20 ms.
+  SplitMix64 rng(0x7A11ull);
+  const Parallel par(2);
+  const PoolGeometry g = window({1, 1}, {200000, 4}, {3, 1}, {1, 1}, {1, 0}, {1, 0}, false, true);
+  INFO(describe(g));
+  const Tensor in = random_input(rng, g, 0);
+  Tensor got = poisoned_output(g);
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par));
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  CHECK(took.count() < 2.0);
+  CHECK(mismatches(g, got, run_reference(g, in, par)) == 0);
+}
+
 TEST_CASE("f16 avg_pool is bit-identical for any thread count", "[kernels][avg_pool_f16]") {
   SplitMix64 rng(0x7D16ull);
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(7)};
@@ -214,6 +232,20 @@ TEST_CASE("f16 avg_pool declines what it cannot prove and touches nothing",
     Tensor out = poisoned_output(wide);
     CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, wide, par));
     CHECK(same_bits(out, poisoned_output(wide)));
+  }
+  SECTION("an empty input axis with input rows past 2^62 along the others") {
+    // No window has a tap, but the D and H spans' product times OW passes 2^63: it wrapped
+    // below the buffer's budget and the W sums of 2^62 rows went into an empty buffer.
+    const std::int64_t n = (std::int64_t{1} << 31) + 1;
+    const PoolGeometry empty = window({1, 1}, {n, n, 0}, {2, 2, 1}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1},
+                                      false, true, {n - 1, n - 1, 1});
+    REQUIRE(empty.out_plane_size() == 2);
+    const Tensor in = random_input(rng, empty, 0);
+    Tensor out = poisoned_output(empty);
+    CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, empty, par));
+    CHECK(same_bits(out, poisoned_output(empty)));
+    irrun::kernels::avg_pool(in, out, empty, par);
+    CHECK(same_bits(out, run_reference(empty, in, par)));
   }
   SECTION("other element types") {
     const Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));

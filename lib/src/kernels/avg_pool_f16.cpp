@@ -103,17 +103,21 @@ struct Layout {
   bool f16c;  // the CPU has AVX2, FMA and F16C
 };
 
+// Widens s, the input rows [lo, hi] along one axis that some outputs read ({0, -1}: none), to
+// those output o reads too.
+void extend(std::pair<i64, i64>& s, const detail::AxisWindows& a, i64 o) {
+  const auto k = static_cast<std::size_t>(o);
+  if (a.taps[k] == 0) return;
+  const i64 last = a.first[k] + (a.taps[k] - 1) * a.step;
+  s.first = s.second < s.first ? a.first[k] : std::min(s.first, a.first[k]);
+  s.second = std::max(s.second, last);
+}
+
 // The input rows [lo, hi] along one axis that outputs [o0, o1) read ({0, -1}: none).
 std::pair<i64, i64> span(const detail::AxisWindows& a, i64 o0, i64 o1) {
-  i64 lo = 0, hi = -1;
-  for (i64 o = o0; o < o1; ++o) {
-    const auto k = static_cast<std::size_t>(o);
-    if (a.taps[k] == 0) continue;
-    const i64 last = a.first[k] + (a.taps[k] - 1) * a.step;
-    lo = hi < lo ? a.first[k] : std::min(lo, a.first[k]);
-    hi = std::max(hi, last);
-  }
-  return {lo, hi};
+  std::pair<i64, i64> s{0, -1};
+  for (i64 o = o0; o < o1; ++o) extend(s, a, o);
+  return s;
 }
 
 // Output rows [od0, od1) x [oh0, oh1) of a plane and the input rows they read, D rows [d.first,
@@ -216,22 +220,27 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
 // The bands of a plane, each within `budget` W sums: the whole plane when it fits (each input
 // row summed once), else per output D row, runs of output H rows (their shared input rows summed
 // again by the next band). At most `band_rows` output rows a band when not 0 (tests). Empty when
-// a single output row does not fit.
+// a single output row does not fit. A band grows an output row at a time, its H span extended
+// by that row's (recomputing it from every row of the band made a tall plane's bands quadratic).
 std::vector<Band> plane_bands(const Layout& l, i64 budget, i64 band_rows) {
   const PoolGeometry& g = l.g;
   const i64 OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  const i64 max_rows = budget / OW;  // rows() * OW <= budget, without the product
   const Band whole = band(l, 0, OD, 0, OH);
-  if (band_rows == 0 && whole.rows() * OW <= budget) return {whole};
+  if (band_rows == 0 && whole.rows() <= max_rows) return {whole};
   std::vector<Band> bands;
   for (i64 od = 0; od < OD; ++od) {
     for (i64 oh0 = 0; oh0 < OH;) {
-      i64 oh1 = oh0 + 1;
-      if (band(l, od, od + 1, oh0, oh1).rows() * OW > budget) return {};
-      while (oh1 < OH && (band_rows == 0 || oh1 - oh0 < band_rows) &&
-             band(l, od, od + 1, oh0, oh1 + 1).rows() * OW <= budget)
-        ++oh1;
-      bands.push_back(band(l, od, od + 1, oh0, oh1));
-      oh0 = oh1;
+      Band b = band(l, od, od + 1, oh0, oh0 + 1);
+      if (b.rows() > max_rows) return {};
+      while (b.oh1 < OH && (band_rows == 0 || b.oh1 - oh0 < band_rows)) {
+        Band wider = b;
+        extend(wider.h, l.ax[1], wider.oh1++);
+        if (wider.rows() > max_rows) break;
+        b = wider;
+      }
+      bands.push_back(b);
+      oh0 = b.oh1;
     }
   }
   return bands;
@@ -244,6 +253,10 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   if (in.type != ElementType::f16 || out.type != ElementType::f16) return false;
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   if (g.planes() * g.out_plane_size() == 0) return true;
+  // An empty input axis leaves every window without taps (the reference's zeros cost nothing),
+  // and the others' sizes unbounded by any buffer: their products (this kernel's spans times OW,
+  // in_plane_size()) could pass 2^63.
+  if (std::find(g.in.begin(), g.in.end(), 0) != g.in.end()) return false;
   const auto ax = detail::axis_windows(g);
   i64 max_taps = 1;
   for (const auto& a : ax) max_taps *= *std::max_element(a.taps.begin(), a.taps.end());
