@@ -1,7 +1,6 @@
 // The f16 kernel against the reference kernel: the same bits on every geometry it covers, on
 // both of its paths and for any thread count, and nothing touched where it declines.
 #include <bit>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -165,20 +164,16 @@ TEST_CASE("f16 avg_pool in bands of output rows gives the reference's bits",
   }
 }
 
-TEST_CASE("f16 avg_pool bands tall planes in time linear in their rows",
-          "[kernels][avg_pool_f16]") {
-  // Bands of up to ~130000 output rows, each one grown a row at a time: a band's input rows
-  // recomputed from all its output rows at each step took ~10 s here, the reference ~20 ms.
+TEST_CASE("f16 avg_pool bands a tall plane", "[kernels][avg_pool_f16]") {
+  // Bands of ~130000 output rows, each grown a row at a time by its new row's window. (Tests do
+  // not time things: a band recomputed from all its output rows at each step made this ~10 s.)
   SplitMix64 rng(0x7A11ull);
   const Parallel par(2);
   const PoolGeometry g = window({1, 1}, {200000, 4}, {3, 1}, {1, 1}, {1, 0}, {1, 0}, false, true);
   INFO(describe(g));
   const Tensor in = random_input(rng, g, 0);
   Tensor got = poisoned_output(g);
-  const auto start = std::chrono::steady_clock::now();
   REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par));
-  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-  CHECK(took.count() < 2.0);
   CHECK(mismatches(g, got, run_reference(g, in, par)) == 0);
 }
 

@@ -272,7 +272,9 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   if (l.full_kernel_divisor && volume.lo != 0) return false;  // not a double: mean_of's rest
   // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long), the
   // W sums of a band's input rows, and an output row's sums and divisors.
-  const i64 chunk = std::max<i64>(4, kWidenDoubles / std::max<i64>(1, g.in[2]));
+  // No more than the plane's rows: a run is never longer.
+  const i64 chunk =
+      std::max<i64>(4, std::min(g.in[0] * g.in[1], kWidenDoubles / std::max<i64>(1, g.in[2])));
   const i64 widened = chunk * g.in[2];
   if (widened + 2 * g.out[2] >= kMaxScratchDoubles) return false;  // and a row's sums, divisors
   const auto bands = plane_bands(l, kMaxScratchDoubles - widened - 2 * g.out[2], band_rows);
