@@ -394,6 +394,56 @@ TEST_CASE("Network::run refuses mismatching caller tensors before any compute", 
   CHECK(output == std::vector<float>(75, -1.0f));  // nothing written
 }
 
+TEST_CASE("Network::run refuses two outputs in overlapping memory", "[network]") {
+  // Distinct outputs of two_inputs_v11 ([1,3,6,6] f32 and [1,1,4,4] f16) sharing bytes would
+  // overwrite each other: refused before any compute.
+  const Network two = Network::load(sample("two_inputs_v11.xml"));
+  const std::vector<float> image(3 * 12 * 12, 2.0f);
+  const std::vector<std::uint16_t> mask(100, 0x3C00);
+  Tensors in;
+  for (const auto& p : two.inputs())
+    in.emplace(p.name, p.type == ElementType::f32 ? Tensor::wrap(p.type, p.shape, image.data())
+                                                  : Tensor::wrap(p.type, p.shape, mask.data()));
+  std::vector<float> shared(3 * 6 * 6, -1.0f);
+  Tensors outputs;
+  for (const auto& p : two.outputs())
+    outputs.emplace(p.name, Tensor::wrap(p.type, p.shape, shared.data() + 10));
+  require_run_error(two, in, outputs, ExitCode::bad_input, "are given overlapping memory");
+  CHECK(shared == std::vector<float>(3 * 6 * 6, -1.0f));
+
+  // One pooling output read by two Results: the same bytes for both are fine, as a run hands
+  // them out (the map is then reused), and the values land there; bytes shifted by one are not.
+  using namespace irrun::testing;
+  irrun::testing::ScratchDir dir("network");
+  const Shape x_shape{1, 1, 4, 4}, r_shape{1, 1, 2, 2};
+  std::ofstream(dir.file("two_results.xml"))
+      << net(parameter(0, "x", "1,1,4,4", x_shape) +
+                 avg_pool(1, "p", "opset1",
+                          "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\"",
+                          x_shape, r_shape) +
+                 result(2, "r1", r_shape) + result(3, "r2", r_shape),
+             edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(1, 1, 3, 0));
+  const Network one = Network::load(dir.file("two_results.xml"));
+  REQUIRE(one.outputs().size() == 2);
+  const auto x = iota(16);
+  const Tensors x_in{{"x", Tensor::wrap(ElementType::f32, x_shape, x.data())}};
+  auto reused = one.run(x_in);  // both names, one irrun-owned tensor
+  CHECK(reused.at(one.outputs()[0].name).data<float>() ==
+        reused.at(one.outputs()[1].name).data<float>());
+  one.run(x_in, reused);
+  std::vector<float> out(5, -1.0f);
+  Tensors same, shifted;
+  for (const auto& p : one.outputs()) {
+    same.emplace(p.name, Tensor::wrap(ElementType::f32, r_shape, out.data()));
+    shifted.emplace(p.name, Tensor::wrap(ElementType::f32, r_shape, out.data() + shifted.size()));
+  }
+  one.run(x_in, same);
+  CHECK(std::vector<float>(out.begin(), out.begin() + 4) ==
+        std::vector<float>{2.5f, 4.5f, 10.5f, 12.5f});
+  CHECK(out[4] == -1.0f);
+  require_run_error(one, x_in, shifted, ExitCode::bad_input, "are given overlapping memory");
+}
+
 TEST_CASE("Network::run names the ops it cannot execute", "[network]") {
   const Network net = Network::load(sample("multi_op_v11.xml"));
   const std::vector<float> x(3 * 16 * 16);

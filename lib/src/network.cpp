@@ -226,6 +226,28 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
     require_buffer(what, tensor);
     if (!tensor.buffer.writable()) throw input_error(what + ": the tensor given is read-only");
   }
+  // Two outputs in overlapping memory would overwrite each other, unless they are the same bytes
+  // for the same values: two Results of one tensor, as a run hands them out.
+  const auto source = [&](const std::string& name) {
+    const auto i =
+        static_cast<std::size_t>(std::find_if(impl_->outputs.begin(), impl_->outputs.end(),
+                                              [&](const PortInfo& p) { return p.name == name; }) -
+                                 impl_->outputs.begin());
+    const auto& src = m.graph.nodes[m.graph.results[i]].inputs.at(0);
+    return std::pair{src.node, src.output};
+  };
+  for (auto a = outputs.begin(); a != outputs.end(); ++a) {
+    for (auto b = std::next(a); b != outputs.end(); ++b) {
+      const Tensor &x = a->second, &y = b->second;
+      const std::byte *xd = x.buffer.data(), *yd = y.buffer.data();
+      if (!x.byte_size() || !y.byte_size() || xd + x.byte_size() <= yd || yd + y.byte_size() <= xd)
+        continue;
+      if (xd == yd && x.byte_size() == y.byte_size() && source(a->first) == source(b->first))
+        continue;
+      throw input_error(m.ir.path + ": outputs '" + a->first + "' and '" + b->first +
+                        "' are given overlapping memory");
+    }
+  }
 
   // Caller tensors by Result layer: pooling outputs are computed straight into them.
   const auto& result_layers = m.graph.results;

@@ -92,9 +92,10 @@ class Network {
   //
   // `outputs`: a tensor the caller puts under an output's name (e.g. Tensor::wrap of its own
   // array) receives that output: it must be writable and have the output's element type and
-  // shape (checked before any compute; a mismatch throws bad_input). A pooling output is computed
-  // straight into it; an output that passes a Parameter or Const through, or whose tensor
-  // overlaps an input or another output's tensor, is copied into it once at the end. Outputs the
+  // shape (checked before any compute; a mismatch throws bad_input, and so do two outputs given
+  // overlapping memory, but for one tensor read by two Results given the same). A pooling output is
+  // computed straight into it; an output that passes a Parameter or Const through, or whose tensor
+  // overlaps an input, is copied into it once at the end. Outputs the
   // map does not name are added to it as irrun-owned tensors (a pass-through one shares the
   // input's or the weights' memory). Such an added entry is then a tensor "the caller put
   // there" on the next run with the same map, and may be a read-only view of an input: for
