@@ -40,16 +40,6 @@ double gbps(double bytes, double ms) {
   return ms > 0 ? bytes / (ms * 1e6) : 0.0;
 }
 
-// Whether the run took this output's buffer from the recycler, which may then keep it for the
-// next run: a pooling layer's output, or a v10 IR's output converted to f32 or i32. Others are
-// inputs or weights passed through, or made afresh each run (a misaligned Const's copy).
-bool taken_from_recycler(const Model& model, const PreparedRun& prepared, const Output& out) {
-  const auto& src = model.graph.nodes.at(out.result_layer).inputs.at(0);
-  const auto& producer = prepared.analysis.nodes.at(src.node);
-  const bool converted = out.tensor.type != producer.outputs.at(src.output).type;
-  return converted || (producer.op && is_pool(producer.op->kind));
-}
-
 struct LayerRecord {
   std::vector<double> seconds;
   std::size_t bytes = 0;

@@ -194,6 +194,13 @@ bool taken_from_recycler(const Analysis& a, std::size_t n) {
 
 }  // namespace
 
+bool taken_from_recycler(const Model& model, const PreparedRun& prepared, const Output& out) {
+  const auto& src = model.graph.nodes.at(out.result_layer).inputs.at(0);
+  const bool converted =
+      out.tensor.type != prepared.analysis.nodes.at(src.node).outputs.at(src.output).type;
+  return converted || taken_from_recycler(prepared.analysis, src.node);
+}
+
 std::string output_name(const Model& model, std::size_t result_layer) {
   const auto& node = model.graph.nodes[result_layer];
   if (!node.inputs.empty()) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <system_error>
+#include <tuple>
 
 #include "irrun/analysis.hpp"
 #include "irrun/api_boundary.hpp"
@@ -213,6 +214,9 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
     if (!bound.count(params[i]))
       throw input_error(m.ir.path + ": no tensor for " + describe("input", impl_->inputs[i]));
   }
+  // The given outputs with the tensor each Result reads (layer, output port).
+  std::vector<std::tuple<const std::string*, const Tensor*, std::pair<std::size_t, std::size_t>>>
+      given;
   for (const auto& entry : outputs) {
     // Not a structured binding: clang 14 cannot capture those in the lambda.
     const std::string& name = entry.first;
@@ -225,26 +229,22 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
     const std::string what = m.ir.path + ": " + describe("output", *it);
     require_buffer(what, tensor);
     if (!tensor.buffer.writable()) throw input_error(what + ": the tensor given is read-only");
+    const auto r = m.graph.results[static_cast<std::size_t>(it - impl_->outputs.begin())];
+    const auto& src = m.graph.nodes[r].inputs.at(0);
+    given.emplace_back(&name, &tensor, std::pair{src.node, src.output});
   }
   // Two outputs in overlapping memory would overwrite each other, unless they are the same bytes
   // for the same values: two Results of one tensor, as a run hands them out.
-  const auto source = [&](const std::string& name) {
-    const auto i =
-        static_cast<std::size_t>(std::find_if(impl_->outputs.begin(), impl_->outputs.end(),
-                                              [&](const PortInfo& p) { return p.name == name; }) -
-                                 impl_->outputs.begin());
-    const auto& src = m.graph.nodes[m.graph.results[i]].inputs.at(0);
-    return std::pair{src.node, src.output};
-  };
-  for (auto a = outputs.begin(); a != outputs.end(); ++a) {
-    for (auto b = std::next(a); b != outputs.end(); ++b) {
-      const Tensor &x = a->second, &y = b->second;
-      const std::byte *xd = x.buffer.data(), *yd = y.buffer.data();
-      if (!x.byte_size() || !y.byte_size() || xd + x.byte_size() <= yd || yd + y.byte_size() <= xd)
+  for (std::size_t a = 0; a < given.size(); ++a) {
+    for (std::size_t b = a + 1; b < given.size(); ++b) {
+      const auto& [x_name, x, x_source] = given[a];
+      const auto& [y_name, y, y_source] = given[b];
+      const std::byte *xd = x->buffer.data(), *yd = y->buffer.data();
+      if (!x->byte_size() || !y->byte_size() || xd + x->byte_size() <= yd ||
+          yd + y->byte_size() <= xd)
         continue;
-      if (xd == yd && x.byte_size() == y.byte_size() && source(a->first) == source(b->first))
-        continue;
-      throw input_error(m.ir.path + ": outputs '" + a->first + "' and '" + b->first +
+      if (xd == yd && x->byte_size() == y->byte_size() && x_source == y_source) continue;
+      throw input_error(m.ir.path + ": outputs '" + *x_name + "' and '" + *y_name +
                         "' are given overlapping memory");
     }
   }

@@ -82,6 +82,11 @@ std::vector<Output> run_model(const Model& model, const PreparedRun& prepared,
                               kernels::Kernels choice = kernels::Kernels::best,
                               TensorRecycler* recycler = nullptr);
 
+// Whether run_model with a recycler took this output's buffer from it, so that a caller done
+// with the output may keep it there for the next run: a pooling layer's output, or a v10 IR's
+// output converted to f32 or i32 (not an input or weights passed through).
+bool taken_from_recycler(const Model& model, const PreparedRun& prepared, const Output& out);
+
 // A model holding just the pooling layer named `layer_name` of `model`: a Parameter shaped like
 // the layer's declared data input (named after the producing tensor or layer), the layer's Const
 // inputs, the layer and a Result per output (MaxPool-8/14: values, then indices). Weights are

@@ -270,14 +270,14 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   const Layout l{g, ax, !g.adaptive && g.pads_in_avg, volume.hi, f16c && isa != Isa::portable};
   if (max_taps > kMaxExactTaps) return false;
   if (l.full_kernel_divisor && volume.lo != 0) return false;  // not a double: mean_of's rest
-  // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long), the
-  // W sums of a band's input rows, and an output row's sums and divisors.
-  // No more than the plane's rows: a run is never longer.
+  // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long, and
+  // no more than the plane's rows, which no run passes), an output row's sums and divisors, and
+  // the W sums of a band's input rows in what is left.
   const i64 chunk =
       std::max<i64>(4, std::min(g.in[0] * g.in[1], kWidenDoubles / std::max<i64>(1, g.in[2])));
-  const i64 widened = chunk * g.in[2];
-  if (widened + 2 * g.out[2] >= kMaxScratchDoubles) return false;  // and a row's sums, divisors
-  const auto bands = plane_bands(l, kMaxScratchDoubles - widened - 2 * g.out[2], band_rows);
+  const i64 widened = chunk * g.in[2], row_end = 2 * g.out[2];
+  if (widened + row_end >= kMaxScratchDoubles) return false;
+  const auto bands = plane_bands(l, kMaxScratchDoubles - widened - row_end, band_rows);
   if (bands.empty()) return false;
   i64 band_sums = 0;
   for (const auto& b : bands) band_sums = std::max(band_sums, b.rows() * g.out[2]);
@@ -293,7 +293,7 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   auto* y = out.mutable_data<std::uint16_t>();
   par.for_range(g.planes(), [&](i64 b, i64 e) {
     std::vector<double> xs(static_cast<std::size_t>(widened)),
-        rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(2 * g.out[2]));
+        rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(row_end));
     for (i64 p = b; p < e; ++p)
       for (const auto& band : bands)
         band_f16(l, band, x + p * n_in, xs.data(), chunk, rows.data(), finish.data(),
