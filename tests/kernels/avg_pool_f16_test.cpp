@@ -132,6 +132,43 @@ TEST_CASE("f16 avg_pool on large windows and the benchmark patterns", "[kernels]
   }
 }
 
+TEST_CASE("f16 avg_pool on whole-plane windows (global pools) gives the reference's bits",
+          "[kernels][avg_pool_f16]") {
+  // Plane sizes around the sum's 8 and 16 lanes, plane counts off four (the planes end four at
+  // a time) split over 1-3 threads, pads in or out of the divisor; then single windows that do
+  // not cover the plane (a column left out, dilated taps), which take the bands.
+  SplitMix64 rng(0x610BA1ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
+  const PoolGeometry geometries[] = {
+      adaptive({2, 35}, {7, 7}, {1, 1}),  // S4's and S7's planes
+      adaptive({1, 5}, {1, 1}, {1, 1}),
+      adaptive({3, 2}, {3, 5}, {1, 1}),
+      adaptive({1, 9}, {4, 4}, {1, 1}),
+      adaptive({1, 7}, {1, 17}, {1, 1}),
+      adaptive({1, 3}, {4, 4, 4}, {1, 1, 1}),
+      adaptive({1, 2}, {90, 91}, {1, 1}),  // 8190 taps: the largest exact window
+      window({1, 9}, {7, 7}, {9, 9}, {1, 1}, {1, 1}, {1, 1}, false, false),  // 81 a divisor
+      window({1, 9}, {7, 7}, {9, 9}, {1, 1}, {1, 1}, {1, 1}, false, true),
+      window({2, 3}, {7, 7}, {7, 7}, {2, 2}, {0, 0}, {0, 0}, true, true),
+      window({1, 4}, {7, 8}, {7, 7}, {1, 2}, {0, 0}, {0, 0}, false, true),  // column 7 unread
+      window({1, 4}, {7, 7}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, false, true, {2, 2}),
+  };
+  for (const PoolGeometry& g : geometries) {
+    for (int mode = 0; mode < 3; ++mode) {
+      INFO(describe(g) << " mode " << mode);
+      const Tensor in = random_input(rng, g, mode);
+      const Tensor want = run_reference(g, in, pools[1]);
+      for (const Parallel& par : pools) {
+        for (Isa isa : {Isa::best, Isa::portable}) {
+          Tensor got = poisoned_output(g);
+          REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par, isa));
+          CHECK(mismatches(g, got, want) == 0);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("f16 avg_pool in bands of output rows gives the reference's bits",
           "[kernels][avg_pool_f16]") {
   // Bands forced down to 1-3 output rows on random geometries (D and H windows overlapping,

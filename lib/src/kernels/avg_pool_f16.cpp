@@ -91,6 +91,52 @@ __attribute__((target("avx2,fma,f16c"))) i64 finish_f16c(const double* s, const 
   return i;
 }
 
+// lo += x[0, 4), hi += x[4, 8), as doubles.
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void add8_f16c(
+    const std::uint16_t* x, __m256d& lo, __m256d& hi) {
+  const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
+  lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+  hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+}
+
+// The sum of x[0, n) (exact, as any sum here): four chains of four lanes, so that the adds run
+// at their throughput rather than their latency.
+__attribute__((target("avx2,fma,f16c"))) double sum_f16c(const std::uint16_t* x, i64 n) {
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    add8_f16c(x + i, a0, a1);
+    add8_f16c(x + i + 8, a2, a3);
+  }
+  if (i + 8 <= n) {
+    add8_f16c(x + i, a0, a1);
+    i += 8;
+  }
+  const __m256d v = _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3));
+  const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  double s = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+  for (; i < n; ++i) s += f16_bits_to_double(x[i]);
+  return s;
+}
+
+double sum_portable(const std::uint16_t* x, i64 n) {
+  double s = 0.0;
+  for (i64 i = 0; i < n; ++i) s += f16_bits_to_double(x[i]);
+  return s;
+}
+
+// y[k] = the reference's f16 of s[k] / n[k], k < count.
+void end_outputs(const double* s, const double* n, i64 count, bool f16c, std::uint16_t* y) {
+  i64 k = f16c ? finish_f16c(s, n, count, y) : 0;
+  // A zero sum (a window without taps too) gives +0 whatever its sign and n, as in the
+  // reference: q + (rem + 0) / n is -0 + +0 for a -0.
+  for (; k < count; ++k) {
+    detail::Divisor div;
+    div.hi = n[k];  // a count below 2^53, or the kernel volume when that is a double
+    y[k] = f16_bits_from_double(detail::mean_of(s[k], 0.0, div));
+  }
+}
+
 void widen_portable(const std::uint16_t* x, i64 n, double* d) {
   for (i64 i = 0; i < n; ++i) d[i] = f16_bits_to_double(x[i]);
 }
@@ -204,15 +250,7 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
         divisors[ow] =
             l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(std::max<i64>(1, taps));
       }
-      std::uint16_t* yr = y + (od * OH + oh) * OW;
-      ow = l.f16c ? finish_f16c(sums, divisors, OW, yr) : 0;
-      // A zero sum (a window without taps too) gives +0 whatever its sign and n, as in the
-      // reference: q + (rem + 0) / n is -0 + +0 for a -0.
-      for (; ow < OW; ++ow) {
-        detail::Divisor div;
-        div.hi = divisors[ow];  // a count below 2^53, or the kernel volume when that is a double
-        yr[ow] = f16_bits_from_double(detail::mean_of(sums[ow], 0.0, div));
-      }
+      end_outputs(sums, divisors, OW, l.f16c, y + (od * OH + oh) * OW);
     }
   }
 }
@@ -291,6 +329,23 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   if (!finite) return false;
 
   auto* y = out.mutable_data<std::uint16_t>();
+  // A window over the whole plane (a global pool) sums the plane at once, and four planes end
+  // together: a band a plane made a pass per input row and left a division's latency exposed.
+  bool global = g.out_plane_size() == 1;
+  for (std::size_t a = 0; a < 3; ++a) global = global && ax[a].taps[0] == g.in[a];
+  if (global) {
+    const double divisor = l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(n_in);
+    const auto sum = l.f16c ? sum_f16c : sum_portable;
+    par.for_range(g.planes(), [&](i64 b, i64 e) {
+      double sums[4], divisors[4] = {divisor, divisor, divisor, divisor};
+      for (i64 p = b; p < e; p += 4) {
+        const i64 m = std::min<i64>(4, e - p);
+        for (i64 k = 0; k < m; ++k) sums[k] = sum(x + (p + k) * n_in, n_in);
+        end_outputs(sums, divisors, m, l.f16c, y + p);
+      }
+    });
+    return true;
+  }
   par.for_range(g.planes(), [&](i64 b, i64 e) {
     std::vector<double> xs(static_cast<std::size_t>(widened)),
         rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(row_end));
