@@ -194,6 +194,9 @@ TEST_CASE("f16 avg_pool in bands of output rows gives the reference's bits",
       // Bands of ~130000 output rows, each grown a row at a time by its new row's window. (Tests
       // do not time things: a band recomputed from all its rows at each step made this ~10 s.)
       window({1, 1}, {200000, 4}, {3, 1}, {1, 1}, {1, 0}, {1, 0}, false, true),
+      // Strides past the kernel: the rows between windows are skipped.
+      window({1, 1}, {4000, 2000}, {1, 1}, {8, 8}, {0, 0}, {0, 0}, false, true),
+      window({1, 2}, {5, 600, 700}, {1, 2, 2}, {3, 5, 5}, {0, 1, 0}, {0, 1, 0}, true, false),
   };
   for (const PoolGeometry& g : large) {
     INFO(describe(g));
@@ -227,7 +230,7 @@ TEST_CASE("f16 avg_pool declines what it cannot prove and touches nothing",
   const Parallel par(2);
   const PoolGeometry g = window({1, 3}, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true);
   const Tensor untouched = poisoned_output(g);
-  SECTION("an inf or NaN anywhere in the input") {
+  SECTION("an inf or NaN anywhere in the rows windows read") {
     for (std::uint16_t special : {0x7C00, 0xFC00, 0x7E00, 0x7C01}) {
       Tensor in = random_input(rng, g, 0);
       in.mutable_data<std::uint16_t>()[static_cast<std::size_t>(
@@ -238,6 +241,30 @@ TEST_CASE("f16 avg_pool declines what it cannot prove and touches nothing",
       // avg_pool then runs the reference kernel: its bits, NaN payloads included.
       irrun::kernels::avg_pool(in, out, g, par);
       CHECK(same_bits(out, run_reference(g, in, par)));
+    }
+  }
+  SECTION("but not for an inf or NaN in a row no window reads") {
+    // k1 s3 along H, then along D: rows 1, 2, 4, 5, ... of that axis lie between windows, and
+    // the reference never reads them.
+    const PoolGeometry gaps[] = {
+        window({1, 3}, {9, 11}, {1, 2}, {3, 1}, {0, 0}, {0, 0}, false, true),
+        window({2, 1}, {8, 4, 5}, {1, 2, 2}, {3, 1, 1}, {0, 1, 0}, {0, 0, 0}, false, true),
+    };
+    for (const PoolGeometry& gg : gaps) {
+      const std::int64_t axis = gg.spatial_rank == 2 ? 1 : 0;  // the axis of k1 s3
+      std::int64_t inner = 1;                                  // elements a row of that axis spans
+      for (std::int64_t a = axis + 1; a < 3; ++a) inner *= gg.in[static_cast<std::size_t>(a)];
+      for (std::uint16_t special : {0x7C00, 0xFC00, 0x7E00, 0x7C01}) {
+        INFO(describe(gg) << " special 0x" << std::hex << special);
+        Tensor in = random_input(rng, gg, 0);
+        std::int64_t at = 0;
+        do at = rng.range(0, static_cast<std::int64_t>(in.element_count()) - 1);
+        while ((at / inner) % gg.in[static_cast<std::size_t>(axis)] % 3 == 0);
+        in.mutable_data<std::uint16_t>()[static_cast<std::size_t>(at)] = special;
+        Tensor out = poisoned_output(gg);
+        REQUIRE(irrun::kernels::avg_pool_f16(in, out, gg, par));
+        CHECK(mismatches(gg, out, run_reference(gg, in, par)) == 0);
+      }
     }
   }
   SECTION("windows past 2^13 taps") {

@@ -8,8 +8,8 @@
 // as the reference does (mean_of of the exact sum, rounded once to f16).
 // A plane whose W sums do not fit the per-thread buffer goes in bands of output rows, each with
 // the W sums of the input rows it reads. Not covered (the reference kernel runs): windows of more
-// than 2^13 taps, input rows or single output rows too wide for the buffers, and inputs holding
-// an inf or NaN (the reference returns the first NaN in its own order).
+// than 2^13 taps, input rows or single output rows too wide for the buffers, and an inf or NaN
+// in an input row some window reads (the reference returns the first NaN in its own order).
 #include <cpuid.h>
 
 #include <algorithm>
@@ -147,7 +147,18 @@ struct Layout {
   bool full_kernel_divisor;
   double kernel_volume;
   bool f16c;  // the CPU has AVX2, FMA and F16C
+  // The input D and H rows some window reads, and whether that is all of them (strides past
+  // the kernel leave rows between windows, which a band then skips).
+  std::vector<char> read_d, read_h;
+  bool read_all;
 };
+
+std::vector<char> rows_read(const detail::AxisWindows& a, i64 in) {
+  std::vector<char> read(static_cast<std::size_t>(in), 0);
+  for (std::size_t o = 0; o < a.first.size(); ++o)
+    for (i64 t = 0; t < a.taps[o]; ++t) read[static_cast<std::size_t>(a.first[o] + t * a.step)] = 1;
+  return read;
+}
 
 // Widens s, the input rows [lo, hi] along one axis that some outputs read ({0, -1}: none), to
 // those output o reads too.
@@ -212,12 +223,26 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
   for (i64 q = 0; q < runs && b.rows() > 0; ++q) {
     const std::uint16_t* src = x + ((b.d.first + q) * IH + b.h.first) * IW;
     double* out = rows + q * band_h * OW;
-    for (i64 c0 = 0; c0 < run_rows; c0 += chunk) {
-      const i64 c = std::min(chunk, run_rows - c0);
-      widen(src + c0 * IW, c * IW, xs);
-      i64 r = 0;
-      for (; r + 4 <= c; r += 4) w_sums.template operator()<4>(xs + r * IW, out + (c0 + r) * OW);
-      for (; r < c; ++r) w_sums.template operator()<1>(xs + r * IW, out + (c0 + r) * OW);
+    const auto read = [&](i64 r) {  // row r of the run
+      const i64 d = every_h ? b.d.first + r / IH : b.d.first + q;
+      const i64 h = every_h ? r % IH : b.h.first + r;
+      return l.read_d[static_cast<std::size_t>(d)] && l.read_h[static_cast<std::size_t>(h)];
+    };
+    // Stretches [r0, r1) of rows read; their W sums alone are kept (the others are never used).
+    for (i64 r0 = 0, r1 = 0; r0 < run_rows; r0 = r1) {
+      if (l.read_all) {
+        r1 = run_rows;
+      } else {
+        while (r0 < run_rows && !read(r0)) ++r0;
+        for (r1 = r0; r1 < run_rows && read(r1);) ++r1;
+      }
+      for (i64 c0 = r0; c0 < r1; c0 += chunk) {
+        const i64 c = std::min(chunk, r1 - c0);
+        widen(src + c0 * IW, c * IW, xs);
+        i64 r = 0;
+        for (; r + 4 <= c; r += 4) w_sums.template operator()<4>(xs + r * IW, out + (c0 + r) * OW);
+        for (; r < c; ++r) w_sums.template operator()<1>(xs + r * IW, out + (c0 + r) * OW);
+      }
     }
   }
   // Per output row, the row sums of its windows' D and H taps, R outputs at once (in registers:
@@ -305,9 +330,18 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
     return detail::cpu_has_avx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
   }();
   const detail::Divisor volume = detail::volume_divisor(g.kernel.data());
-  const Layout l{g, ax, !g.adaptive && g.pads_in_avg, volume.hi, f16c && isa != Isa::portable};
   if (max_taps > kMaxExactTaps) return false;
-  if (l.full_kernel_divisor && volume.lo != 0) return false;  // not a double: mean_of's rest
+  if (!g.adaptive && g.pads_in_avg && volume.lo != 0) return false;  // not a double: mean_of's rest
+  Layout l{g,
+           ax,
+           !g.adaptive && g.pads_in_avg,
+           volume.hi,
+           f16c && isa != Isa::portable,
+           rows_read(ax[0], g.in[0]),
+           rows_read(ax[1], g.in[1]),
+           false};
+  l.read_all = std::find(l.read_d.begin(), l.read_d.end(), 0) == l.read_d.end() &&
+               std::find(l.read_h.begin(), l.read_h.end(), 0) == l.read_h.end();
   // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long, and
   // no more than the plane's rows, which no run passes), an output row's sums and divisors, and
   // the W sums of a band's input rows in what is left.
@@ -324,7 +358,17 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   const i64 n_in = g.in_plane_size();
   std::atomic<bool> finite{true};
   par.for_range(g.planes(), [&](i64 b, i64 e) {
-    if (!finite_f16(x + b * n_in, (e - b) * n_in)) finite = false;
+    if (l.read_all) {
+      if (!finite_f16(x + b * n_in, (e - b) * n_in)) finite = false;
+      return;
+    }
+    // Only the rows some window reads: an inf or NaN elsewhere is not in the reference's sums.
+    for (i64 p = b; p < e; ++p)
+      for (i64 d = 0; d < g.in[0]; ++d)
+        for (i64 h = 0; h < g.in[1]; ++h)
+          if (l.read_d[static_cast<std::size_t>(d)] && l.read_h[static_cast<std::size_t>(h)] &&
+              !finite_f16(x + p * n_in + (d * g.in[1] + h) * g.in[2], g.in[2]))
+            finite = false;
   });
   if (!finite) return false;
 

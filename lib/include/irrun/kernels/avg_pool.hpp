@@ -59,7 +59,7 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 
 // The f16 kernel (avg_pool_f16.cpp): the reference kernel's bits, from exact double sums in a
 // cheaper order. Returns false, touching nothing, when it does not cover the case (other element
-// types, windows of more than 2^13 taps, rows past its buffers, an inf or NaN in the input).
+// types, windows of more than 2^13 taps, rows past its buffers, an inf or NaN in a row it reads).
 // Isa::portable leaves out its F16C conversions (every path gives the same bits). `band_rows`,
 // when not 0, makes it work in bands of at most that many output rows (tests).
 bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
