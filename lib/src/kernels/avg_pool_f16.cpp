@@ -390,13 +390,17 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
     });
     return true;
   }
-  par.for_range(g.planes(), [&](i64 b, i64 e) {
+  // A task is a band of a plane (bands write disjoint outputs), so that the bands of a single
+  // large plane spread over the threads too.
+  const auto per_plane = static_cast<i64>(bands.size());
+  par.for_range(g.planes() * per_plane, [&](i64 b, i64 e) {
     std::vector<double> xs(static_cast<std::size_t>(widened)),
         rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(row_end));
-    for (i64 p = b; p < e; ++p)
-      for (const auto& band : bands)
-        band_f16(l, band, x + p * n_in, xs.data(), chunk, rows.data(), finish.data(),
-                 y + p * g.out_plane_size());
+    for (i64 t = b; t < e; ++t) {
+      const i64 p = t / per_plane;
+      band_f16(l, bands[static_cast<std::size_t>(t % per_plane)], x + p * n_in, xs.data(), chunk,
+               rows.data(), finish.data(), y + p * g.out_plane_size());
+    }
   });
   return true;
 }
