@@ -357,18 +357,18 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   const auto* x = in.data<std::uint16_t>();
   const i64 n_in = g.in_plane_size();
   std::atomic<bool> finite{true};
-  par.for_range(g.planes(), [&](i64 b, i64 e) {
+  // By input rows (a single plane spreads over the threads too); with gaps between windows,
+  // only the rows some window reads: an inf or NaN elsewhere is not in the reference's sums.
+  const i64 ID = g.in[0], IH = g.in[1], IW = g.in[2];
+  par.for_range(g.planes() * ID * IH, [&](i64 b, i64 e) {
     if (l.read_all) {
-      if (!finite_f16(x + b * n_in, (e - b) * n_in)) finite = false;
+      if (!finite_f16(x + b * IW, (e - b) * IW)) finite = false;
       return;
     }
-    // Only the rows some window reads: an inf or NaN elsewhere is not in the reference's sums.
-    for (i64 p = b; p < e; ++p)
-      for (i64 d = 0; d < g.in[0]; ++d)
-        for (i64 h = 0; h < g.in[1]; ++h)
-          if (l.read_d[static_cast<std::size_t>(d)] && l.read_h[static_cast<std::size_t>(h)] &&
-              !finite_f16(x + p * n_in + (d * g.in[1] + h) * g.in[2], g.in[2]))
-            finite = false;
+    for (i64 r = b; r < e; ++r)
+      if (l.read_d[static_cast<std::size_t>(r / IH % ID)] &&
+          l.read_h[static_cast<std::size_t>(r % IH)] && !finite_f16(x + r * IW, IW))
+        finite = false;
   });
   if (!finite) return false;
 
