@@ -34,6 +34,7 @@ using i64 = std::int64_t;
 constexpr i64 kMaxExactTaps = i64{1} << 13;       // see above
 constexpr i64 kMaxScratchDoubles = i64{1} << 19;  // per thread: 4 MiB
 constexpr i64 kWidenDoubles = 4096;               // input rows widened at a time, at least
+constexpr i64 kEndOutputs = 256;                  // outputs ended at a time, at least
 
 bool finite_f16(const std::uint16_t* x, i64 n) {
   std::uint16_t any = 0;  // branch-free, so the loop vectorises
@@ -192,10 +193,10 @@ Band band(const Layout& l, i64 od0, i64 od1, i64 oh0, i64 oh1) {
 }
 
 // One band of a plane: x (the plane's f16 inputs) -> rows (W sums of the band's input rows, via
-// xs, a chunk of input rows widened to doubles) -> finish (an output row's sums and divisors) ->
+// xs, a chunk of input rows widened to doubles) -> finish (sums and divisors of outputs to end) ->
 // y (the plane's outputs).
 void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs, i64 chunk,
-              double* rows, double* finish, std::uint16_t* y) {
+              double* rows, double* finish, i64 ends, std::uint16_t* y) {
   const PoolGeometry& g = l.g;
   const auto &ad = l.ax[0], &ah = l.ax[1],
              &aw = l.ax[2];  // not a structured binding: clang 14 lambdas cannot capture one
@@ -246,15 +247,23 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
     }
   }
   // Per output row, the row sums of its windows' D and H taps, R outputs at once (in registers:
-  // an accumulator row in memory would chain every add through a store and a load), then every
-  // output of the row ended in one pass (a call per four outputs left each division's latency
-  // exposed).
+  // an accumulator row in memory would chain every add through a store and a load). Outputs are
+  // ended `ends` or more at a time, in one pass (a call per four outputs left each division's
+  // latency exposed, and rows of one to three outputs went one by one): a band's outputs follow
+  // each other in y, since it is a whole plane or output rows of one output D row.
   double* sums = finish;
-  double* divisors = finish + OW;
+  double* divisors = finish + ends;
+  std::uint16_t* yp = y + (b.od0 * OH + b.oh0) * OW;  // the first output not ended
+  i64 pending = 0;
   for (i64 od = b.od0; od < b.od1; ++od) {
     const auto d = static_cast<std::size_t>(od);
     for (i64 oh = b.oh0; oh < b.oh1; ++oh) {
       const auto h = static_cast<std::size_t>(oh);
+      if (pending + OW > ends) {
+        end_outputs(sums, divisors, pending, l.f16c, yp);
+        yp += pending;
+        pending = 0;
+      }
       const auto row_sums = [&]<int R>(i64 ow) {
         double s[R];
         for (int k = 0; k < R; ++k) s[k] = 0.0;
@@ -265,19 +274,20 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
             for (int k = 0; k < R; ++k) s[k] += rows[r * OW + ow + k];
           }
         }
-        for (int k = 0; k < R; ++k) sums[ow + k] = s[k];
+        for (int k = 0; k < R; ++k) sums[pending + ow + k] = s[k];
       };
       i64 ow = 0;
       for (; ow + 4 <= OW; ow += 4) row_sums.template operator()<4>(ow);
       for (; ow < OW; ++ow) row_sums.template operator()<1>(ow);
       for (ow = 0; ow < OW; ++ow) {
         const i64 taps = ad.taps[d] * ah.taps[h] * aw.taps[static_cast<std::size_t>(ow)];
-        divisors[ow] =
+        divisors[pending + ow] =
             l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(std::max<i64>(1, taps));
       }
-      end_outputs(sums, divisors, OW, l.f16c, y + (od * OH + oh) * OW);
+      pending += OW;
     }
   }
+  end_outputs(sums, divisors, pending, l.f16c, yp);
 }
 
 // The bands of a plane, each within `budget` W sums: the whole plane when it fits (each input
@@ -343,13 +353,14 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   l.read_all = std::find(l.read_d.begin(), l.read_d.end(), 0) == l.read_d.end() &&
                std::find(l.read_h.begin(), l.read_h.end(), 0) == l.read_h.end();
   // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long, and
-  // no more than the plane's rows, which no run passes), an output row's sums and divisors, and
+  // no more than the plane's rows, which no run passes), sums and divisors of outputs to end, and
   // the W sums of a band's input rows in what is left.
   const i64 chunk =
       std::max<i64>(4, std::min(g.in[0] * g.in[1], kWidenDoubles / std::max<i64>(1, g.in[2])));
-  const i64 widened = chunk * g.in[2], row_end = 2 * g.out[2];
-  if (widened + row_end >= kMaxScratchDoubles) return false;
-  const auto bands = plane_bands(l, kMaxScratchDoubles - widened - row_end, band_rows);
+  const i64 ends = std::max(g.out[2], kEndOutputs);
+  const i64 widened = chunk * g.in[2], end_buffer = 2 * ends;
+  if (widened + end_buffer >= kMaxScratchDoubles) return false;
+  const auto bands = plane_bands(l, kMaxScratchDoubles - widened - end_buffer, band_rows);
   if (bands.empty()) return false;
   i64 band_sums = 0;
   for (const auto& b : bands) band_sums = std::max(band_sums, b.rows() * g.out[2]);
@@ -395,11 +406,11 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   const auto per_plane = static_cast<i64>(bands.size());
   par.for_range(g.planes() * per_plane, [&](i64 b, i64 e) {
     std::vector<double> xs(static_cast<std::size_t>(widened)),
-        rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(row_end));
+        rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(end_buffer));
     for (i64 t = b; t < e; ++t) {
       const i64 p = t / per_plane;
       band_f16(l, bands[static_cast<std::size_t>(t % per_plane)], x + p * n_in, xs.data(), chunk,
-               rows.data(), finish.data(), y + p * g.out_plane_size());
+               rows.data(), finish.data(), ends, y + p * g.out_plane_size());
     }
   });
   return true;
