@@ -16,6 +16,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -152,7 +153,28 @@ struct Layout {
   // the kernel leave rows between windows, which a band then skips).
   std::vector<char> read_d, read_h;
   bool read_all;
+  // w_four[ow]: 1 or 2 when outputs ow..ow+3 have windows of as many taps, each that many taps
+  // after the last; else 0.
+  std::vector<char> w_four;
+  std::vector<double> w_taps;  // the W taps of each output's window, at least 1
 };
+
+std::vector<char> four_in_step(const detail::AxisWindows& a) {
+  std::vector<char> four(a.first.size(), 0);
+  for (std::size_t o = 0; a.step == 1 && o + 4 <= four.size(); ++o) {
+    const i64 apart = a.first[o + 1] - a.first[o];
+    bool in_step = apart == 1 || apart == 2;
+    for (std::size_t j = 1; j < 4; ++j)
+      in_step = in_step && a.taps[o + j] == a.taps[o] &&
+                a.first[o + j] == a.first[o] + apart * static_cast<i64>(j);
+    four[o] = static_cast<char>(in_step ? apart : 0);
+  }
+  return four;
+}
+
+// Four doubles, for sums the compiler makes one AVX vector or two SSE2 ones.
+using Double4 = double __attribute__((vector_size(32)));
+using Double4Unaligned = double __attribute__((vector_size(32), aligned(8), may_alias));
 
 std::vector<char> rows_read(const detail::AxisWindows& a, i64 in) {
   std::vector<char> read(static_cast<std::size_t>(in), 0);
@@ -195,8 +217,10 @@ Band band(const Layout& l, i64 od0, i64 od1, i64 oh0, i64 oh1) {
 // One band of a plane: x (the plane's f16 inputs) -> rows (W sums of the band's input rows, via
 // xs, a chunk of input rows widened to doubles) -> finish (sums and divisors of outputs to end) ->
 // y (the plane's outputs).
-void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs, i64 chunk,
-              double* rows, double* finish, i64 ends, std::uint16_t* y) {
+__attribute__((always_inline)) inline void band_f16(const Layout& l, const Band& b,
+                                                    const std::uint16_t* x, double* xs, i64 chunk,
+                                                    double* rows, double* finish, i64 ends,
+                                                    std::uint16_t* y) {
   const PoolGeometry& g = l.g;
   const auto &ad = l.ax[0], &ah = l.ax[1],
              &aw = l.ax[2];  // not a structured binding: clang 14 lambdas cannot capture one
@@ -205,15 +229,35 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
   const auto widen = l.f16c ? widen_f16c : widen_portable;
   // W sums of R input rows at once: R independent chains of additions (one chain per window is
   // bound by the latency of each add, and a global pool's rows have a single window).
+  // Four windows one or two taps apart (strides 1 and 2) sum as vectors of four: a tap's four
+  // values are consecutive, or the even ones of seven.
   const auto w_sums = [&]<int R>(const double* xr0, double* out) {
-    for (i64 ow = 0; ow < OW; ++ow) {
+    for (i64 ow = 0; ow < OW;) {
       const auto w = static_cast<std::size_t>(ow);
       const double* xr = xr0 + aw.first[w];
+      if (const int apart = l.w_four[w]) {
+        Double4 s[R];
+        for (int k = 0; k < R; ++k) s[k] = Double4{0.0, 0.0, 0.0, 0.0};  // not `= {}`: rep stos
+        for (i64 t = 0; t < aw.taps[w]; ++t)
+          for (int k = 0; k < R; ++k) {
+            const double* p = xr + k * IW + t;
+            Double4 v = *reinterpret_cast<const Double4Unaligned*>(p);
+            if (apart == 2) {  // p[3..6]: p[7] may be past the row
+              const Double4 odd = *reinterpret_cast<const Double4Unaligned*>(p + 3);
+              v = __builtin_shufflevector(v, odd, 0, 2, 5, 7);
+            }
+            s[k] += v;
+          }
+        for (int k = 0; k < R; ++k) *reinterpret_cast<Double4Unaligned*>(out + k * OW + ow) = s[k];
+        ow += 4;
+        continue;
+      }
       double s[R];
       for (int k = 0; k < R; ++k) s[k] = 0.0;
       for (i64 t = 0; t < aw.taps[w]; ++t)
         for (int k = 0; k < R; ++k) s[k] += xr[k * IW + t * aw.step];
       for (int k = 0; k < R; ++k) out[k * OW + ow] = s[k];
+      ++ow;
     }
   };
   // The band's input rows as runs consecutive in memory: one run when the band reads every H
@@ -264,30 +308,56 @@ void band_f16(const Layout& l, const Band& b, const std::uint16_t* x, double* xs
         yp += pending;
         pending = 0;
       }
-      const auto row_sums = [&]<int R>(i64 ow) {
-        double s[R];
-        for (int k = 0; k < R; ++k) s[k] = 0.0;
+      // The row sums of outputs [ow, ow + 4R) (V: as R vectors of four) or of output ow alone.
+      const auto row_sums = [&]<typename V, int R>(i64 ow) {
+        V s[R];
+        for (int k = 0; k < R; ++k) s[k] = V{};
         for (i64 td = 0; td < ad.taps[d]; ++td) {
           for (i64 th = 0; th < ah.taps[h]; ++th) {
             const i64 r = (ad.first[d] + td * ad.step - b.d.first) * band_h + ah.first[h] +
                           th * ah.step - b.h.first;
-            for (int k = 0; k < R; ++k) s[k] += rows[r * OW + ow + k];
+            const double* rr = rows + r * OW + ow;
+            for (int k = 0; k < R; ++k) {
+              if constexpr (std::is_same_v<V, double>)
+                s[k] += rr[k];
+              else
+                s[k] += *reinterpret_cast<const Double4Unaligned*>(rr + 4 * k);
+            }
           }
         }
-        for (int k = 0; k < R; ++k) sums[pending + ow + k] = s[k];
+        for (int k = 0; k < R; ++k) {
+          if constexpr (std::is_same_v<V, double>)
+            sums[pending + ow + k] = s[k];
+          else
+            *reinterpret_cast<Double4Unaligned*>(sums + pending + ow + 4 * k) = s[k];
+        }
       };
       i64 ow = 0;
-      for (; ow + 4 <= OW; ow += 4) row_sums.template operator()<4>(ow);
-      for (; ow < OW; ++ow) row_sums.template operator()<1>(ow);
-      for (ow = 0; ow < OW; ++ow) {
-        const i64 taps = ad.taps[d] * ah.taps[h] * aw.taps[static_cast<std::size_t>(ow)];
-        divisors[pending + ow] =
-            l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(std::max<i64>(1, taps));
-      }
+      for (; ow + 16 <= OW; ow += 16) row_sums.template operator()<Double4, 4>(ow);
+      for (; ow + 4 <= OW; ow += 4) row_sums.template operator()<Double4, 1>(ow);
+      for (; ow < OW; ++ow) row_sums.template operator()<double, 1>(ow);
+      // The divisors: the kernel's volume, or the window's taps (a product below 2^13, exact).
+      // A window without taps takes any n above 0 (1 here): its sum is 0, and so is its mean.
+      double* n = divisors + pending;
+      const double* w_taps = l.w_taps.data();
+      const double dh = static_cast<double>(std::max<i64>(1, ad.taps[d] * ah.taps[h]));
+      for (ow = 0; ow < OW; ++ow) n[ow] = l.full_kernel_divisor ? l.kernel_volume : dh * w_taps[ow];
       pending += OW;
     }
   }
   end_outputs(sums, divisors, pending, l.f16c, yp);
+}
+
+// band_f16 built for the CPU's AVX2 (its sums four doubles a vector) and for any x86-64.
+__attribute__((target("avx2,fma,f16c"))) void band_f16_avx2(const Layout& l, const Band& b,
+                                                            const std::uint16_t* x, double* xs,
+                                                            i64 chunk, double* rows, double* finish,
+                                                            i64 ends, std::uint16_t* y) {
+  band_f16(l, b, x, xs, chunk, rows, finish, ends, y);
+}
+void band_f16_portable(const Layout& l, const Band& b, const std::uint16_t* x, double* xs,
+                       i64 chunk, double* rows, double* finish, i64 ends, std::uint16_t* y) {
+  band_f16(l, b, x, xs, chunk, rows, finish, ends, y);
 }
 
 // The bands of a plane, each within `budget` W sums: the whole plane when it fits (each input
@@ -349,7 +419,10 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
            f16c && isa != Isa::portable,
            rows_read(ax[0], g.in[0]),
            rows_read(ax[1], g.in[1]),
-           false};
+           false,
+           four_in_step(ax[2]),
+           {}};
+  for (const i64 taps : ax[2].taps) l.w_taps.push_back(static_cast<double>(std::max<i64>(1, taps)));
   l.read_all = std::find(l.read_d.begin(), l.read_d.end(), 0) == l.read_d.end() &&
                std::find(l.read_h.begin(), l.read_h.end(), 0) == l.read_h.end();
   // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long, and
@@ -409,8 +482,9 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
         rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(end_buffer));
     for (i64 t = b; t < e; ++t) {
       const i64 p = t / per_plane;
-      band_f16(l, bands[static_cast<std::size_t>(t % per_plane)], x + p * n_in, xs.data(), chunk,
-               rows.data(), finish.data(), ends, y + p * g.out_plane_size());
+      (l.f16c ? band_f16_avx2 : band_f16_portable)(
+          l, bands[static_cast<std::size_t>(t % per_plane)], x + p * n_in, xs.data(), chunk,
+          rows.data(), finish.data(), ends, y + p * g.out_plane_size());
     }
   });
   return true;
