@@ -120,6 +120,8 @@ TEST_CASE("f16 avg_pool on large windows and the benchmark patterns", "[kernels]
       adaptive({1, 3}, {90, 91}, {1, 1}),    // 8190 taps: the largest exact window here
       adaptive({2, 5}, {45, 37}, {17, 13}),  // uneven bins
       adaptive({1, 70}, {7, 7}, {1, 1}),     // global, one output per plane
+      // Pads in the divisor: 3721 for every window, of up to 900 taps.
+      window({1, 2}, {30, 30}, {61, 61}, {1, 1}, {30, 30}, {30, 30}, false, false),
   };
   for (const PoolGeometry& g : geometries) {
     for (int mode = 0; mode < 3; ++mode) {
@@ -148,6 +150,7 @@ TEST_CASE("f16 avg_pool on whole-plane windows (global pools) gives the referenc
       adaptive({1, 3}, {4, 4, 4}, {1, 1, 1}),
       adaptive({1, 2}, {90, 91}, {1, 1}),  // 8190 taps: the largest exact window
       window({1, 9}, {7, 7}, {9, 9}, {1, 1}, {1, 1}, {1, 1}, false, false),  // 81 a divisor
+      window({1, 8}, {7, 7}, {1001, 1001}, {1, 1}, {497, 497}, {497, 497}, false, false),
       window({1, 9}, {7, 7}, {9, 9}, {1, 1}, {1, 1}, {1, 1}, false, true),
       window({2, 3}, {7, 7}, {7, 7}, {2, 2}, {0, 0}, {0, 0}, true, true),
       window({1, 4}, {7, 8}, {7, 7}, {1, 2}, {0, 0}, {0, 0}, false, true),  // column 7 unread

@@ -60,17 +60,22 @@ __attribute__((target("avx2,fma,f16c"))) inline __m128i lanes32(__m256d mask) {
   return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(mask), idx));
 }
 
-// y[k] = the reference's f16 of s[k] / n[k] (exact sums, so no error term), k < 4, with the
-// same IEEE operations in vector form; then the double rounded to f16 once: first to float
-// rounded to odd (truncated, the last bit set when inexact), which keeps every bit that decides
-// the f16 rounding since float has 13 more; then to f16, to nearest even.
+// y[k] = the reference's f16 of s[k] / n[k] (exact sums, so no error term), k < 4: the quotient
+// q = s / n, then rounded to f16 once: first to float rounded to odd (truncated, the last bit set
+// when inexact), which keeps every bit that decides the f16 rounding since float has 13 more;
+// then to f16, to nearest even.
+// The reference's correction, m = q + fma(-q, n, s) / n, leaves q as it is here (so a second
+// division is saved): m != q needs s / n within 2^-53 (relative) of a midpoint between doubles,
+// half a gap g from q. But s is a multiple of 2^-24 below 2^29 and n an integer below 2^53 (a
+// larger n, a * 2^k with a below 2^53, divides s / 2^k by a alike), so s - midpoint * n is a
+// multiple of g / 2 (g / 4 at a power of 2): s / n is on the midpoint (where m = q, both ties
+// to even) or at least g / (4n) away, too far.
 __attribute__((target("avx2,fma,f16c"), always_inline)) inline void finish4_f16c(const double* s,
                                                                                  const double* n,
                                                                                  std::uint16_t* y) {
   const __m256d sum = _mm256_loadu_pd(s), div = _mm256_loadu_pd(n);
-  const __m256d q = _mm256_div_pd(sum, div);
-  const __m256d rem = _mm256_fnmadd_pd(q, div, sum);  // fma(-q, n, sum)
-  const __m256d m = _mm256_add_pd(q, _mm256_div_pd(_mm256_add_pd(rem, _mm256_setzero_pd()), div));
+  // + 0: a -0 quotient gives +0, as the reference's -0 + (0 + 0) / n does.
+  const __m256d m = _mm256_add_pd(_mm256_div_pd(sum, div), _mm256_setzero_pd());
   const __m128 f = _mm256_cvtpd_ps(m);
   const __m256d back = _mm256_cvtps_pd(f);
   const __m256d sign = _mm256_set1_pd(-0.0);
