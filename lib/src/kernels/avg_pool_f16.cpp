@@ -162,6 +162,7 @@ struct Layout {
   // after the last; else 0.
   std::vector<char> w_four;
   std::vector<double> w_taps;  // the W taps of each output's window, at least 1
+  std::vector<i64> w_empty;    // w_empty[ow]: outputs before ow whose W windows have no tap
 };
 
 std::vector<char> four_in_step(const detail::AxisWindows& a) {
@@ -181,10 +182,26 @@ std::vector<char> four_in_step(const detail::AxisWindows& a) {
 using Double4 = double __attribute__((vector_size(32)));
 using Double4Unaligned = double __attribute__((vector_size(32), aligned(8), may_alias));
 
+// Windows of consecutive taps (no dilation) as spans, so that the cost is the axis's, not its
+// taps' (windows of 8000 rows a row apart would mark each row 8000 times).
 std::vector<char> rows_read(const detail::AxisWindows& a, i64 in) {
   std::vector<char> read(static_cast<std::size_t>(in), 0);
-  for (std::size_t o = 0; o < a.first.size(); ++o)
-    for (i64 t = 0; t < a.taps[o]; ++t) read[static_cast<std::size_t>(a.first[o] + t * a.step)] = 1;
+  std::vector<i64> opened(a.step == 1 ? read.size() + 1 : 0, 0);  // spans begun minus ended
+  for (std::size_t o = 0; o < a.first.size(); ++o) {
+    if (a.taps[o] == 0) continue;
+    if (a.step == 1) {
+      ++opened[static_cast<std::size_t>(a.first[o])];
+      --opened[static_cast<std::size_t>(a.first[o] + a.taps[o])];
+    } else {
+      for (i64 t = 0; t < a.taps[o]; ++t)
+        read[static_cast<std::size_t>(a.first[o] + t * a.step)] = 1;
+    }
+  }
+  i64 open = 0;
+  for (std::size_t r = 0; a.step == 1 && r < read.size(); ++r) {
+    open += opened[r];
+    read[r] = open != 0;
+  }
   return read;
 }
 
@@ -317,7 +334,12 @@ __attribute__((always_inline)) inline void band_f16(const Layout& l, const Band&
       const auto row_sums = [&]<typename V, int R>(i64 ow) {
         V s[R];
         for (int k = 0; k < R; ++k) s[k] = V{};
-        for (i64 td = 0; td < ad.taps[d]; ++td) {
+        // Outputs whose W windows are all in padding have nothing to add: a long pad past the
+        // end walked its D and H taps again for each of them.
+        const i64 count = R * static_cast<i64>(sizeof(V) / sizeof(double));
+        const auto at = static_cast<std::size_t>(ow);
+        const bool empty = l.w_empty[at + static_cast<std::size_t>(count)] - l.w_empty[at] == count;
+        for (i64 td = 0; !empty && td < ad.taps[d]; ++td) {
           for (i64 th = 0; th < ah.taps[h]; ++th) {
             const i64 r = (ad.first[d] + td * ad.step - b.d.first) * band_h + ah.first[h] +
                           th * ah.step - b.h.first;
@@ -408,6 +430,12 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   const auto ax = detail::axis_windows(g);
   i64 max_taps = 1;
   for (const auto& a : ax) max_taps *= *std::max_element(a.taps.begin(), a.taps.end());
+  // No window has a tap (an axis's all in padding): the reference's +0s, at once (the rows read
+  // and the row sums below would walk the other axes' taps for every output).
+  if (max_taps == 0) {
+    std::fill_n(out.mutable_data<std::uint16_t>(), g.planes() * g.out_plane_size(), 0);
+    return true;
+  }
   static const bool f16c = [] {
     // F16C from cpuid: clang 14's __builtin_cpu_supports does not know it (the AVX2 check
     // already covers the OS's support of the registers).
@@ -426,8 +454,12 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
            rows_read(ax[1], g.in[1]),
            false,
            four_in_step(ax[2]),
-           {}};
-  for (const i64 taps : ax[2].taps) l.w_taps.push_back(static_cast<double>(std::max<i64>(1, taps)));
+           {},
+           {0}};
+  for (const i64 taps : ax[2].taps) {
+    l.w_taps.push_back(static_cast<double>(std::max<i64>(1, taps)));
+    l.w_empty.push_back(l.w_empty.back() + (taps == 0));
+  }
   l.read_all = std::find(l.read_d.begin(), l.read_d.end(), 0) == l.read_d.end() &&
                std::find(l.read_h.begin(), l.read_h.end(), 0) == l.read_h.end();
   // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long, and
