@@ -180,7 +180,11 @@ std::vector<char> four_in_step(const detail::AxisWindows& a) {
 
 // Four doubles, for sums the compiler makes one AVX vector or two SSE2 ones.
 using Double4 = double __attribute__((vector_size(32)));
-using Double4Unaligned = double __attribute__((vector_size(32), aligned(8), may_alias));
+// Four doubles at any address of a double (a packed struct: clang keeps a vector typedef's own
+// alignment, and UBSan holds loads to it).
+struct __attribute__((packed, may_alias)) Double4Unaligned {
+  Double4 v;
+};
 
 // Windows of consecutive taps (no dilation) as spans, so that the cost is the axis's, not its
 // taps' (windows of 8000 rows a row apart would mark each row 8000 times).
@@ -263,14 +267,15 @@ __attribute__((always_inline)) inline void band_f16(const Layout& l, const Band&
         for (i64 t = 0; t < aw.taps[w]; ++t)
           for (int k = 0; k < R; ++k) {
             const double* p = xr + k * IW + t;
-            Double4 v = *reinterpret_cast<const Double4Unaligned*>(p);
+            Double4 v = reinterpret_cast<const Double4Unaligned*>(p)->v;
             if (apart == 2) {  // p[3..6]: p[7] may be past the row
-              const Double4 odd = *reinterpret_cast<const Double4Unaligned*>(p + 3);
+              const Double4 odd = reinterpret_cast<const Double4Unaligned*>(p + 3)->v;
               v = __builtin_shufflevector(v, odd, 0, 2, 5, 7);
             }
             s[k] += v;
           }
-        for (int k = 0; k < R; ++k) *reinterpret_cast<Double4Unaligned*>(out + k * OW + ow) = s[k];
+        for (int k = 0; k < R; ++k)
+          reinterpret_cast<Double4Unaligned*>(out + k * OW + ow)->v = s[k];
         ow += 4;
         continue;
       }
@@ -348,7 +353,7 @@ __attribute__((always_inline)) inline void band_f16(const Layout& l, const Band&
               if constexpr (std::is_same_v<V, double>)
                 s[k] += rr[k];
               else
-                s[k] += *reinterpret_cast<const Double4Unaligned*>(rr + 4 * k);
+                s[k] += reinterpret_cast<const Double4Unaligned*>(rr + 4 * k)->v;
             }
           }
         }
@@ -356,7 +361,7 @@ __attribute__((always_inline)) inline void band_f16(const Layout& l, const Band&
           if constexpr (std::is_same_v<V, double>)
             sums[pending + ow + k] = s[k];
           else
-            *reinterpret_cast<Double4Unaligned*>(sums + pending + ow + 4 * k) = s[k];
+            reinterpret_cast<Double4Unaligned*>(sums + pending + ow + 4 * k)->v = s[k];
         }
       };
       i64 ow = 0;
