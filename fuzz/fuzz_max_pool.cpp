@@ -5,7 +5,9 @@
 // naive_max_pool.hpp, written from OpenVINO's reference and sharing no code with irrun), values
 // and indices; wherever max_pool_fast covers the case, every ISA path (portable, AVX2, AVX-512)
 // on 1 and 2 threads must give the reference kernel's bits too (docs/openvino-semantics.md
-// section 6). Any difference prints the geometry and the first differing output and aborts.
+// section 6). f32 values are also rounded to f16 and bf16, where max_pool_half must give the
+// reference kernel's bits. Any difference prints the geometry and the first differing output
+// and aborts.
 //
 // Input layout:
 //   byte 0     bits 0-1 rank (0, 1: 2-D, 2: 3-D, 3: 1-D), bit 2 AdaptiveMaxPool, bit 3 f64,
@@ -33,6 +35,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "irrun/float16.hpp"
 #include "irrun/kernels/max_pool.hpp"
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
@@ -204,6 +207,50 @@ void same_bits(const char* what, const Case& c, const Tensor& values, const Tens
   }
 }
 
+// The same values rounded to f16 and to bf16: wherever max_pool_half covers the case, every ISA
+// path on 1 and 2 threads, whole or a plane at a time, must give the reference kernel's bits.
+void run_half(const Case& c, const Tensor& in32) {
+  const PoolGeometry& g = c.g;
+  if (g.adaptive || !irrun::kernels::max_pool_fast_covers(ElementType::f32, g)) return;
+  static const irrun::Parallel one(1), two(2);
+  for (const ElementType type : {ElementType::f16, ElementType::bf16}) {
+    Tensor in = Tensor::zeros(type, c.spec.in);
+    for (std::size_t i = 0; i < in.element_count(); ++i) {
+      const double x = in32.data<float>()[i];
+      in.mutable_data<std::uint16_t>()[i] = type == ElementType::f16
+                                                ? irrun::f16_bits_from_double(x)
+                                                : irrun::bf16_bits_from_double(x);
+    }
+    const auto poisoned = [&](std::uint8_t fill_byte) {
+      Tensor v = Tensor::zeros(type, c.spec.out), ix = Tensor::zeros(c.index_type, c.spec.out);
+      std::memset(v.mutable_data<std::uint8_t>(), fill_byte, v.byte_size());
+      std::memset(ix.mutable_data<std::uint8_t>(), fill_byte, ix.byte_size());
+      return std::pair{std::move(v), std::move(ix)};
+    };
+    auto [ref, ref_idx] = poisoned(0xFF);
+    irrun::kernels::max_pool_reference(in, ref, c.indices ? &ref_idx : nullptr, g, one);
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
+      for (const irrun::Parallel* par : {&one, &two})
+        for (const i64 chunk : {0, 1}) {
+          auto [out, out_idx] = poisoned(0x7F);
+          if (!irrun::kernels::max_pool_half(in, out, c.indices ? &out_idx : nullptr, g, *par, isa,
+                                             chunk))
+            std::abort();  // the f32 kernel covers it
+          if (std::memcmp(out.buffer.data(), ref.buffer.data(), ref.byte_size()) == 0 &&
+              (!c.indices ||
+               std::memcmp(out_idx.buffer.data(), ref_idx.buffer.data(), ref_idx.byte_size()) == 0))
+            continue;
+          std::fprintf(stderr,
+                       "fuzz_max_pool: max_pool_half (%s, isa %d, %d thread(s), chunk %lld) "
+                       "differs from the reference kernel\n  ",
+                       type == ElementType::f16 ? "f16" : "bf16", static_cast<int>(isa),
+                       par->threads(), static_cast<long long>(chunk));
+          describe(c);
+          std::abort();
+        }
+  }
+}
+
 template <class T>
 void run(const Case& c, const std::uint8_t* data, std::size_t size, bool compact) {
   const PoolGeometry& g = c.g;
@@ -229,6 +276,7 @@ void run(const Case& c, const std::uint8_t* data, std::size_t size, bool compact
   auto [ref, ref_idx] = poisoned(0xFF);
   irrun::kernels::max_pool_reference(in, ref, c.indices ? &ref_idx : nullptr, g, one);
   same_bits<T>("reference", c, ref, c.indices ? &ref_idx : nullptr, want.values.data(), want_idx);
+  if constexpr (std::is_same_v<T, float>) run_half(c, in);
   if (!irrun::kernels::max_pool_fast_covers(c.type, g)) return;
   for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
     for (const irrun::Parallel* par : {&one, &two}) {

@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "irrun/kernels/max_pool.hpp"
+#include "support/max_pool_geometries.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
 
@@ -28,64 +29,11 @@ using irrun::kernels::Isa;
 using Rng = irrun::testing::SplitMix64;
 using i64 = std::int64_t;
 
+using irrun::testing::describe_max;
+using irrun::testing::random_max_pool_geometry;
+using irrun::testing::Rounding;
+using irrun::testing::set_axis;
 using irrun::testing::shape_of;
-
-std::string describe(const PoolGeometry& g) {
-  std::ostringstream os;
-  auto l = [](const std::array<i64, 3>& a) {
-    std::ostringstream t;
-    t << '[' << a[0] << ',' << a[1] << ',' << a[2] << ']';
-    return t.str();
-  };
-  os << "N=" << g.batch << " C=" << g.channels << " in=" << l(g.in) << " out=" << l(g.out)
-     << " k=" << l(g.kernel) << " s=" << l(g.stride) << " d=" << l(g.dilation)
-     << " pb=" << l(g.pad_begin) << " pe=" << l(g.pad_end) << " axis=" << g.index_axis;
-  return os.str();
-}
-
-enum class Rounding { floor, ceil, ceil_torch };
-
-// One axis with OpenVINO's MaxPool output size rules (the dilated kernel fits the padded input;
-// pads may reach or exceed the kernel).
-void set_axis(PoolGeometry& g, std::size_t a, i64 in, i64 k, i64 s, i64 d, i64 pb, i64 pe,
-              Rounding r) {
-  g.in[a] = in, g.kernel[a] = k, g.stride[a] = s, g.dilation[a] = d;
-  g.pad_begin[a] = pb, g.pad_end[a] = pe;
-  const i64 span = in + pb + pe - (d * (k - 1) + 1);
-  i64 out = (r == Rounding::floor ? span / s : (span + s - 1) / s) + 1;
-  // ceil_torch drops a last window that would start in the end padding.
-  if (r == Rounding::ceil_torch && out > 1 && (out - 1) * s >= in + pb) --out;
-  g.out[a] = out;
-}
-
-PoolGeometry random_geometry(Rng& rng) {
-  PoolGeometry g;
-  g.spatial_rank = static_cast<std::size_t>(rng.range(1, 3));
-  g.batch = rng.range(1, 2);
-  g.channels = rng.range(1, 3);
-  const auto r = static_cast<Rounding>(rng.range(0, 2));
-  for (std::size_t a = 3 - g.spatial_rank; a < 3; ++a) {
-    const bool w = a == 2;
-    // Widths around one and two vectors of 16 and 8 outputs, sometimes several blocks of 32.
-    const i64 in = !w                     ? rng.range(1, g.spatial_rank == 3 ? 6 : 9)
-                   : rng.range(0, 3) == 0 ? rng.range(60, 150)
-                                          : rng.range(1, 70);
-    i64 k = 0, d = 0, pb = 0, pe = 0;
-    do {
-      k = w && rng.range(0, 4) == 0 ? rng.range(6, 12) : rng.range(1, 5);
-      d = rng.range(0, 3) == 0 ? rng.range(2, 3) : 1;
-      pb = rng.range(0, k + 2);
-      pe = rng.range(0, k + 2);
-    } while (d * (k - 1) + 1 > in + pb + pe);
-    // Strides 3 and up take the column-first rows; past 16 (AVX2) or 32 (AVX-512) columns
-    // between outputs, their taps span too many vectors and run the portable rows.
-    const i64 pick = rng.range(0, 19);
-    const i64 s = pick < 7 ? 1 : pick < 14 ? 2 : pick < 18 ? rng.range(3, 8) : rng.range(9, 40);
-    set_axis(g, a, in, k, s, d, pb, pe, r);
-  }
-  g.index_axis = static_cast<std::size_t>(rng.range(0, static_cast<i64>(g.spatial_rank) + 1));
-  return g;
-}
 
 // AdaptiveMaxPool with equal bins (in % out == 0 on every axis): bins of 1-2 columns (the
 // stride-1 and -2 rows), 3-9 (column-first rows) or 17-40 (AVX2's portable rows past 16), 1-5
@@ -187,8 +135,8 @@ void differential(std::uint64_t seed, int iterations, bool adaptive = false) {
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};
   int mismatches = 0;
   for (int iter = 0; iter < iterations && mismatches < 5; ++iter) {
-    const PoolGeometry g = adaptive ? random_adaptive_geometry(rng) : random_geometry(rng);
-    INFO(describe(g));
+    const PoolGeometry g = adaptive ? random_adaptive_geometry(rng) : random_max_pool_geometry(rng);
+    INFO(describe_max(g));
     Tensor in = random_input<T>(rng, g);
     if (adaptive && iter % 2 == 0)
       for (T& v : std::span(in.mutable_data<T>(), in.element_count()))
@@ -283,7 +231,7 @@ TEST_CASE("max_pool_fast column-first rows and flat groups", "[kernels][max_pool
   };
   const Parallel serial(1), two(2);
   for (const PoolGeometry& g : cases) {
-    INFO(describe(g));
+    INFO(describe_max(g));
     for (const bool nan : {false, true}) {
       Tensor in = random_input<float>(rng, g);
       if (!nan)

@@ -72,7 +72,9 @@ void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeome
               const Parallel& par, Kernels kernels) {
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_max_pool_arguments(in, values, indices, g);
-  if (kernels != Kernels::reference && max_pool_fast(in, values, indices, g, par, isa_of(kernels)))
+  if (kernels != Kernels::reference &&
+      (max_pool_fast(in, values, indices, g, par, isa_of(kernels)) ||
+       max_pool_half(in, values, indices, g, par, isa_of(kernels))))
     return;
   max_pool_reference(in, values, indices, g, par);
 }

@@ -1,0 +1,144 @@
+// f16 and bf16 MaxPool through the f32 fast kernel against the reference kernel: the same bits
+// in values and indices on random window geometries, on data full of the values where the two
+// could part (the 16-bit lowest, -inf, NaN, +-0, ties, the largest and smallest values), for
+// every ISA path, 1-3 threads and chunks of 1-3 planes; and nothing touched where it declines.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "irrun/kernels/max_pool.hpp"
+#include "support/max_pool_geometries.hpp"
+#include "support/pool_shape.hpp"
+#include "support/split_mix.hpp"
+
+namespace {
+
+using irrun::ElementType;
+using irrun::Parallel;
+using irrun::PoolGeometry;
+using irrun::Tensor;
+using irrun::kernels::Isa;
+using irrun::testing::describe_max;
+using irrun::testing::random_max_pool_geometry;
+using irrun::testing::shape_of;
+using irrun::testing::SplitMix64;
+using i64 = std::int64_t;
+
+// Patterns of each type: NaN (quiet and signalling), -inf, lowest, -largest subnormal... +inf.
+const std::uint16_t kF16Special[] = {0x7E00, 0x7C01, 0xFE00, 0xFC00, 0xFBFF, 0xFBFE, 0x8001,
+                                     0x8000, 0x0000, 0x0001, 0x03FF, 0x7BFF, 0x7C00};
+const std::uint16_t kBf16Special[] = {0x7FC0, 0x7F81, 0xFFC0, 0xFF80, 0xFF7F, 0xFF7E, 0x8001,
+                                      0x8000, 0x0000, 0x0001, 0x007F, 0x7F7F, 0x7F80};
+
+// +-1, +-2 and +-0 (ties are common), often the special patterns; some inputs mostly special.
+Tensor random_input(SplitMix64& rng, ElementType type, const PoolGeometry& g) {
+  static const std::uint16_t kF16Small[] = {0x3C00, 0x4000, 0xBC00, 0xC000, 0x0000, 0x8000};
+  static const std::uint16_t kBf16Small[] = {0x3F80, 0x4000, 0xBF80, 0xC000, 0x0000, 0x8000};
+  const bool f16 = type == ElementType::f16;
+  Tensor t = Tensor::zeros(type, shape_of(g, g.in));
+  auto* x = t.mutable_data<std::uint16_t>();
+  const i64 odds = rng.range(0, 3) == 0 ? 1 : 4;
+  for (std::size_t i = 0; i < t.element_count(); ++i) {
+    if (rng.range(0, odds) == 0)
+      x[i] = (f16 ? kF16Special : kBf16Special)[rng.range(0, std::size(kF16Special) - 1)];
+    else
+      x[i] = (f16 ? kF16Small : kBf16Small)[rng.range(0, std::size(kF16Small) - 1)];
+  }
+  return t;
+}
+
+Tensor poisoned(ElementType type, const std::vector<i64>& shape) {
+  Tensor t = Tensor::zeros(type, shape);
+  std::memset(t.buffer.mutable_data(), 0x5A, t.byte_size());
+  return t;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.byte_size() == b.byte_size() &&
+         std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("max_pool_half matches the reference kernel bit for bit (f16, bf16)",
+          "[kernels][max_pool][max_pool_half]") {
+  SplitMix64 rng(0x4A1F16ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
+  for (int iter = 0; iter < 400; ++iter) {
+    const PoolGeometry g = random_max_pool_geometry(rng);
+    const ElementType type = iter % 2 ? ElementType::f16 : ElementType::bf16;
+    const ElementType index_type = iter % 3 ? ElementType::i64 : ElementType::i32;
+    const i64 chunk = rng.range(0, 3);
+    const Parallel& par = pools[iter % 3];
+    const Isa isa = iter % 5 == 0 ? Isa::portable : iter % 5 == 1 ? Isa::avx2 : Isa::best;
+    INFO(describe_max(g) << (type == ElementType::f16 ? " f16" : " bf16") << " chunk " << chunk
+                         << " threads " << par.threads() << " isa " << static_cast<int>(isa));
+    const Tensor in = random_input(rng, type, g);
+    const auto out_shape = shape_of(g, g.out);
+    Tensor want = poisoned(type, out_shape), want_idx = poisoned(index_type, out_shape);
+    irrun::kernels::max_pool_reference(in, want, &want_idx, g, pools[0]);
+    Tensor got = poisoned(type, out_shape), got_idx = poisoned(index_type, out_shape);
+    REQUIRE(irrun::kernels::max_pool_half(in, got, &got_idx, g, par, isa, chunk));
+    CHECK(same_bits(got, want));
+    CHECK(same_bits(got_idx, want_idx));
+    Tensor values_only = poisoned(type, out_shape);
+    REQUIRE(irrun::kernels::max_pool_half(in, values_only, nullptr, g, par, isa, chunk));
+    CHECK(same_bits(values_only, want));
+  }
+}
+
+TEST_CASE("max_pool_half counts indices over the whole tensor across its chunks",
+          "[kernels][max_pool][max_pool_half]") {
+  // 2x3 planes in chunks of 1, 2 and 4 planes, the indices counted from every axis (i32 too).
+  SplitMix64 rng(0xC4A2Cull);
+  const Parallel par(2);
+  PoolGeometry g;
+  g.spatial_rank = 2;
+  g.batch = 2;
+  g.channels = 3;
+  irrun::testing::set_axis(g, 1, 5, 2, 1, 1, 0, 0, irrun::testing::Rounding::floor);
+  irrun::testing::set_axis(g, 2, 9, 3, 2, 1, 1, 1, irrun::testing::Rounding::ceil);
+  for (std::size_t axis = 0; axis < 4; ++axis) {
+    g.index_axis = axis;
+    for (const ElementType index_type : {ElementType::i32, ElementType::i64}) {
+      const Tensor in = random_input(rng, ElementType::f16, g);
+      const auto out_shape = shape_of(g, g.out);
+      Tensor want = poisoned(ElementType::f16, out_shape),
+             want_idx = poisoned(index_type, out_shape);
+      irrun::kernels::max_pool_reference(in, want, &want_idx, g, par);
+      for (const i64 chunk : {1, 2, 4}) {
+        INFO("axis " << axis << " chunk " << chunk);
+        Tensor got = poisoned(ElementType::f16, out_shape), idx = poisoned(index_type, out_shape);
+        REQUIRE(irrun::kernels::max_pool_half(in, got, &idx, g, par, Isa::best, chunk));
+        CHECK(same_bits(got, want));
+        CHECK(same_bits(idx, want_idx));
+      }
+    }
+  }
+}
+
+TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches nothing",
+          "[kernels][max_pool][max_pool_half]") {
+  const Parallel par(2);
+  PoolGeometry g;
+  g.spatial_rank = 1;
+  irrun::testing::set_axis(g, 2, 600, 300, 1, 1, 0, 0, irrun::testing::Rounding::floor);
+  const Tensor in = Tensor::zeros(ElementType::f16, shape_of(g, g.in));
+  const Tensor untouched = poisoned(ElementType::f16, shape_of(g, g.out));
+  Tensor out = poisoned(ElementType::f16, shape_of(g, g.out));
+  CHECK_FALSE(irrun::kernels::max_pool_half(in, out, nullptr, g, par));  // kernel past 256
+  CHECK(same_bits(out, untouched));
+  PoolGeometry adaptive;
+  adaptive.adaptive = true;
+  adaptive.spatial_rank = 1;
+  adaptive.in[2] = 8;
+  adaptive.out[2] = 4;
+  const Tensor a_in = Tensor::zeros(ElementType::f16, shape_of(adaptive, adaptive.in));
+  Tensor a_out = Tensor::zeros(ElementType::f16, shape_of(adaptive, adaptive.out));
+  CHECK_FALSE(irrun::kernels::max_pool_half(a_in, a_out, nullptr, adaptive, par));
+  const Tensor f32_in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+  Tensor f32_out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+  CHECK_FALSE(irrun::kernels::max_pool_half(f32_in, f32_out, nullptr, g, par));
+}
