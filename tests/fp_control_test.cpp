@@ -6,6 +6,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -58,7 +59,8 @@ Tensor hostile_input(const PoolGeometry& g, std::uint64_t seed) {
 }
 
 // Every kernel's output on `in`, one tensor each: the fast AvgPool at each ISA, the reference
-// AvgPool, the f16 AvgPool, and MaxPool (values and i64 indices) fast and reference.
+// AvgPool, the f16 AvgPool, and MaxPool (values and i64 indices) fast and reference, in f32, f16
+// and bf16.
 std::vector<Tensor> run_all(const Tensor& in, const PoolGeometry& g, const Parallel& par) {
   const auto shape = irrun::testing::shape_of(g, g.out);
   std::vector<Tensor> outs;
@@ -80,6 +82,24 @@ std::vector<Tensor> run_all(const Tensor& in, const PoolGeometry& g, const Paral
       outs.push_back(Tensor::zeros(ElementType::f32, shape));
       Tensor indices = Tensor::zeros(ElementType::i64, shape);
       irrun::kernels::max_pool(in, outs.back(), &indices, g, par, k);
+      outs.push_back(std::move(indices));
+    }
+  }
+  // f16 and bf16 MaxPool (max_pool_half, called directly too): bf16 keeps the f32 subnormals
+  // (truncated bits: a conversion through double would see DAZ's zeros).
+  if (!g.adaptive) {
+    Tensor in_bf16 = Tensor::zeros(ElementType::bf16, in.shape);
+    for (std::size_t i = 0; i < in.element_count(); ++i)
+      in_bf16.mutable_data<std::uint16_t>()[i] =
+          static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(in.data<float>()[i]) >> 16);
+    for (const Tensor* half : {&in16, &in_bf16}) {
+      for (const Kernels k : {Kernels::best, Kernels::reference}) {
+        outs.push_back(Tensor::zeros(half->type, shape));
+        irrun::kernels::max_pool(*half, outs.back(), nullptr, g, par, k);
+      }
+      outs.push_back(Tensor::zeros(half->type, shape));
+      Tensor indices = Tensor::zeros(ElementType::i64, shape);
+      REQUIRE(irrun::kernels::max_pool_half(*half, outs.back(), &indices, g, par));
       outs.push_back(std::move(indices));
     }
   }

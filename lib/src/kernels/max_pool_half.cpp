@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "../fp_control.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/max_pool.hpp"
 #include "simd.hpp"
@@ -103,6 +104,7 @@ bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const Pool
   if (indices && indices->type != ElementType::i32 && indices->type != ElementType::i64)
     return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
   const i64 n_in = g.in_plane_size(), n_out = g.out_plane_size();
   const i64 chunk =
       chunk_planes > 0 ? chunk_planes : std::max<i64>(1, kChunkFloats / (n_in + n_out));
