@@ -12,6 +12,7 @@
 #include "support/pool_geometries.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
+#include "support/tensor_bits.hpp"
 
 namespace {
 
@@ -23,6 +24,7 @@ using irrun::kernels::Isa;
 using irrun::testing::adaptive;
 using irrun::testing::describe;
 using irrun::testing::random_geometry;
+using irrun::testing::same_bits;
 using irrun::testing::shape_of;
 using irrun::testing::SplitMix64;
 using irrun::testing::window;
@@ -62,11 +64,6 @@ Tensor poisoned_output(const PoolGeometry& g) {
   auto* y = t.mutable_data<std::uint16_t>();
   for (std::size_t i = 0; i < t.element_count(); ++i) y[i] = 0x7D55;
   return t;
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.byte_size() == b.byte_size() &&
-         std::memcmp(a.data<std::uint16_t>(), b.data<std::uint16_t>(), a.byte_size()) == 0;
 }
 
 // Outputs that differ from the reference's, the first few reported.

@@ -22,6 +22,7 @@
 #include "support/pool_geometries.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
+#include "support/tensor_bits.hpp"
 
 namespace {
 
@@ -31,6 +32,7 @@ using irrun::PoolGeometry;
 using irrun::Tensor;
 using irrun::kernels::ExactRouteCounts;
 using irrun::kernels::Isa;
+using irrun::testing::same_bits;
 
 using Rng = irrun::testing::SplitMix64;
 
@@ -195,11 +197,6 @@ int check_against_oracle(const PoolGeometry& g, const Tensor& out, const std::ve
 
 bool same_bits(float a, float b) {
   return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.byte_size() == b.byte_size() &&
-         std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) == 0;
 }
 
 // The best path (on `best_par`) within one ulp of the oracle's `want`, and the portable (one

@@ -18,6 +18,7 @@
 #include "support/max_pool_geometries.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
+#include "support/tensor_bits.hpp"
 
 namespace {
 
@@ -26,6 +27,8 @@ using irrun::Parallel;
 using irrun::PoolGeometry;
 using irrun::Tensor;
 using irrun::kernels::Isa;
+using irrun::testing::poisoned;
+using irrun::testing::same_bits;
 using Rng = irrun::testing::SplitMix64;
 using i64 = std::int64_t;
 
@@ -89,17 +92,6 @@ Tensor random_input(Rng& rng, const PoolGeometry& g) {
     }
   }
   return t;
-}
-
-Tensor poisoned(ElementType type, const std::vector<i64>& shape) {
-  Tensor t = Tensor::zeros(type, shape);
-  std::memset(t.buffer.mutable_data(), 0x5A, t.byte_size());
-  return t;
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.byte_size() == b.byte_size() &&
-         std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) == 0;
 }
 
 struct Result {

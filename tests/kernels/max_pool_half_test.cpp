@@ -12,6 +12,7 @@
 #include "support/max_pool_geometries.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
+#include "support/tensor_bits.hpp"
 
 namespace {
 
@@ -21,7 +22,9 @@ using irrun::PoolGeometry;
 using irrun::Tensor;
 using irrun::kernels::Isa;
 using irrun::testing::describe_max;
+using irrun::testing::poisoned;
 using irrun::testing::random_max_pool_geometry;
+using irrun::testing::same_bits;
 using irrun::testing::shape_of;
 using irrun::testing::SplitMix64;
 using i64 = std::int64_t;
@@ -47,17 +50,6 @@ Tensor random_input(SplitMix64& rng, ElementType type, const PoolGeometry& g) {
       x[i] = (f16 ? kF16Small : kBf16Small)[rng.range(0, std::size(kF16Small) - 1)];
   }
   return t;
-}
-
-Tensor poisoned(ElementType type, const std::vector<i64>& shape) {
-  Tensor t = Tensor::zeros(type, shape);
-  std::memset(t.buffer.mutable_data(), 0x5A, t.byte_size());
-  return t;
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.byte_size() == b.byte_size() &&
-         std::memcmp(a.buffer.data(), b.buffer.data(), a.byte_size()) == 0;
 }
 
 }  // namespace
