@@ -130,6 +130,29 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
   const Tensor a_in = Tensor::zeros(ElementType::f16, shape_of(adaptive, adaptive.in));
   Tensor a_out = Tensor::zeros(ElementType::f16, shape_of(adaptive, adaptive.out));
   CHECK_FALSE(irrun::kernels::max_pool_half(a_in, a_out, nullptr, adaptive, par));
+  // A plane alone fills its chunk; one whose f32 copies pass 32 MiB is declined (4M inputs and
+  // 1M outputs with indices: 28 MB; 9M inputs: 36 MB of input copy alone).
+  for (const i64 side : {2000, 3000}) {
+    PoolGeometry big;
+    big.spatial_rank = 2;
+    irrun::testing::set_axis(big, 1, side, 2, 2, 1, 0, 0, irrun::testing::Rounding::floor);
+    irrun::testing::set_axis(big, 2, side, 2, 2, 1, 0, 0, irrun::testing::Rounding::floor);
+    INFO("side " << side);
+    SplitMix64 rng(static_cast<std::uint64_t>(side));
+    const Tensor big_in = random_input(rng, ElementType::f16, big);
+    const auto shape = shape_of(big, big.out);
+    Tensor want = poisoned(ElementType::f16, shape), want_idx = poisoned(ElementType::i64, shape);
+    irrun::kernels::max_pool_reference(big_in, want, &want_idx, big, par);
+    Tensor got = poisoned(ElementType::f16, shape), idx = poisoned(ElementType::i64, shape);
+    const bool ran = irrun::kernels::max_pool_half(big_in, got, &idx, big, par);
+    CHECK(ran == (side == 2000));
+    if (ran) {
+      CHECK(same_bits(got, want));
+      CHECK(same_bits(idx, want_idx));
+    } else {
+      CHECK(same_bits(got, poisoned(ElementType::f16, shape)));
+    }
+  }
   const Tensor f32_in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
   Tensor f32_out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
   CHECK_FALSE(irrun::kernels::max_pool_half(f32_in, f32_out, nullptr, g, par));

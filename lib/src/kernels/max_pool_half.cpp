@@ -8,7 +8,7 @@
 // greater taps, so a tap at that value or -inf is never taken. Such taps widen to f32's lowest,
 // which the f32 kernel never takes either, and an output left at f32's lowest narrows to the
 // 16-bit lowest. NaN is never taken by either. Planes go a chunk at a time, so that the f32
-// copies stay within a few MiB whatever the tensor.
+// copies stay within a few MiB whatever the tensor (32 at most: larger planes are declined).
 #include <cpuid.h>
 
 #include <algorithm>
@@ -28,7 +28,8 @@ namespace {
 
 using i64 = std::int64_t;
 
-constexpr i64 kChunkFloats = i64{1} << 21;  // input and output floats of a chunk: 8 MiB
+constexpr i64 kChunkBytes = i64{8} << 20;   // scratch of a chunk of planes, nominally
+constexpr i64 kPlaneBytes = i64{32} << 20;  // scratch of a single plane, at most (else declined)
 constexpr float kLowest = std::numeric_limits<float>::lowest();
 
 // The 16-bit type's lowest finite value and the conversions of its patterns.
@@ -104,10 +105,13 @@ bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const Pool
   if (indices && indices->type != ElementType::i32 && indices->type != ElementType::i64)
     return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
-  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
+  // A plane's f32 input and output and i64 indices: a plane past kPlaneBytes (a 4K frame) runs
+  // the reference kernel, so that the scratch stays well within a run's 64 MiB above its tensors.
   const i64 n_in = g.in_plane_size(), n_out = g.out_plane_size();
-  const i64 chunk =
-      chunk_planes > 0 ? chunk_planes : std::max<i64>(1, kChunkFloats / (n_in + n_out));
+  const i64 plane_bytes = 4 * n_in + (indices ? 12 : 4) * n_out;
+  if (plane_bytes > kPlaneBytes) return false;
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
+  const i64 chunk = chunk_planes > 0 ? chunk_planes : std::max<i64>(1, kChunkBytes / plane_bytes);
   const bool f16c = in.type == ElementType::f16 && isa != Isa::portable && has_f16c();
   const auto* x = in.data<std::uint16_t>();
   auto* y = values.mutable_data<std::uint16_t>();

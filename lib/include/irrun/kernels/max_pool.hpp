@@ -53,7 +53,8 @@ bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const Pool
 // f16 and bf16 window pooling (max_pool_half.cpp): widened to f32 a chunk of planes at a time
 // (at most `chunk_planes` when not 0: tests), through max_pool_fast, and narrowed back, with the
 // reference kernel's bits in values and indices. Returns false, touching nothing, when
-// max_pool_fast would not cover the f32 case, and for adaptive pooling.
+// max_pool_fast would not cover the f32 case, for adaptive pooling, and for planes whose f32
+// copies (input, output and i64 indices) pass 32 MiB.
 bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
                    const Parallel& par, Isa isa = Isa::best, std::int64_t chunk_planes = 0);
 
