@@ -10,8 +10,6 @@
 // the W sums of the input rows it reads. Not covered (the reference kernel runs): windows of more
 // than 2^13 taps, input rows or single output rows too wide for the buffers, and an inf or NaN
 // in an input row some window reads (the reference returns the first NaN in its own order).
-#include <cpuid.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -441,20 +439,15 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
     std::fill_n(out.mutable_data<std::uint16_t>(), g.planes() * g.out_plane_size(), 0);
     return true;
   }
-  static const bool f16c = [] {
-    // F16C from cpuid: clang 14's __builtin_cpu_supports does not know it (the AVX2 check
-    // already covers the OS's support of the registers).
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return detail::cpu_has_avx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
-  }();
   const detail::Divisor volume = detail::volume_divisor(g.kernel.data());
+  const bool full_kernel_divisor = !g.adaptive && g.pads_in_avg;
   if (max_taps > kMaxExactTaps) return false;
-  if (!g.adaptive && g.pads_in_avg && volume.lo != 0) return false;  // not a double: mean_of's rest
+  if (full_kernel_divisor && volume.lo != 0) return false;  // not a double: mean_of's rest
   Layout l{g,
            ax,
-           !g.adaptive && g.pads_in_avg,
+           full_kernel_divisor,
            volume.hi,
-           f16c && isa != Isa::portable,
+           detail::cpu_has_f16c() && isa != Isa::portable,
            rows_read(ax[0], g.in[0]),
            rows_read(ax[1], g.in[1]),
            false,

@@ -9,8 +9,6 @@
 // which the f32 kernel never takes either, and an output left at f32's lowest narrows to the
 // 16-bit lowest. NaN is never taken by either. Planes go a chunk at a time, so that the f32
 // copies stay within a few MiB whatever the tensor (32 at most: larger planes are declined).
-#include <cpuid.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -39,14 +37,6 @@ struct Half {
 };
 constexpr Half kF16{0xFBFF, -65504.0f};
 constexpr Half kBf16{0xFF7F, -0x1.FEp127f};
-
-bool has_f16c() {
-  static const bool has = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return detail::cpu_has_avx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
-  }();
-  return has;
-}
 
 // x[i] widened to f32, the 16-bit lowest and -inf (and below) to f32's lowest.
 void widen(ElementType type, const std::uint16_t* x, i64 n, float* y) {
@@ -112,7 +102,7 @@ bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const Pool
   if (plane_bytes > kPlaneBytes) return false;
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
   const i64 chunk = chunk_planes > 0 ? chunk_planes : std::max<i64>(1, kChunkBytes / plane_bytes);
-  const bool f16c = in.type == ElementType::f16 && isa != Isa::portable && has_f16c();
+  const bool f16c = in.type == ElementType::f16 && isa != Isa::portable && detail::cpu_has_f16c();
   const auto* x = in.data<std::uint16_t>();
   auto* y = values.mutable_data<std::uint16_t>();
   const i64 planes = std::min(chunk, g.planes());

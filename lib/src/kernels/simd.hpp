@@ -3,6 +3,7 @@
 // __attribute__((target(...))) and only called when these say so). Include it first.
 #pragma once
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 // GCC 12's AVX-512 headers initialise results from _mm512_undefined_*(), which
@@ -36,6 +37,17 @@ inline bool cpu_has_avx2() {
   static const bool has = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+}
+
+// AVX2, FMA and F16C (the f16 kernels' conversions). F16C from cpuid: clang 14's
+// __builtin_cpu_supports does not know it (the AVX2 check covers the OS's support of the
+// registers).
+inline bool cpu_has_f16c() {
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return cpu_has_avx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
   }();
   return has;
 }
