@@ -208,7 +208,8 @@ void same_bits(const char* what, const Case& c, const Tensor& values, const Tens
 }
 
 // The same values rounded to f16 and to bf16: wherever max_pool_half covers the case, every ISA
-// path on 1 and 2 threads, whole or a plane at a time, must give the reference kernel's bits.
+// path on 1 and 2 threads, in pieces of the default 8 MiB, bands of one output row or pieces of
+// 400 bytes (bands of a few rows or a few planes), must give the reference kernel's bits.
 void run_half(const Case& c, const Tensor& in32) {
   const PoolGeometry& g = c.g;
   if (g.adaptive || !irrun::kernels::max_pool_fast_covers(ElementType::f32, g)) return;
@@ -231,7 +232,7 @@ void run_half(const Case& c, const Tensor& in32) {
     irrun::kernels::max_pool_reference(in, ref, c.indices ? &ref_idx : nullptr, g, one);
     for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
       for (const irrun::Parallel* par : {&one, &two})
-        for (const i64 chunk : {0, 1}) {
+        for (const i64 chunk : {0, 1, 400}) {
           auto [out, out_idx] = poisoned(0x7F);
           if (!irrun::kernels::max_pool_half(in, out, c.indices ? &out_idx : nullptr, g, *par, isa,
                                              chunk))

@@ -1,7 +1,8 @@
 // f16 and bf16 MaxPool through the f32 fast kernel against the reference kernel: the same bits
 // in values and indices on random window geometries, on data full of the values where the two
 // could part (the 16-bit lowest, -inf, NaN, +-0, ties, the largest and smallest values), for
-// every ISA path, 1-3 threads and chunks of 1-3 planes; and nothing touched where it declines.
+// every ISA path, 1-3 threads, chunks of planes and bands of rows; and nothing touched where it
+// declines.
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -62,7 +63,10 @@ TEST_CASE("max_pool_half matches the reference kernel bit for bit (f16, bf16)",
     const PoolGeometry g = random_max_pool_geometry(rng);
     const ElementType type = iter % 2 ? ElementType::f16 : ElementType::bf16;
     const ElementType index_type = iter % 3 ? ElementType::i64 : ElementType::i32;
-    const i64 chunk = rng.range(0, 3);
+    // The default budget, bands of one output row, or a budget around a few planes.
+    const i64 plane_bytes = 4 * g.in_plane_size() + 12 * g.out_plane_size();
+    const i64 pick = rng.range(0, 3);
+    const i64 chunk = pick == 0 ? 0 : pick == 1 ? 1 : rng.range(1, 3 * plane_bytes);
     const Parallel& par = pools[iter % 3];
     const Isa isa = iter % 5 == 0 ? Isa::portable : iter % 5 == 1 ? Isa::avx2 : Isa::best;
     INFO(describe_max(g) << (type == ElementType::f16 ? " f16" : " bf16") << " chunk " << chunk
@@ -81,9 +85,10 @@ TEST_CASE("max_pool_half matches the reference kernel bit for bit (f16, bf16)",
   }
 }
 
-TEST_CASE("max_pool_half counts indices over the whole tensor across its chunks",
+TEST_CASE("max_pool_half counts indices over the whole tensor across its chunks and bands",
           "[kernels][max_pool][max_pool_half]") {
-  // 2x3 planes in chunks of 1, 2 and 4 planes, the indices counted from every axis (i32 too).
+  // 2x3 planes in chunks of 1, 2 and 4 planes and in bands of 1 or 2 output rows, the indices
+  // counted from every axis (i32 too).
   SplitMix64 rng(0xC4A2Cull);
   const Parallel par(2);
   PoolGeometry g;
@@ -100,7 +105,9 @@ TEST_CASE("max_pool_half counts indices over the whole tensor across its chunks"
       Tensor want = poisoned(ElementType::f16, out_shape),
              want_idx = poisoned(index_type, out_shape);
       irrun::kernels::max_pool_reference(in, want, &want_idx, g, par);
-      for (const i64 chunk : {1, 2, 4}) {
+      const i64 plane_bytes = 4 * g.in_plane_size() + 12 * g.out_plane_size();
+      for (const i64 chunk :
+           {i64{1}, plane_bytes - 1, plane_bytes, 2 * plane_bytes, 4 * plane_bytes}) {
         INFO("axis " << axis << " chunk " << chunk);
         Tensor got = poisoned(ElementType::f16, out_shape), idx = poisoned(index_type, out_shape);
         REQUIRE(irrun::kernels::max_pool_half(in, got, &idx, g, par, Isa::best, chunk));
@@ -130,8 +137,8 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
   const Tensor a_in = Tensor::zeros(ElementType::f16, shape_of(adaptive, adaptive.in));
   Tensor a_out = Tensor::zeros(ElementType::f16, shape_of(adaptive, adaptive.out));
   CHECK_FALSE(irrun::kernels::max_pool_half(a_in, a_out, nullptr, adaptive, par));
-  // A plane alone fills its chunk; one whose f32 copies pass 32 MiB is declined (4M inputs and
-  // 1M outputs with indices: 28 MB; 9M inputs: 36 MB of input copy alone).
+  // Large planes go in bands: 4M and 9M inputs (28 and 36 MB of f32 copies) give the reference's
+  // bits, the second in bands of rows.
   for (const i64 side : {2000, 3000}) {
     PoolGeometry big;
     big.spatial_rank = 2;
@@ -144,14 +151,26 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     Tensor want = poisoned(ElementType::f16, shape), want_idx = poisoned(ElementType::i64, shape);
     irrun::kernels::max_pool_reference(big_in, want, &want_idx, big, par);
     Tensor got = poisoned(ElementType::f16, shape), idx = poisoned(ElementType::i64, shape);
-    const bool ran = irrun::kernels::max_pool_half(big_in, got, &idx, big, par);
-    CHECK(ran == (side == 2000));
-    if (ran) {
-      CHECK(same_bits(got, want));
-      CHECK(same_bits(idx, want_idx));
-    } else {
-      CHECK(same_bits(got, poisoned(ElementType::f16, shape)));
-    }
+    REQUIRE(irrun::kernels::max_pool_half(big_in, got, &idx, big, par));
+    CHECK(same_bits(got, want));
+    CHECK(same_bits(idx, want_idx));
+  }
+  // A band of one output row whose f32 input rows alone pass 32 MiB (2100 rows of 4000) is
+  // declined; 1000 rows run.
+  for (const i64 rows : {2100, 1000}) {
+    PoolGeometry tall;
+    tall.spatial_rank = 2;
+    irrun::testing::set_axis(tall, 1, 2100, rows, rows, 1, 0, 0, irrun::testing::Rounding::floor);
+    irrun::testing::set_axis(tall, 2, 4000, 1, 1, 1, 0, 0, irrun::testing::Rounding::floor);
+    INFO("kernel rows " << rows);
+    SplitMix64 rng(static_cast<std::uint64_t>(rows));
+    const Tensor tall_in = random_input(rng, ElementType::bf16, tall);
+    const auto shape = shape_of(tall, tall.out);
+    Tensor want = poisoned(ElementType::bf16, shape);
+    if (rows == 1000) irrun::kernels::max_pool_reference(tall_in, want, nullptr, tall, par);
+    Tensor got = poisoned(ElementType::bf16, shape);
+    CHECK(irrun::kernels::max_pool_half(tall_in, got, nullptr, tall, par) == (rows == 1000));
+    CHECK(same_bits(got, want));
   }
   const Tensor f32_in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
   Tensor f32_out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));

@@ -50,13 +50,14 @@ void max_pool_reference(const Tensor& in, Tensor& values, Tensor* indices, const
 bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
                    const Parallel& par, Isa isa = Isa::best);
 
-// f16 and bf16 window pooling (max_pool_half.cpp): widened to f32 a chunk of planes at a time
-// (at most `chunk_planes` when not 0: tests), through max_pool_fast, and narrowed back, with the
-// reference kernel's bits in values and indices. Returns false, touching nothing, when
-// max_pool_fast would not cover the f32 case, for adaptive pooling, and for planes whose f32
-// copies (input, output and i64 indices) pass 32 MiB.
+// f16 and bf16 window pooling (max_pool_half.cpp): widened to f32 a piece at a time (planes that
+// fit `chunk_bytes` of scratch, 8 MiB when 0, go several at a time; larger planes a band of
+// output rows at a time), through max_pool_fast, and narrowed back, with the reference kernel's
+// bits in values and indices. Returns false, touching nothing, when max_pool_fast would not cover
+// the f32 case, for adaptive pooling, and when a band of one output row would take more than
+// 32 MiB of scratch (windows spanning most of a very large plane).
 bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
-                   const Parallel& par, Isa isa = Isa::best, std::int64_t chunk_planes = 0);
+                   const Parallel& par, Isa isa = Isa::best, std::int64_t chunk_bytes = 0);
 
 // Whether max_pool_fast covers this case (used by benchmarks and tests to report the path).
 bool max_pool_fast_covers(ElementType type, const PoolGeometry& g);
