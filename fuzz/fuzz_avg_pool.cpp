@@ -5,8 +5,8 @@
 // and thread count must be within one ulp of the exact average, NaN exactly where it is NaN,
 // infinities equal, and all paths bit-identical (docs/openvino-semantics.md section 7). The
 // reference kernel is held to the same oracle. Any miss prints the window and aborts. The same
-// values rounded to f16 (check_f16) then go through the f16 kernel, which must give the reference
-// kernel's bits on every path it does not decline.
+// values rounded to f16 and bf16 (check_half) then go through the 16-bit kernel, which must give
+// the reference kernel's bits on every path it does not decline.
 // Its three findings, now fixed, are seeds (fuzz/seeds/avg_pool/exact_sum_*.bin,
 // empty_output_rows.bin, s1_avx2_pad_column_found_by_fuzzer.bin) with regression tests; ctest
 // replays every seed (fuzz/CMakeLists.txt).
@@ -335,11 +335,10 @@ std::vector<std::int64_t> shape_of(const PoolGeometry& g, const std::array<std::
   return s;
 }
 
-// An output of element type T (float or the f16 bits) filled with a NaN pattern.
+// An output of element type `type` (T: float or the 16-bit patterns) filled with a NaN pattern.
 template <class T>
-Tensor poisoned(const PoolGeometry& g, T nan_bits) {
-  Tensor t = Tensor::zeros(sizeof(T) == 4 ? irrun::ElementType::f32 : irrun::ElementType::f16,
-                           shape_of(g, g.out));
+Tensor poisoned(const PoolGeometry& g, T nan_bits, irrun::ElementType type) {
+  Tensor t = Tensor::zeros(type, shape_of(g, g.out));
   std::fill_n(t.mutable_data<T>(), t.element_count(), nan_bits);
   return t;
 }
@@ -356,38 +355,44 @@ void check_oracle(const char* what, const PoolGeometry& g, const Tensor& in, con
     }
 }
 
-// The f16 kernel (avg_pool_f16) must give the reference kernel's bits on every path and thread
-// count, wherever it does not decline. Its values: the f32 ones rounded to f16 in compact mode
-// (the exponents that cancel); otherwise the low 16 bits of each f32, as raw f16 bits, made
-// finite unless the f32 is inf or NaN (random bits would put an inf or NaN, which the kernel
-// declines, in almost every input).
-void check_f16(const PoolGeometry& g, const Tensor& in32, bool compact) {
-  Tensor in = Tensor::zeros(irrun::ElementType::f16, shape_of(g, g.in));
+// The f16 and bf16 kernel (avg_pool_half) must give the reference kernel's bits on every path
+// and thread count, wherever it does not decline. Its values: the f32 ones rounded to f16 or
+// bf16 in compact mode (the exponents that cancel); otherwise, for f16, the low 16 bits of each
+// f32, as raw bits, made finite unless the f32 is inf or NaN (random bits would put an inf or
+// NaN, which the kernel declines, in almost every input), and for bf16 the f32's top 16 bits
+// (spans of exponents past exact sums among them: declined).
+void check_half(const PoolGeometry& g, const Tensor& in32, bool compact, irrun::ElementType type) {
+  const bool f16 = type == irrun::ElementType::f16;
+  Tensor in = Tensor::zeros(type, shape_of(g, g.in));
   const float* x = in32.data<float>();
   auto* h = in.mutable_data<std::uint16_t>();
   for (std::size_t i = 0; i < in.element_count(); ++i) {
-    auto b = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(x[i]));
-    if ((b & 0x7C00) == 0x7C00 && std::isfinite(x[i])) b ^= 0x4000;
-    h[i] = compact ? irrun::f16_bits_from_double(x[i]) : b;
+    const auto bits = std::bit_cast<std::uint32_t>(x[i]);
+    auto b = static_cast<std::uint16_t>(f16 ? bits : bits >> 16);
+    if (f16 && (b & 0x7C00) == 0x7C00 && std::isfinite(x[i])) b ^= 0x4000;
+    h[i] = !compact ? b
+           : f16    ? irrun::f16_bits_from_double(x[i])
+                    : irrun::bf16_bits_from_double(x[i]);
   }
   static const irrun::Parallel one(1), two(2);
-  Tensor ref = poisoned<std::uint16_t>(g, 0x7E01);
+  const std::uint16_t nan1 = f16 ? 0x7E01 : 0x7FC1, nan2 = f16 ? 0x7E02 : 0x7FC2;
+  Tensor ref = poisoned<std::uint16_t>(g, nan1, type);
   irrun::kernels::avg_pool_reference(in, ref, g, one);
   for (const Isa isa : {Isa::best, Isa::portable})
     for (const irrun::Parallel* par : {&one, &two})
       for (const std::int64_t band_rows : {0, 1, 2}) {  // whole planes when they fit, then bands
-        Tensor out = poisoned<std::uint16_t>(g, 0x7E02);
-        if (!irrun::kernels::avg_pool_f16(in, out, g, *par, isa, band_rows)) continue;
+        Tensor out = poisoned<std::uint16_t>(g, nan2, type);
+        if (!irrun::kernels::avg_pool_half(in, out, g, *par, isa, band_rows)) continue;
         for (std::size_t i = 0; i < out.element_count(); ++i) {
           const std::uint16_t a = ref.data<std::uint16_t>()[i], b = out.data<std::uint16_t>()[i];
           if (a == b) continue;
           std::fprintf(stderr,
-                       "fuzz_avg_pool: f16 output %zu: isa %d on %d threads, bands of %d rows, "
+                       "fuzz_avg_pool: %s output %zu: isa %d on %d threads, bands of %d rows, "
                        "gives %04x, the reference %04x (geometry in %s out %s kernel %s stride "
                        "%s)\n",
-                       i, static_cast<int>(isa), par->threads(), static_cast<int>(band_rows), b, a,
-                       text(g.in).c_str(), text(g.out).c_str(), text(g.kernel).c_str(),
-                       text(g.stride).c_str());
+                       f16 ? "f16" : "bf16", i, static_cast<int>(isa), par->threads(),
+                       static_cast<int>(band_rows), b, a, text(g.in).c_str(), text(g.out).c_str(),
+                       text(g.kernel).c_str(), text(g.stride).c_str());
           std::abort();
         }
       }
@@ -421,17 +426,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   static const irrun::Parallel one(1), two(2);
-  Tensor ref = poisoned(g, std::bit_cast<float>(0x7FC0DEADu));
+  Tensor ref = poisoned(g, std::bit_cast<float>(0x7FC0DEADu), irrun::ElementType::f32);
   irrun::kernels::avg_pool_reference(in, ref, g, one);
   if (irrun::kernels::avg_pool_fast_covers(irrun::ElementType::f32, g)) {
     // Different NaN poisons: an output some path leaves unwritten differs from the first.
-    Tensor first = poisoned(g, std::bit_cast<float>(0x7FC0DEADu));
+    Tensor first = poisoned(g, std::bit_cast<float>(0x7FC0DEADu), irrun::ElementType::f32);
     if (!irrun::kernels::avg_pool_fast(in, first, g, one, Isa::best)) std::abort();
     check_oracle("fast best 1 thread", g, in, first, w, want);
     for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
       for (const irrun::Parallel* par : {&one, &two}) {
         if (isa == Isa::best && par == &one) continue;
-        Tensor out = poisoned(g, std::bit_cast<float>(0xFFC0BEEFu));
+        Tensor out = poisoned(g, std::bit_cast<float>(0xFFC0BEEFu), irrun::ElementType::f32);
         if (!irrun::kernels::avg_pool_fast(in, out, g, *par, isa)) std::abort();
         if (std::memcmp(out.buffer.data(), first.buffer.data(), first.byte_size()) == 0) continue;
         check_oracle("fast (other ISA or thread count)", g, in, out, w, want);
@@ -449,6 +454,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
   }
   check_oracle("reference", g, in, ref, w, want);
-  check_f16(g, in, data[0] & 0x40);
+  check_half(g, in, data[0] & 0x40, irrun::ElementType::f16);
+  check_half(g, in, data[0] & 0x40, irrun::ElementType::bf16);
   return 0;
 }

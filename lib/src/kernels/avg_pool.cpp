@@ -173,7 +173,7 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
   if (g.planes() * g.out_plane_size() == 0) return;
   const Isa isa = isa_of(kernels);
   if (kernels != Kernels::reference &&
-      (avg_pool_fast(in, out, g, par, isa) || avg_pool_f16(in, out, g, par, isa)))
+      (avg_pool_fast(in, out, g, par, isa) || avg_pool_half(in, out, g, par, isa)))
     return;
   avg_pool_reference(in, out, g, par);
 }

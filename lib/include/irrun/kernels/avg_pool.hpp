@@ -1,8 +1,8 @@
 // AvgPool-1/14/16 and AdaptiveAvgPool-8 kernels, exact to OpenVINO's window and divisor rules
 // (docs/openvino-semantics.md sections 3, 4 and 7): a readable reference kernel, which is the
 // oracle, a fast f32 kernel (avg_pool_fast.cpp) that keeps the same accuracy and determinism
-// contract, and an f16 kernel that gives the reference's bits (avg_pool_f16.cpp). avg_pool()
-// picks a fast one when it covers the case.
+// contract, and an f16 and bf16 kernel that gives the reference's bits (avg_pool_half.cpp).
+// avg_pool() picks a fast one when it covers the case.
 #pragma once
 
 #include <atomic>
@@ -57,13 +57,14 @@ struct ExactRouteCounts {
 bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
                    Isa isa = Isa::best, ExactRouteCounts* counts = nullptr);
 
-// The f16 kernel (avg_pool_f16.cpp): the reference kernel's bits, from exact double sums in a
-// cheaper order. Returns false, touching nothing, when it does not cover the case (other element
-// types, windows of more than 2^13 taps, rows past its buffers, an inf or NaN in a row it reads).
-// Isa::portable leaves out its F16C conversions (every path gives the same bits). `band_rows`,
-// when not 0, makes it work in bands of at most that many output rows (tests).
-bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
-                  Isa isa = Isa::best, std::int64_t band_rows = 0);
+// The f16 and bf16 kernel (avg_pool_half.cpp): the reference kernel's bits, from exact double
+// sums in a cheaper order. Returns false, touching nothing, when it does not cover the case
+// (other element types, windows of more than 2^13 taps, rows past its buffers, an inf or NaN in
+// a row it reads, bf16 values there whose exponents span too far for exact sums). Isa::portable
+// leaves out its AVX2 and F16C code (every path gives the same bits). `band_rows`, when not 0,
+// makes it work in bands of at most that many output rows (tests).
+bool avg_pool_half(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                   Isa isa = Isa::best, std::int64_t band_rows = 0);
 
 // Whether avg_pool_fast covers this case (used by benchmarks and tests to report the path).
 bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g);

@@ -1,19 +1,24 @@
-// The f16 AvgPool kernel: the reference kernel's bits at a fraction of its cost per tap.
+// The f16 and bf16 AvgPool kernel: the reference kernel's bits at a fraction of its cost per tap.
 //
-// Why it can be exact without a check: an f16 value is an integer multiple of 2^-24 below 2^16 in
-// magnitude, so any sum of at most 2^13 of them, and every partial sum in any order, is a multiple
-// of 2^-24 below 2^29: 53 bits, held by a double exactly. The reference kernel's result depends on
-// the exact sum alone (exact_sum.hpp), so this kernel may add in the cheapest order: the W taps of
-// every input row once, then those row sums over each window's D and H taps. It ends each output
-// as the reference does (mean_of of the exact sum, rounded once to f16).
+// Why it can be exact: a 16-bit float is an integer multiple of the quantum of the smallest
+// exponent among the values, and below twice the largest one's power of two. A sum of n values,
+// and every partial sum in any order, is then held by a double exactly when n times their ratio,
+// n * 2^(span + 1 + mantissa bits), is at most 2^53 (sums_exact). For f16 that always holds for
+// n up to 2^13 (its 30 exponents span 29, with 10 mantissa bits); for bf16 (7 mantissa bits but
+// 254 exponents) the values the windows read are scanned first. The reference kernel's result
+// depends on the exact sum alone (exact_sum.hpp), so this kernel may add in the cheapest order:
+// the W taps of every input row once, then those row sums over each window's D and H taps. It
+// ends each output as the reference does (mean_of of the exact sum, rounded once to 16 bits).
 // A plane whose W sums do not fit the per-thread buffer goes in bands of output rows, each with
 // the W sums of the input rows it reads. Not covered (the reference kernel runs): windows of more
-// than 2^13 taps, input rows or single output rows too wide for the buffers, and an inf or NaN
-// in an input row some window reads (the reference returns the first NaN in its own order).
+// than 2^13 taps, input rows or single output rows too wide for the buffers, an inf or NaN in an
+// input row some window reads (the reference returns the first NaN in its own order), and bf16
+// values whose exponents span too far for exact sums.
 #include <algorithm>
 #include <array>
-#include <atomic>
+#include <bit>
 #include <cstdint>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -30,26 +35,121 @@ namespace {
 
 using i64 = std::int64_t;
 
-constexpr i64 kMaxExactTaps = i64{1} << 13;       // see above
+constexpr i64 kMaxExactTaps = i64{1} << 13;       // f16's bound (see above), for both
 constexpr i64 kMaxScratchDoubles = i64{1} << 19;  // per thread: 4 MiB
 constexpr i64 kWidenDoubles = 4096;               // input rows widened at a time, at least
 constexpr i64 kEndOutputs = 256;                  // outputs ended at a time, at least
 
-bool finite_f16(const std::uint16_t* x, i64 n) {
-  std::uint16_t any = 0;  // branch-free, so the loop vectorises
-  for (i64 i = 0; i < n; ++i) any |= static_cast<std::uint16_t>((x[i] & 0x7C00) == 0x7C00);
-  return any == 0;
+// The two formats: their exponent fields, scalar conversions, and eight (or four) at a time on
+// AVX2.
+struct F16 {
+  static constexpr std::int16_t exponent_mask = 0x7C00, smallest_normal = 0x0400;
+  static constexpr int mantissa_bits = 10;
+  static double to_double(std::uint16_t h) { return f16_bits_to_double(h); }
+  static std::uint16_t from_double(double x) { return f16_bits_from_double(x); }
+  __attribute__((target("avx2,fma,f16c"), always_inline)) static __m256 to_float8(
+      const std::uint16_t* x) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
+  }
+  // Four floats, to nearest even, in the low 64 bits.
+  __attribute__((target("avx2,fma,f16c"), always_inline)) static __m128i from_float4(__m128 f) {
+    return _mm_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
+  }
+};
+
+struct BF16 {
+  static constexpr std::int16_t exponent_mask = 0x7F80, smallest_normal = 0x0080;
+  static constexpr int mantissa_bits = 7;
+  static double to_double(std::uint16_t h) { return bf16_bits_to_double(h); }
+  static std::uint16_t from_double(double x) { return bf16_bits_from_double(x); }
+  // A bf16 is the top half of a float.
+  __attribute__((target("avx2,fma,f16c"), always_inline)) static __m256 to_float8(
+      const std::uint16_t* x) {
+    const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+  }
+  // Four finite floats, to nearest even on their bits (half the dropped bits' range less one, plus
+  // the kept last bit, carries into it exactly when rounding up), in the low 64 bits.
+  __attribute__((target("avx2,fma,f16c"), always_inline)) static __m128i from_float4(__m128 f) {
+    const __m128i b = _mm_castps_si128(f);
+    const __m128i last = _mm_and_si128(_mm_srli_epi32(b, 16), _mm_set1_epi32(1));
+    const __m128i r =
+        _mm_srli_epi32(_mm_add_epi32(_mm_add_epi32(b, _mm_set1_epi32(0x7FFF)), last), 16);
+    return _mm_packus_epi32(r, r);
+  }
+};
+
+// The exponent fields of values: the largest, and the smallest among nonzero values (a
+// subnormal's counted as the smallest normal's: both are multiples of the same quantum). lo > hi
+// when all are zero. Signed, for SSE2's 16-bit min and max (the fields are below 0x7FFF).
+struct Exponents {
+  std::int16_t lo = 0x7FFF, hi = 0;
+  void join(const Exponents& o) {
+    lo = std::min(lo, o.lo);
+    hi = std::max(hi, o.hi);
+  }
+};
+
+template <class F>
+Exponents exponents(const std::uint16_t* x, i64 n, Exponents e = {}) {
+  for (i64 i = 0; i < n; ++i) {
+    const auto field = static_cast<std::int16_t>(x[i] & F::exponent_mask);
+    e.hi = std::max(e.hi, field);
+    if ((x[i] & 0x7FFF) != 0) e.lo = std::min(e.lo, std::max(field, F::smallest_normal));
+  }
+  return e;
 }
 
-// x[i] as doubles (exact). F16C converts eight at a time where the CPU has it.
-__attribute__((target("avx,f16c"))) void widen_f16c(const std::uint16_t* x, i64 n, double* d) {
+// The same, sixteen values a vector (the compiler keeps the scalar loop's branches).
+template <class F>
+__attribute__((target("avx2,fma,f16c"))) Exponents exponents_avx2(const std::uint16_t* x, i64 n) {
+  const __m256i mask = _mm256_set1_epi16(F::exponent_mask), magnitude = _mm256_set1_epi16(0x7FFF);
+  const __m256i smallest = _mm256_set1_epi16(F::smallest_normal);
+  __m256i lo = magnitude, hi = _mm256_setzero_si256();
+  i64 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i));
+    const __m256i field = _mm256_and_si256(v, mask);
+    const __m256i zero = _mm256_cmpeq_epi16(_mm256_and_si256(v, magnitude), _mm256_setzero_si256());
+    hi = _mm256_max_epi16(hi, field);
+    // A zero's field made 0x7FFF, which no minimum keeps.
+    lo = _mm256_min_epi16(
+        lo, _mm256_or_si256(_mm256_max_epi16(field, smallest), _mm256_and_si256(zero, magnitude)));
+  }
+  alignas(32) std::int16_t l[16], h[16];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
+  Exponents e;
+  for (int k = 0; k < 16; ++k) e.join({l[k], h[k]});
+  return exponents<F>(x + i, n - i, e);
+}
+
+template <class F>
+Exponents exponents_portable(const std::uint16_t* x, i64 n) {
+  return exponents<F>(x, n);
+}
+
+// Whether sums of up to max_taps of such values are exact in a double (see above): no inf or
+// NaN, and max_taps * 2^(span + 1 + mantissa bits) at most 2^53.
+template <class F>
+bool sums_exact(const Exponents& e, i64 max_taps) {
+  if (e.hi == F::exponent_mask) return false;
+  if (e.lo > e.hi) return true;
+  const int span = (e.hi - e.lo) >> F::mantissa_bits;
+  const int taps_bits = std::bit_width(static_cast<std::uint64_t>(max_taps - 1));
+  return taps_bits + span + 1 + F::mantissa_bits <= 53;
+}
+
+// x[i] as doubles (exact).
+template <class F>
+__attribute__((target("avx2,fma,f16c"))) void widen_avx2(const std::uint16_t* x, i64 n, double* d) {
   i64 i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+    const __m256 f = F::to_float8(x + i);
     _mm256_storeu_pd(d + i, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
     _mm256_storeu_pd(d + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
   }
-  for (; i < n; ++i) d[i] = f16_bits_to_double(x[i]);
+  for (; i < n; ++i) d[i] = F::to_double(x[i]);
 }
 
 // The four 64-bit lane masks of `mask` as 32-bit ones.
@@ -58,17 +158,19 @@ __attribute__((target("avx2,fma,f16c"))) inline __m128i lanes32(__m256d mask) {
   return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(mask), idx));
 }
 
-// y[k] = the reference's f16 of s[k] / n[k] (exact sums, so no error term), k < 4: the quotient
-// q = s / n, then rounded to f16 once: first to float rounded to odd (truncated, the last bit set
-// when inexact), which keeps every bit that decides the f16 rounding since float has 13 more;
-// then to f16, to nearest even.
+// y[k] = the reference's 16-bit value of s[k] / n[k] (exact sums, so no error term), k < 4: the
+// quotient q = s / n, then rounded to 16 bits once: first to float rounded to odd (truncated, the
+// last bit set when inexact), which keeps every bit that decides the final rounding since float
+// has 13 more than f16 and 16 more than bf16, subnormals alike; then to nearest even.
 // The reference's correction, m = q + fma(-q, n, s) / n, leaves q as it is here (so a second
 // division is saved): m != q needs s / n within 2^-53 (relative) of a midpoint between doubles,
-// half a gap g from q. But s is a multiple of 2^-24 below 2^29 and n an integer below 2^53 (a
+// half a gap g from q. But s is a multiple of some 2^e below 2^(e + 53) (see above) and n an
+// integer below 2^53 (a
 // larger n, a * 2^k with a below 2^53, divides s / 2^k by a alike), so s - midpoint * n is a
 // multiple of g / 2 (g / 4 at a power of 2): s / n is on the midpoint (where m = q, both ties
 // to even) or at least g / (4n) away, too far.
-__attribute__((target("avx2,fma,f16c"), always_inline)) inline void finish4_f16c(const double* s,
+template <class F>
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void finish4_avx2(const double* s,
                                                                                  const double* n,
                                                                                  std::uint16_t* y) {
   const __m256d sum = _mm256_loadu_pd(s), div = _mm256_loadu_pd(n);
@@ -84,66 +186,71 @@ __attribute__((target("avx2,fma,f16c"), always_inline)) inline void finish4_f16c
   __m128i bits = _mm_castps_si128(f);
   bits = _mm_sub_epi32(bits, _mm_and_si128(lanes32(away), one));    // toward zero
   bits = _mm_or_si128(bits, _mm_and_si128(lanes32(inexact), one));  // odd when inexact
-  const __m128i h = _mm_cvtps_ph(_mm_castsi128_ps(bits), _MM_FROUND_TO_NEAREST_INT);
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(y), h);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(y), F::from_float4(_mm_castsi128_ps(bits)));
 }
 
-// finish4_f16c over a row's outputs, four at a time; returns how many it ended.
-__attribute__((target("avx2,fma,f16c"))) i64 finish_f16c(const double* s, const double* n,
+// finish4_avx2 over a row's outputs, four at a time; returns how many it ended.
+template <class F>
+__attribute__((target("avx2,fma,f16c"))) i64 finish_avx2(const double* s, const double* n,
                                                          i64 count, std::uint16_t* y) {
   i64 i = 0;
-  for (; i + 4 <= count; i += 4) finish4_f16c(s + i, n + i, y + i);
+  for (; i + 4 <= count; i += 4) finish4_avx2<F>(s + i, n + i, y + i);
   return i;
 }
 
 // lo += x[0, 4), hi += x[4, 8), as doubles.
-__attribute__((target("avx2,fma,f16c"), always_inline)) inline void add8_f16c(
+template <class F>
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void add8_avx2(
     const std::uint16_t* x, __m256d& lo, __m256d& hi) {
-  const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
+  const __m256 f = F::to_float8(x);
   lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
   hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
 }
 
 // The sum of x[0, n) (exact, as any sum here): four chains of four lanes, so that the adds run
 // at their throughput rather than their latency.
-__attribute__((target("avx2,fma,f16c"))) double sum_f16c(const std::uint16_t* x, i64 n) {
+template <class F>
+__attribute__((target("avx2,fma,f16c"))) double sum_avx2(const std::uint16_t* x, i64 n) {
   __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
   i64 i = 0;
   for (; i + 16 <= n; i += 16) {
-    add8_f16c(x + i, a0, a1);
-    add8_f16c(x + i + 8, a2, a3);
+    add8_avx2<F>(x + i, a0, a1);
+    add8_avx2<F>(x + i + 8, a2, a3);
   }
   if (i + 8 <= n) {
-    add8_f16c(x + i, a0, a1);
+    add8_avx2<F>(x + i, a0, a1);
     i += 8;
   }
   const __m256d v = _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3));
   const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
   double s = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
-  for (; i < n; ++i) s += f16_bits_to_double(x[i]);
+  for (; i < n; ++i) s += F::to_double(x[i]);
   return s;
 }
 
+template <class F>
 double sum_portable(const std::uint16_t* x, i64 n) {
   double s = 0.0;
-  for (i64 i = 0; i < n; ++i) s += f16_bits_to_double(x[i]);
+  for (i64 i = 0; i < n; ++i) s += F::to_double(x[i]);
   return s;
 }
 
-// y[k] = the reference's f16 of s[k] / n[k], k < count.
-void end_outputs(const double* s, const double* n, i64 count, bool f16c, std::uint16_t* y) {
-  i64 k = f16c ? finish_f16c(s, n, count, y) : 0;
+// y[k] = the reference's 16-bit value of s[k] / n[k], k < count.
+template <class F>
+void end_outputs(const double* s, const double* n, i64 count, bool avx2, std::uint16_t* y) {
+  i64 k = avx2 ? finish_avx2<F>(s, n, count, y) : 0;
   // A zero sum (a window without taps too) gives +0 whatever its sign and n, as in the
   // reference: q + (rem + 0) / n is -0 + +0 for a -0.
   for (; k < count; ++k) {
     detail::Divisor div;
     div.hi = n[k];  // a count below 2^53, or the kernel volume when that is a double
-    y[k] = f16_bits_from_double(detail::mean_of(s[k], 0.0, div));
+    y[k] = F::from_double(detail::mean_of(s[k], 0.0, div));
   }
 }
 
+template <class F>
 void widen_portable(const std::uint16_t* x, i64 n, double* d) {
-  for (i64 i = 0; i < n; ++i) d[i] = f16_bits_to_double(x[i]);
+  for (i64 i = 0; i < n; ++i) d[i] = F::to_double(x[i]);
 }
 
 struct Layout {
@@ -151,7 +258,7 @@ struct Layout {
   const std::array<detail::AxisWindows, 3>& ax;
   bool full_kernel_divisor;
   double kernel_volume;
-  bool f16c;  // the CPU has AVX2, FMA and F16C
+  bool avx2;  // the CPU has AVX2, FMA and F16C
   // The input D and H rows some window reads, and whether that is all of them (strides past
   // the kernel leave rows between windows, which a band then skips).
   std::vector<char> read_d, read_h;
@@ -238,19 +345,20 @@ Band band(const Layout& l, i64 od0, i64 od1, i64 oh0, i64 oh1) {
   return {od0, od1, oh0, oh1, span(l.ax[0], od0, od1), span(l.ax[1], oh0, oh1)};
 }
 
-// One band of a plane: x (the plane's f16 inputs) -> rows (W sums of the band's input rows, via
+// One band of a plane: x (the plane's 16-bit inputs) -> rows (W sums of the band's input rows, via
 // xs, a chunk of input rows widened to doubles) -> finish (sums and divisors of outputs to end) ->
 // y (the plane's outputs).
-__attribute__((always_inline)) inline void band_f16(const Layout& l, const Band& b,
-                                                    const std::uint16_t* x, double* xs, i64 chunk,
-                                                    double* rows, double* finish, i64 ends,
-                                                    std::uint16_t* y) {
+template <class F>
+__attribute__((always_inline)) inline void pool_band(const Layout& l, const Band& b,
+                                                     const std::uint16_t* x, double* xs, i64 chunk,
+                                                     double* rows, double* finish, i64 ends,
+                                                     std::uint16_t* y) {
   const PoolGeometry& g = l.g;
   const auto &ad = l.ax[0], &ah = l.ax[1],
              &aw = l.ax[2];  // not a structured binding: clang 14 lambdas cannot capture one
   const i64 IH = g.in[1], IW = g.in[2], OH = g.out[1], OW = g.out[2];
   const i64 band_h = b.h.second - b.h.first + 1;
-  const auto widen = l.f16c ? widen_f16c : widen_portable;
+  const auto widen = l.avx2 ? widen_avx2<F> : widen_portable<F>;
   // W sums of R input rows at once: R independent chains of additions (one chain per window is
   // bound by the latency of each add, and a global pool's rows have a single window).
   // Four windows one or two taps apart (strides 1 and 2) sum as vectors of four: a tap's four
@@ -329,7 +437,7 @@ __attribute__((always_inline)) inline void band_f16(const Layout& l, const Band&
     for (i64 oh = b.oh0; oh < b.oh1; ++oh) {
       const auto h = static_cast<std::size_t>(oh);
       if (pending + OW > ends) {
-        end_outputs(sums, divisors, pending, l.f16c, yp);
+        end_outputs<F>(sums, divisors, pending, l.avx2, yp);
         yp += pending;
         pending = 0;
       }
@@ -375,19 +483,21 @@ __attribute__((always_inline)) inline void band_f16(const Layout& l, const Band&
       pending += OW;
     }
   }
-  end_outputs(sums, divisors, pending, l.f16c, yp);
+  end_outputs<F>(sums, divisors, pending, l.avx2, yp);
 }
 
-// band_f16 built for the CPU's AVX2 (its sums four doubles a vector) and for any x86-64.
-__attribute__((target("avx2,fma,f16c"))) void band_f16_avx2(const Layout& l, const Band& b,
-                                                            const std::uint16_t* x, double* xs,
-                                                            i64 chunk, double* rows, double* finish,
-                                                            i64 ends, std::uint16_t* y) {
-  band_f16(l, b, x, xs, chunk, rows, finish, ends, y);
+// pool_band built for the CPU's AVX2 (its sums four doubles a vector) and for any x86-64.
+template <class F>
+__attribute__((target("avx2,fma,f16c"))) void band_avx2(const Layout& l, const Band& b,
+                                                        const std::uint16_t* x, double* xs,
+                                                        i64 chunk, double* rows, double* finish,
+                                                        i64 ends, std::uint16_t* y) {
+  pool_band<F>(l, b, x, xs, chunk, rows, finish, ends, y);
 }
-void band_f16_portable(const Layout& l, const Band& b, const std::uint16_t* x, double* xs,
-                       i64 chunk, double* rows, double* finish, i64 ends, std::uint16_t* y) {
-  band_f16(l, b, x, xs, chunk, rows, finish, ends, y);
+template <class F>
+void band_portable(const Layout& l, const Band& b, const std::uint16_t* x, double* xs, i64 chunk,
+                   double* rows, double* finish, i64 ends, std::uint16_t* y) {
+  pool_band<F>(l, b, x, xs, chunk, rows, finish, ends, y);
 }
 
 // The bands of a plane, each within `budget` W sums: the whole plane when it fits (each input
@@ -419,13 +529,9 @@ std::vector<Band> plane_bands(const Layout& l, i64 budget, i64 band_rows) {
   return bands;
 }
 
-}  // namespace
-
-bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
-                  Isa isa, std::int64_t band_rows) {
-  if (in.type != ElementType::f16 || out.type != ElementType::f16) return false;
-  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
-  if (g.planes() * g.out_plane_size() == 0) return true;
+template <class F>
+bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par, Isa isa,
+          i64 band_rows) {
   // An empty input axis leaves every window without taps (the reference's zeros cost nothing),
   // and the others' sizes unbounded by any buffer: their products (this kernel's spans times OW,
   // in_plane_size()) could pass 2^63.
@@ -475,21 +581,27 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
 
   const auto* x = in.data<std::uint16_t>();
   const i64 n_in = g.in_plane_size();
-  std::atomic<bool> finite{true};
-  // By input rows (a single plane spreads over the threads too); with gaps between windows,
-  // only the rows some window reads: an inf or NaN elsewhere is not in the reference's sums.
+  // The exponents of the values windows read, by input rows (a single plane spreads over the
+  // threads too); with gaps between windows, only the rows some window reads: an inf or NaN
+  // elsewhere is not in the reference's sums.
+  Exponents seen;
+  std::mutex seen_mutex;
   const i64 ID = g.in[0], IH = g.in[1], IW = g.in[2];
+  const auto scan = l.avx2 ? exponents_avx2<F> : exponents_portable<F>;
   par.for_range(g.planes() * ID * IH, [&](i64 b, i64 e) {
+    Exponents local;
     if (l.read_all) {
-      if (!finite_f16(x + b * IW, (e - b) * IW)) finite = false;
-      return;
+      local = scan(x + b * IW, (e - b) * IW);
+    } else {
+      for (i64 r = b; r < e; ++r)
+        if (l.read_d[static_cast<std::size_t>(r / IH % ID)] &&
+            l.read_h[static_cast<std::size_t>(r % IH)])
+          local.join(scan(x + r * IW, IW));
     }
-    for (i64 r = b; r < e; ++r)
-      if (l.read_d[static_cast<std::size_t>(r / IH % ID)] &&
-          l.read_h[static_cast<std::size_t>(r % IH)] && !finite_f16(x + r * IW, IW))
-        finite = false;
+    const std::lock_guard lock(seen_mutex);
+    seen.join(local);
   });
-  if (!finite) return false;
+  if (!sums_exact<F>(seen, max_taps)) return false;
 
   auto* y = out.mutable_data<std::uint16_t>();
   // A window over the whole plane (a global pool) sums the plane at once, and four planes end
@@ -498,13 +610,13 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
   for (std::size_t a = 0; a < 3; ++a) global = global && ax[a].taps[0] == g.in[a];
   if (global) {
     const double divisor = l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(n_in);
-    const auto sum = l.f16c ? sum_f16c : sum_portable;
+    const auto sum = l.avx2 ? sum_avx2<F> : sum_portable<F>;
     par.for_range(g.planes(), [&](i64 b, i64 e) {
       double sums[4], divisors[4] = {divisor, divisor, divisor, divisor};
       for (i64 p = b; p < e; p += 4) {
         const i64 m = std::min<i64>(4, e - p);
         for (i64 k = 0; k < m; ++k) sums[k] = sum(x + (p + k) * n_in, n_in);
-        end_outputs(sums, divisors, m, l.f16c, y + p);
+        end_outputs<F>(sums, divisors, m, l.avx2, y + p);
       }
     });
     return true;
@@ -517,12 +629,24 @@ bool avg_pool_f16(const Tensor& in, Tensor& out, const PoolGeometry& g, const Pa
         rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(end_buffer));
     for (i64 t = b; t < e; ++t) {
       const i64 p = t / per_plane;
-      (l.f16c ? band_f16_avx2 : band_f16_portable)(
-          l, bands[static_cast<std::size_t>(t % per_plane)], x + p * n_in, xs.data(), chunk,
-          rows.data(), finish.data(), ends, y + p * g.out_plane_size());
+      (l.avx2 ? band_avx2<F> : band_portable<F>)(l, bands[static_cast<std::size_t>(t % per_plane)],
+                                                 x + p * n_in, xs.data(), chunk, rows.data(),
+                                                 finish.data(), ends, y + p * g.out_plane_size());
     }
   });
   return true;
+}
+
+}  // namespace
+
+bool avg_pool_half(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                   Isa isa, std::int64_t band_rows) {
+  if (out.type != in.type) return false;
+  if (in.type != ElementType::f16 && in.type != ElementType::bf16) return false;
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
+  if (g.planes() * g.out_plane_size() == 0) return true;
+  return in.type == ElementType::f16 ? pool<F16>(in, out, g, par, isa, band_rows)
+                                     : pool<BF16>(in, out, g, par, isa, band_rows);
 }
 
 }  // namespace irrun::kernels

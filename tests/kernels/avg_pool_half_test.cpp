@@ -1,5 +1,7 @@
-// The f16 kernel against the reference kernel: the same bits on every geometry it covers, on
-// both of its paths and for any thread count, and nothing touched where it declines.
+// The f16 and bf16 kernel against the reference kernel: the same bits on every geometry it
+// covers, on both of its paths and for any thread count, and nothing touched where it declines
+// (bf16 values whose exponents span too far for exact sums among them).
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -33,7 +35,7 @@ using irrun::testing::window;
 // far apart with both signs, so that windows cancel down to their smallest terms (a sum kept
 // in float or in a narrower order would lose them); mode 2: zeros of both signs and a few
 // subnormals (an all -0 window must give +0, as the reference's sum from +0 does).
-std::uint16_t random_half(SplitMix64& rng, int mode) {
+std::uint16_t random_f16(SplitMix64& rng, int mode) {
   static const std::uint16_t kFar[] = {0x7BFF, 0x7800, 0x6400, 0x3C00, 0x1400, 0x0001, 0x03FF};
   std::uint16_t h = 0;
   switch (mode) {
@@ -51,19 +53,51 @@ std::uint16_t random_half(SplitMix64& rng, int mode) {
   return static_cast<std::uint16_t>(h | (rng.coin() ? 0x8000 : 0));
 }
 
-Tensor random_input(SplitMix64& rng, const PoolGeometry& g, int mode) {
-  Tensor t = Tensor::zeros(ElementType::f16, shape_of(g, g.in));
+// The bf16 modes alike, within 32 binades above `low` (an exponent field from 0, the
+// subnormals, to 222), which sums of up to 2^13 taps hold exactly: mode 0 any pattern there;
+// mode 1 its two ends and between, with cancelling signs; mode 2 zeros and a few subnormals.
+std::uint16_t random_bf16(SplitMix64& rng, int mode, std::int64_t low) {
+  std::int64_t e = 0, m = 0;
+  switch (mode) {
+    case 0:
+      e = rng.range(low, low + 32);
+      m = rng.range(0, 127);
+      break;
+    case 1: {
+      static const std::int64_t kFar[] = {32, 31, 20, 9, 1, 0};
+      e = low + kFar[rng.range(0, 5)];
+      m = rng.coin() ? rng.range(0, 3) : 127 - rng.range(0, 3);
+      break;
+    }
+    default:
+      m = rng.range(0, 3) == 0 ? rng.range(1, 3) : 0;
+  }
+  if (e == 0 && m == 0 && mode != 2) m = 1;  // a subnormal, not a zero, at the span's bottom
+  return static_cast<std::uint16_t>((e << 7) | m | (rng.coin() ? 0x8000 : 0));
+}
+
+Tensor random_input(SplitMix64& rng, const PoolGeometry& g, int mode, ElementType type) {
+  Tensor t = Tensor::zeros(type, shape_of(g, g.in));
   auto* x = t.mutable_data<std::uint16_t>();
-  for (std::size_t i = 0; i < t.element_count(); ++i) x[i] = random_half(rng, mode);
+  const std::int64_t low = rng.coin() ? 0 : rng.range(1, 222);
+  for (std::size_t i = 0; i < t.element_count(); ++i)
+    x[i] = type == ElementType::f16 ? random_f16(rng, mode) : random_bf16(rng, mode, low);
   return t;
 }
 
 // An output filled with a signalling-NaN pattern, so that outputs left unwritten show.
-Tensor poisoned_output(const PoolGeometry& g) {
-  Tensor t = Tensor::zeros(ElementType::f16, shape_of(g, g.out));
+Tensor poisoned_output(const PoolGeometry& g, ElementType type) {
+  Tensor t = Tensor::zeros(type, shape_of(g, g.out));
   auto* y = t.mutable_data<std::uint16_t>();
-  for (std::size_t i = 0; i < t.element_count(); ++i) y[i] = 0x7D55;
+  for (std::size_t i = 0; i < t.element_count(); ++i)
+    y[i] = type == ElementType::f16 ? 0x7D55 : 0x7F95;
   return t;
+}
+
+// +inf, -inf, a quiet and a signalling NaN.
+std::array<std::uint16_t, 4> specials(ElementType type) {
+  if (type == ElementType::f16) return {0x7C00, 0xFC00, 0x7E00, 0x7C01};
+  return {0x7F80, 0xFF80, 0x7FC0, 0x7F81};
 }
 
 // Outputs that differ from the reference's, the first few reported.
@@ -72,22 +106,24 @@ int mismatches(const PoolGeometry& g, const Tensor& got, const Tensor& want) {
   for (std::size_t i = 0; i < want.element_count(); ++i) {
     const std::uint16_t a = got.data<std::uint16_t>()[i], b = want.data<std::uint16_t>()[i];
     if (a != b && ++bad <= 3)
-      FAIL_CHECK(describe(g) << " output " << i << ": f16 kernel 0x" << std::hex << a
+      FAIL_CHECK(describe(g) << " output " << i << ": 16-bit kernel 0x" << std::hex << a
                              << ", reference 0x" << b);
   }
   return bad;
 }
 
 Tensor run_reference(const PoolGeometry& g, const Tensor& in, const Parallel& par) {
-  Tensor out = poisoned_output(g);
+  Tensor out = poisoned_output(g, in.type);
   irrun::kernels::avg_pool_reference(in, out, g, par);
   return out;
 }
 
 }  // namespace
 
-TEST_CASE("f16 avg_pool gives the reference's bits on random geometries",
-          "[kernels][avg_pool_f16]") {
+TEST_CASE("f16 and bf16 avg_pool gives the reference's bits on random geometries",
+          "[kernels][avg_pool_half]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
   SplitMix64 rng(0xF16F16ull);
   const Parallel par(2);
   std::int64_t outputs = 0;
@@ -95,11 +131,11 @@ TEST_CASE("f16 avg_pool gives the reference's bits on random geometries",
     const PoolGeometry g = random_geometry(rng);
     const int mode = iter % 3;
     INFO(describe(g) << " mode " << mode);
-    const Tensor in = random_input(rng, g, mode);
+    const Tensor in = random_input(rng, g, mode, type);
     const Tensor want = run_reference(g, in, par);
     for (Isa isa : {Isa::best, Isa::portable}) {
-      Tensor got = poisoned_output(g);
-      REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par, isa));
+      Tensor got = poisoned_output(g, type);
+      REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa));
       CHECK(mismatches(g, got, want) == 0);
     }
     outputs += static_cast<std::int64_t>(want.element_count());
@@ -107,7 +143,10 @@ TEST_CASE("f16 avg_pool gives the reference's bits on random geometries",
   CHECK(outputs > 300000);  // enough outputs that one double rounding in 2^13 shows
 }
 
-TEST_CASE("f16 avg_pool on large windows and the benchmark patterns", "[kernels][avg_pool_f16]") {
+TEST_CASE("f16 and bf16 avg_pool on large windows and the benchmark patterns",
+          "[kernels][avg_pool_half]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
   SplitMix64 rng(0x5EED16ull);
   const Parallel par(2);
   const PoolGeometry geometries[] = {
@@ -123,16 +162,18 @@ TEST_CASE("f16 avg_pool on large windows and the benchmark patterns", "[kernels]
   for (const PoolGeometry& g : geometries) {
     for (int mode = 0; mode < 3; ++mode) {
       INFO(describe(g) << " mode " << mode);
-      const Tensor in = random_input(rng, g, mode);
-      Tensor got = poisoned_output(g);
-      REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par));
+      const Tensor in = random_input(rng, g, mode, type);
+      Tensor got = poisoned_output(g, type);
+      REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par));
       CHECK(mismatches(g, got, run_reference(g, in, par)) == 0);
     }
   }
 }
 
-TEST_CASE("f16 avg_pool on whole-plane windows (global pools) gives the reference's bits",
-          "[kernels][avg_pool_f16]") {
+TEST_CASE("f16 and bf16 avg_pool on whole-plane windows (global pools) gives the reference's bits",
+          "[kernels][avg_pool_half]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
   // Plane sizes around the sum's 8 and 16 lanes, plane counts off four (the planes end four at
   // a time) split over 1-3 threads, pads in or out of the divisor; then single windows that do
   // not cover the plane (a column left out, dilated taps), which take the bands.
@@ -156,12 +197,12 @@ TEST_CASE("f16 avg_pool on whole-plane windows (global pools) gives the referenc
   for (const PoolGeometry& g : geometries) {
     for (int mode = 0; mode < 3; ++mode) {
       INFO(describe(g) << " mode " << mode);
-      const Tensor in = random_input(rng, g, mode);
+      const Tensor in = random_input(rng, g, mode, type);
       const Tensor want = run_reference(g, in, pools[1]);
       for (const Parallel& par : pools) {
         for (Isa isa : {Isa::best, Isa::portable}) {
-          Tensor got = poisoned_output(g);
-          REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par, isa));
+          Tensor got = poisoned_output(g, type);
+          REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa));
           CHECK(mismatches(g, got, want) == 0);
         }
       }
@@ -169,8 +210,10 @@ TEST_CASE("f16 avg_pool on whole-plane windows (global pools) gives the referenc
   }
 }
 
-TEST_CASE("f16 avg_pool in bands of output rows gives the reference's bits",
-          "[kernels][avg_pool_f16]") {
+TEST_CASE("f16 and bf16 avg_pool in bands of output rows gives the reference's bits",
+          "[kernels][avg_pool_half]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
   // Bands forced down to 1-3 output rows on random geometries (D and H windows overlapping,
   // dilated, in padding, adaptive), then planes whose W sums do not fit the buffers at once.
   SplitMix64 rng(0xBA2D5ull);
@@ -179,11 +222,11 @@ TEST_CASE("f16 avg_pool in bands of output rows gives the reference's bits",
     const PoolGeometry g = random_geometry(rng);
     const std::int64_t band_rows = rng.range(1, 3);
     INFO(describe(g) << " band_rows " << band_rows);
-    const Tensor in = random_input(rng, g, iter % 3);
+    const Tensor in = random_input(rng, g, iter % 3, type);
     const Tensor want = run_reference(g, in, par);
     for (Isa isa : {Isa::best, Isa::portable}) {
-      Tensor got = poisoned_output(g);
-      REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par, isa, band_rows));
+      Tensor got = poisoned_output(g, type);
+      REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa, band_rows));
       CHECK(mismatches(g, got, want) == 0);
     }
   }
@@ -200,15 +243,17 @@ TEST_CASE("f16 avg_pool in bands of output rows gives the reference's bits",
   };
   for (const PoolGeometry& g : large) {
     INFO(describe(g));
-    const Tensor in = random_input(rng, g, 0);
-    Tensor got = poisoned_output(g);
-    REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par));
+    const Tensor in = random_input(rng, g, 0, type);
+    Tensor got = poisoned_output(g, type);
+    REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par));
     CHECK(mismatches(g, got, run_reference(g, in, par)) == 0);
   }
 }
 
-TEST_CASE("f16 avg_pool on windows in padding costs no more than the reference",
-          "[kernels][avg_pool_f16]") {
+TEST_CASE("f16 and bf16 avg_pool on windows in padding costs no more than the reference",
+          "[kernels][avg_pool_half]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
   // Tests do not time things, but these took seconds where the reference takes milliseconds:
   // with no window tapping D (or W), the H rows read were marked tap by tap for all 50001 H
   // windows (or those taps summed for every output); and the 99 windows all in the W padding
@@ -222,49 +267,54 @@ TEST_CASE("f16 avg_pool on windows in padding costs no more than the reference",
   };
   for (const PoolGeometry& g : geometries) {
     INFO(describe(g));
-    Tensor in = random_input(rng, g, 0);
+    Tensor in = random_input(rng, g, 0, type);
     const Tensor want = run_reference(g, in, pools[0]);
     for (const Parallel& par : pools) {
       for (Isa isa : {Isa::best, Isa::portable}) {
-        Tensor got = poisoned_output(g);
-        REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, par, isa));
+        Tensor got = poisoned_output(g, type);
+        REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa));
         CHECK(mismatches(g, got, want) == 0);
       }
     }
   }
 }
 
-TEST_CASE("f16 avg_pool is bit-identical for any thread count", "[kernels][avg_pool_f16]") {
+TEST_CASE("f16 and bf16 avg_pool is bit-identical for any thread count",
+          "[kernels][avg_pool_half]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
   SplitMix64 rng(0x7D16ull);
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(7)};
   for (int iter = 0; iter < 60; ++iter) {
     const PoolGeometry g = random_geometry(rng);
     const std::int64_t band_rows = iter % 3;  // the threads share a plane's bands too
     INFO(describe(g) << " band_rows " << band_rows);
-    const Tensor in = random_input(rng, g, iter % 3);
-    Tensor first = poisoned_output(g);
-    REQUIRE(irrun::kernels::avg_pool_f16(in, first, g, pools[0], Isa::best, band_rows));
+    const Tensor in = random_input(rng, g, iter % 3, type);
+    Tensor first = poisoned_output(g, type);
+    REQUIRE(irrun::kernels::avg_pool_half(in, first, g, pools[0], Isa::best, band_rows));
     for (std::size_t k = 1; k < std::size(pools); ++k) {
-      Tensor got = poisoned_output(g);
-      REQUIRE(irrun::kernels::avg_pool_f16(in, got, g, pools[k], Isa::best, band_rows));
+      Tensor got = poisoned_output(g, type);
+      REQUIRE(irrun::kernels::avg_pool_half(in, got, g, pools[k], Isa::best, band_rows));
       CHECK(same_bits(got, first));
     }
   }
 }
 
-TEST_CASE("f16 avg_pool declines what it cannot prove and touches nothing",
-          "[kernels][avg_pool_f16]") {
+TEST_CASE("f16 and bf16 avg_pool declines what it cannot prove and touches nothing",
+          "[kernels][avg_pool_half]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
   SplitMix64 rng(0xDEC1Dull);
   const Parallel par(2);
   const PoolGeometry g = window({1, 3}, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true);
-  const Tensor untouched = poisoned_output(g);
+  const Tensor untouched = poisoned_output(g, type);
   SECTION("an inf or NaN anywhere in the rows windows read") {
-    for (std::uint16_t special : {0x7C00, 0xFC00, 0x7E00, 0x7C01}) {
-      Tensor in = random_input(rng, g, 0);
+    for (const std::uint16_t special : specials(type)) {
+      Tensor in = random_input(rng, g, 0, type);
       in.mutable_data<std::uint16_t>()[static_cast<std::size_t>(
           rng.range(0, static_cast<std::int64_t>(in.element_count()) - 1))] = special;
-      Tensor out = poisoned_output(g);
-      CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, g, par));
+      Tensor out = poisoned_output(g, type);
+      CHECK_FALSE(irrun::kernels::avg_pool_half(in, out, g, par));
       CHECK(same_bits(out, untouched));
       // avg_pool then runs the reference kernel: its bits, NaN payloads included.
       irrun::kernels::avg_pool(in, out, g, par);
@@ -282,33 +332,72 @@ TEST_CASE("f16 avg_pool declines what it cannot prove and touches nothing",
       const std::int64_t axis = gg.spatial_rank == 2 ? 1 : 0;  // the axis of k1 s3
       std::int64_t inner = 1;                                  // elements a row of that axis spans
       for (std::int64_t a = axis + 1; a < 3; ++a) inner *= gg.in[static_cast<std::size_t>(a)];
-      for (std::uint16_t special : {0x7C00, 0xFC00, 0x7E00, 0x7C01}) {
+      for (const std::uint16_t special : specials(type)) {
         INFO(describe(gg) << " special 0x" << std::hex << special);
-        Tensor in = random_input(rng, gg, 0);
+        Tensor in = random_input(rng, gg, 0, type);
         std::int64_t at = 0;
         do at = rng.range(0, static_cast<std::int64_t>(in.element_count()) - 1);
         while ((at / inner) % gg.in[static_cast<std::size_t>(axis)] % 3 == 0);
         in.mutable_data<std::uint16_t>()[static_cast<std::size_t>(at)] = special;
-        Tensor out = poisoned_output(gg);
-        REQUIRE(irrun::kernels::avg_pool_f16(in, out, gg, par));
+        Tensor out = poisoned_output(gg, type);
+        REQUIRE(irrun::kernels::avg_pool_half(in, out, gg, par));
         CHECK(mismatches(gg, out, run_reference(gg, in, par)) == 0);
       }
     }
   }
+  SECTION("bf16 exponents spanning too far for exact sums") {
+    // One window of 9 taps: sums are exact up to a span of 53 - 4 - 1 - 7 = 41 binades. At 41,
+    // eight of the largest mantissa at the top and the smallest at the bottom need all 53 bits
+    // (a bound one too loose would round them); at 42 the kernel declines, and avg_pool gives
+    // the reference's bits.
+    const PoolGeometry one = adaptive({1, 2}, {3, 3}, {1, 1});
+    for (const std::int64_t top : {60, 200}) {
+      if (type != ElementType::bf16) break;
+      for (const std::int64_t span : {41, 42}) {
+        INFO("top exponent " << top << " span " << span);
+        Tensor in = Tensor::zeros(type, shape_of(one, one.in));
+        auto* x = in.mutable_data<std::uint16_t>();
+        for (std::size_t i = 0; i < in.element_count(); ++i)
+          x[i] =
+              static_cast<std::uint16_t>(i % 9 == 4 ? ((top - span) << 7) | 1 : (top << 7) | 127);
+        x[9] |= 0x8000;  // the second plane: one large value negative, cancelling
+        Tensor out = poisoned_output(one, type);
+        const bool ran = irrun::kernels::avg_pool_half(in, out, one, par);
+        CHECK(ran == (span == 41));
+        if (ran) {
+          CHECK(mismatches(one, out, run_reference(one, in, par)) == 0);
+        } else {
+          CHECK(same_bits(out, poisoned_output(one, type)));
+          irrun::kernels::avg_pool(in, out, one, par);
+          CHECK(same_bits(out, run_reference(one, in, par)));
+        }
+      }
+    }
+  }
+  SECTION("bf16 zeros count for no exponent") {
+    const PoolGeometry one = adaptive({1, 2}, {3, 3}, {1, 1});
+    Tensor in = Tensor::zeros(type, shape_of(one, one.in));
+    auto* x = in.mutable_data<std::uint16_t>();
+    for (std::size_t i = 0; i < in.element_count(); ++i)
+      x[i] = static_cast<std::uint16_t>(i % 3 ? (200 << 7) | 5 : i % 2 ? 0x8000 : 0);
+    Tensor out = poisoned_output(one, type);
+    REQUIRE(irrun::kernels::avg_pool_half(in, out, one, par));
+    CHECK(mismatches(one, out, run_reference(one, in, par)) == 0);
+  }
   SECTION("windows past 2^13 taps") {
     const PoolGeometry big = adaptive({1, 1}, {91, 91}, {1, 1});  // 8281 taps
-    const Tensor in = random_input(rng, big, 0);
-    Tensor out = poisoned_output(big);
-    CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, big, par));
-    CHECK(same_bits(out, poisoned_output(big)));
+    const Tensor in = random_input(rng, big, 0, type);
+    Tensor out = poisoned_output(big, type);
+    CHECK_FALSE(irrun::kernels::avg_pool_half(in, out, big, par));
+    CHECK(same_bits(out, poisoned_output(big, type)));
   }
   SECTION("input rows past its buffers") {
     const PoolGeometry wide =
         window({1, 1}, {2, 131072}, {1, 2}, {1, 2}, {0, 0}, {0, 0}, false, true);
-    const Tensor in = random_input(rng, wide, 0);
-    Tensor out = poisoned_output(wide);
-    CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, wide, par));
-    CHECK(same_bits(out, poisoned_output(wide)));
+    const Tensor in = random_input(rng, wide, 0, type);
+    Tensor out = poisoned_output(wide, type);
+    CHECK_FALSE(irrun::kernels::avg_pool_half(in, out, wide, par));
+    CHECK(same_bits(out, poisoned_output(wide, type)));
   }
   SECTION("an empty input axis with input rows past 2^62 along the others") {
     // No window has a tap, but the D and H spans' product times OW passes 2^63: it wrapped
@@ -317,16 +406,16 @@ TEST_CASE("f16 avg_pool declines what it cannot prove and touches nothing",
     const PoolGeometry empty = window({1, 1}, {n, n, 0}, {2, 2, 1}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1},
                                       false, true, {n - 1, n - 1, 1});
     REQUIRE(empty.out_plane_size() == 2);
-    const Tensor in = random_input(rng, empty, 0);
-    Tensor out = poisoned_output(empty);
-    CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, empty, par));
-    CHECK(same_bits(out, poisoned_output(empty)));
+    const Tensor in = random_input(rng, empty, 0, type);
+    Tensor out = poisoned_output(empty, type);
+    CHECK_FALSE(irrun::kernels::avg_pool_half(in, out, empty, par));
+    CHECK(same_bits(out, poisoned_output(empty, type)));
     irrun::kernels::avg_pool(in, out, empty, par);
     CHECK(same_bits(out, run_reference(empty, in, par)));
   }
   SECTION("other element types") {
     const Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
     Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
-    CHECK_FALSE(irrun::kernels::avg_pool_f16(in, out, g, par));
+    CHECK_FALSE(irrun::kernels::avg_pool_half(in, out, g, par));
   }
 }
