@@ -18,6 +18,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <utility>
@@ -292,26 +293,36 @@ struct __attribute__((packed, may_alias)) Double4Unaligned {
 };
 
 // Windows of consecutive taps (no dilation) as spans, so that the cost is the axis's, not its
-// taps' (windows of 8000 rows a row apart would mark each row 8000 times).
+// taps' (windows of 8000 rows a row apart would mark each row 8000 times). Windows start in
+// order along an axis, so rows below the furthest end so far are marked already.
 std::vector<char> rows_read(const detail::AxisWindows& a, i64 in) {
   std::vector<char> read(static_cast<std::size_t>(in), 0);
-  std::vector<i64> opened(a.step == 1 ? read.size() + 1 : 0, 0);  // spans begun minus ended
+  i64 marked = 0;  // rows [first of this window, marked) are marked
   for (std::size_t o = 0; o < a.first.size(); ++o) {
     if (a.taps[o] == 0) continue;
     if (a.step == 1) {
-      ++opened[static_cast<std::size_t>(a.first[o])];
-      --opened[static_cast<std::size_t>(a.first[o] + a.taps[o])];
+      const i64 end = a.first[o] + a.taps[o];
+      for (i64 r = std::max(a.first[o], marked); r < end; ++r)
+        read[static_cast<std::size_t>(r)] = 1;
+      marked = std::max(marked, end);
     } else {
       for (i64 t = 0; t < a.taps[o]; ++t)
         read[static_cast<std::size_t>(a.first[o] + t * a.step)] = 1;
     }
   }
-  i64 open = 0;
-  for (std::size_t r = 0; a.step == 1 && r < read.size(); ++r) {
-    open += opened[r];
-    read[r] = open != 0;
-  }
   return read;
+}
+
+// The runs [r0, r1) of rows read, each of at most `most` rows.
+std::vector<std::pair<i64, i64>> read_runs(const std::vector<char>& read, i64 most) {
+  std::vector<std::pair<i64, i64>> runs;
+  const auto n = static_cast<i64>(read.size());
+  for (i64 r0 = 0, r1 = 0; r0 < n; r0 = r1) {
+    while (r0 < n && !read[static_cast<std::size_t>(r0)]) ++r0;
+    for (r1 = r0; r1 < n && r1 - r0 < most && read[static_cast<std::size_t>(r1)];) ++r1;
+    if (r1 > r0) runs.emplace_back(r0, r1);
+  }
+  return runs;
 }
 
 // Widens s, the input rows [lo, hi] along one axis that some outputs read ({0, -1}: none), to
@@ -582,21 +593,26 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   const auto* x = in.data<std::uint16_t>();
   const i64 n_in = g.in_plane_size();
   // The exponents of the values windows read, by input rows (a single plane spreads over the
-  // threads too); with gaps between windows, only the rows some window reads: an inf or NaN
-  // elsewhere is not in the reference's sums.
+  // threads too); with gaps between windows, only the runs of H rows some window reads, in the
+  // D rows some window reads: an inf or NaN elsewhere is not in the reference's sums (and a
+  // walk of every row made a tall plane with few rows read cost 30x the reference kernel).
   Exponents seen;
   std::mutex seen_mutex;
   const i64 ID = g.in[0], IH = g.in[1], IW = g.in[2];
   const auto scan = l.avx2 ? exponents_avx2<F> : exponents_portable<F>;
-  par.for_range(g.planes() * ID * IH, [&](i64 b, i64 e) {
+  const auto runs = read_runs(l.read_h, std::max<i64>(1, kWidenDoubles / IW));
+  const auto n_runs = static_cast<i64>(runs.size());
+  par.for_range(l.read_all ? g.planes() * ID * IH : g.planes() * ID * n_runs, [&](i64 b, i64 e) {
     Exponents local;
     if (l.read_all) {
       local = scan(x + b * IW, (e - b) * IW);
     } else {
-      for (i64 r = b; r < e; ++r)
-        if (l.read_d[static_cast<std::size_t>(r / IH % ID)] &&
-            l.read_h[static_cast<std::size_t>(r % IH)])
-          local.join(scan(x + r * IW, IW));
+      for (i64 t = b; t < e; ++t) {
+        const i64 pd = t / n_runs;  // plane * ID + D row
+        if (!l.read_d[static_cast<std::size_t>(pd % ID)]) continue;
+        const auto [h0, h1] = runs[static_cast<std::size_t>(t % n_runs)];
+        local.join(scan(x + (pd * IH + h0) * IW, (h1 - h0) * IW));
+      }
     }
     const std::lock_guard lock(seen_mutex);
     seen.join(local);
@@ -625,13 +641,18 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   // large plane spread over the threads too.
   const auto per_plane = static_cast<i64>(bands.size());
   par.for_range(g.planes() * per_plane, [&](i64 b, i64 e) {
-    std::vector<double> xs(static_cast<std::size_t>(widened)),
-        rows(static_cast<std::size_t>(band_sums)), finish(static_cast<std::size_t>(end_buffer));
+    // Not zeroed: a band writes each value before it reads it (the W sums of rows no window
+    // reads are neither; zeroing them made a tall plane with few rows read cost 15x the
+    // reference kernel).
+    const auto xs = std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(widened));
+    const auto rows = std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(band_sums));
+    const auto finish =
+        std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(end_buffer));
     for (i64 t = b; t < e; ++t) {
       const i64 p = t / per_plane;
       (l.avx2 ? band_avx2<F> : band_portable<F>)(l, bands[static_cast<std::size_t>(t % per_plane)],
-                                                 x + p * n_in, xs.data(), chunk, rows.data(),
-                                                 finish.data(), ends, y + p * g.out_plane_size());
+                                                 x + p * n_in, xs.get(), chunk, rows.get(),
+                                                 finish.get(), ends, y + p * g.out_plane_size());
     }
   });
   return true;
