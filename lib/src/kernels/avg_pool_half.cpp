@@ -482,9 +482,32 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
         }
       };
       i64 ow = 0;
+      // The rest in one call too, as independent chains (S3's rows of 28 left three vectors of
+      // one chain each, their adds waiting on one another).
       for (; ow + 16 <= OW; ow += 16) row_sums.template operator()<Double4, 4>(ow);
-      for (; ow + 4 <= OW; ow += 4) row_sums.template operator()<Double4, 1>(ow);
-      for (; ow < OW; ++ow) row_sums.template operator()<double, 1>(ow);
+      switch ((OW - ow) / 4) {
+        case 3:
+          row_sums.template operator()<Double4, 3>(ow);
+          break;
+        case 2:
+          row_sums.template operator()<Double4, 2>(ow);
+          break;
+        case 1:
+          row_sums.template operator()<Double4, 1>(ow);
+          break;
+      }
+      ow += (OW - ow) / 4 * 4;
+      switch (OW - ow) {
+        case 3:
+          row_sums.template operator()<double, 3>(ow);
+          break;
+        case 2:
+          row_sums.template operator()<double, 2>(ow);
+          break;
+        case 1:
+          row_sums.template operator()<double, 1>(ow);
+          break;
+      }
       // The divisors: the kernel's volume, or the window's taps (a product below 2^13, exact).
       // A window without taps takes any n above 0 (1 here): its sum is 0, and so is its mean.
       double* n = divisors + pending;
