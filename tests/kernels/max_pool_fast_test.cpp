@@ -301,4 +301,15 @@ TEST_CASE("max_pool_fast covers f32/f64 windows and equal adaptive bins only",
   CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
   g.out[2] = 1;  // one bin of eight
   CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, g));
+  // Its table of input rows per output row stays within 2^21 entries (16 MiB): a million output
+  // rows of 64-row windows took 512 MiB. 32768 rows of 64 are the bound; with 2 D taps, twice it.
+  PoolGeometry tall;
+  tall.spatial_rank = 2;
+  irrun::testing::set_axis(tall, 1, 1000063, 64, 1, 1, 0, 0, irrun::testing::Rounding::floor);
+  CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f32, tall));
+  irrun::testing::set_axis(tall, 1, 32768 + 63, 64, 1, 1, 0, 0, irrun::testing::Rounding::floor);
+  CHECK(irrun::kernels::max_pool_fast_covers(ElementType::f32, tall));
+  tall.spatial_rank = 3;
+  irrun::testing::set_axis(tall, 0, 2, 2, 1, 1, 0, 0, irrun::testing::Rounding::floor);
+  CHECK_FALSE(irrun::kernels::max_pool_fast_covers(ElementType::f32, tall));
 }

@@ -172,6 +172,36 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     CHECK(irrun::kernels::max_pool_half(tall_in, got, nullptr, tall, par) == (rows == 1000));
     CHECK(same_bits(got, want));
   }
+  // Windows dilated or strided far along the band axis: every band would widen rows no window
+  // reads, seconds where the reference takes a millisecond: declined, and max_pool gives the
+  // reference's bits. Undilated, the same plane runs.
+  for (const i64 dilation : {2150000, 1}) {
+    PoolGeometry far;
+    far.spatial_rank = 1;
+    irrun::testing::set_axis(far, 2, 2200000, 2, 1, dilation, 0, 0,
+                             irrun::testing::Rounding::floor);
+    SplitMix64 rng(static_cast<std::uint64_t>(dilation));
+    const Tensor far_in = random_input(rng, ElementType::f16, far);
+    const auto shape = shape_of(far, far.out);
+    Tensor want = poisoned(ElementType::f16, shape), want_idx = poisoned(ElementType::i64, shape);
+    irrun::kernels::max_pool_reference(far_in, want, &want_idx, far, par);
+    Tensor got = poisoned(ElementType::f16, shape), idx = poisoned(ElementType::i64, shape);
+    INFO("dilation " << dilation);
+    CHECK(irrun::kernels::max_pool_half(far_in, got, &idx, far, par) == (dilation == 1));
+    if (dilation != 1) {
+      CHECK(same_bits(got, poisoned(ElementType::f16, shape)));
+      irrun::kernels::max_pool(far_in, got, &idx, far, par);
+    }
+    CHECK(same_bits(got, want));
+    CHECK(same_bits(idx, want_idx));
+  }
+  PoolGeometry strided;  // 400 of 400000 rows read, in bands
+  strided.spatial_rank = 2;
+  irrun::testing::set_axis(strided, 1, 400000, 2, 1000, 1, 0, 0, irrun::testing::Rounding::floor);
+  irrun::testing::set_axis(strided, 2, 8, 2, 2, 1, 0, 0, irrun::testing::Rounding::floor);
+  const Tensor strided_in = Tensor::zeros(ElementType::bf16, shape_of(strided, strided.in));
+  Tensor strided_out = poisoned(ElementType::bf16, shape_of(strided, strided.out));
+  CHECK_FALSE(irrun::kernels::max_pool_half(strided_in, strided_out, nullptr, strided, par));
   const Tensor f32_in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
   Tensor f32_out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
   CHECK_FALSE(irrun::kernels::max_pool_half(f32_in, f32_out, nullptr, g, par));

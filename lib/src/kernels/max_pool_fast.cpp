@@ -52,6 +52,9 @@ using i32 = std::int32_t;
 
 constexpr i64 kMaxPlane = i64{1} << 30;  // positions and columns stay well inside int32
 constexpr i64 kMaxKernelW = 256;         // wider kernels: the reference (taps are not clipped)
+// The row table's entries (input rows of each output row) at most: 16 MiB, within a run's
+// 64 MiB above its tensors (a million output rows of 64-row windows made it 512 MiB).
+constexpr i64 kMaxRowTable = i64{1} << 21;
 
 // The taps of one block of 32 outputs (two vectors of 16) that have an in-bounds lane: the
 // column of lane 0 and, per vector, the load masks (stride 2: the two halves of the 32
@@ -794,6 +797,11 @@ bool max_pool_fast_covers(ElementType type, const PoolGeometry& g) {
   const i64 in_plane = g.in[0] * g.in[1] * g.in[2];
   if (in_plane < 1 || in_plane >= kMaxPlane) return false;
   if (g.kernel[2] > kMaxKernelW) return false;
+  // An output row's window reads at most min(kernel, in) rows along D and along H.
+  const double row_table = static_cast<double>(g.out[0]) * static_cast<double>(g.out[1]) *
+                           static_cast<double>(std::min(g.kernel[0], g.in[0])) *
+                           static_cast<double>(std::min(g.kernel[1], g.in[1]));
+  if (row_table > static_cast<double>(kMaxRowTable)) return false;
   // Columns c0 = ow*stride - pad + kw*dilation and positions stay inside int32.
   for (const i64 v : {g.out[2], g.stride[2], g.dilation[2], g.pad_begin[2]})
     if (v >= kMaxPlane) return false;
