@@ -45,8 +45,9 @@ void max_pool_reference(const Tensor& in, Tensor& values, Tensor* indices, const
 // taps in the reference order, so values and indices are bit-identical to the reference kernel
 // on every path and for any thread count. Returns false, touching nothing, when it does not
 // cover the case (adaptive pooling, other element types, planes of 2^30 elements or more,
-// kernels wider than 256 along W); the caller then uses the reference kernel. Tensors must
-// already match the geometry (max_pool checks that).
+// kernels wider than 256 along W, a table of input rows per output row past 2^21 entries); the
+// caller then uses the reference kernel. Tensors must already match the geometry (max_pool
+// checks that).
 bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
                    const Parallel& par, Isa isa = Isa::best);
 
@@ -54,8 +55,9 @@ bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const Pool
 // fit `chunk_bytes` of scratch, 8 MiB when 0, go several at a time; larger planes a band of
 // output rows at a time), through max_pool_fast, and narrowed back, with the reference kernel's
 // bits in values and indices. Returns false, touching nothing, when max_pool_fast would not cover
-// the f32 case, for adaptive pooling, and when a band of one output row would take more than
-// 32 MiB of scratch (windows spanning most of a very large plane).
+// the f32 case, for adaptive pooling, when a band of one output row would take more than 32 MiB
+// of scratch (windows spanning most of a very large plane), and when it would widen more than
+// 2^20 values and over 8 a reference tap (windows dilated or strided far along the band axis).
 bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
                    const Parallel& par, Isa isa = Isa::best, std::int64_t chunk_bytes = 0);
 
