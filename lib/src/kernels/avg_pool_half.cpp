@@ -453,7 +453,7 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
         pending = 0;
       }
       // The row sums of outputs [ow, ow + 4R) (V: as R vectors of four) or of output ow alone.
-      const auto row_sums = [&]<typename V, int R>(i64 ow) {
+      const auto row_sums = [&]<typename V, int R>(i64 ow) __attribute__((always_inline)) {
         V s[R];
         for (int k = 0; k < R; ++k) s[k] = V{};
         // Outputs whose W windows are all in padding have nothing to add: a long pad past the
