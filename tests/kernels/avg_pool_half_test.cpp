@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -118,6 +119,18 @@ Tensor run_reference(const PoolGeometry& g, const Tensor& in, const Parallel& pa
   return out;
 }
 
+// The kernel on both paths and each of `pools` (bands of `band_rows` when not 0) against `want`.
+void check_paths(const PoolGeometry& g, const Tensor& in, const Tensor& want,
+                 std::span<const Parallel> pools, std::int64_t band_rows = 0) {
+  for (const Parallel& par : pools) {
+    for (Isa isa : {Isa::best, Isa::portable}) {
+      Tensor got = poisoned_output(g, in.type);
+      REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa, band_rows));
+      CHECK(mismatches(g, got, want) == 0);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("f16 and bf16 avg_pool gives the reference's bits on random geometries",
@@ -133,11 +146,7 @@ TEST_CASE("f16 and bf16 avg_pool gives the reference's bits on random geometries
     INFO(describe(g) << " mode " << mode);
     const Tensor in = random_input(rng, g, mode, type);
     const Tensor want = run_reference(g, in, par);
-    for (Isa isa : {Isa::best, Isa::portable}) {
-      Tensor got = poisoned_output(g, type);
-      REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa));
-      CHECK(mismatches(g, got, want) == 0);
-    }
+    check_paths(g, in, want, std::span(&par, 1));
     outputs += static_cast<std::int64_t>(want.element_count());
   }
   CHECK(outputs > 300000);  // enough outputs that one double rounding in 2^13 shows
@@ -199,13 +208,7 @@ TEST_CASE("f16 and bf16 avg_pool on whole-plane windows (global pools) gives the
       INFO(describe(g) << " mode " << mode);
       const Tensor in = random_input(rng, g, mode, type);
       const Tensor want = run_reference(g, in, pools[1]);
-      for (const Parallel& par : pools) {
-        for (Isa isa : {Isa::best, Isa::portable}) {
-          Tensor got = poisoned_output(g, type);
-          REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa));
-          CHECK(mismatches(g, got, want) == 0);
-        }
-      }
+      check_paths(g, in, want, pools);
     }
   }
 }
@@ -224,11 +227,7 @@ TEST_CASE("f16 and bf16 avg_pool in bands of output rows gives the reference's b
     INFO(describe(g) << " band_rows " << band_rows);
     const Tensor in = random_input(rng, g, iter % 3, type);
     const Tensor want = run_reference(g, in, par);
-    for (Isa isa : {Isa::best, Isa::portable}) {
-      Tensor got = poisoned_output(g, type);
-      REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa, band_rows));
-      CHECK(mismatches(g, got, want) == 0);
-    }
+    check_paths(g, in, want, std::span(&par, 1), band_rows);
   }
   const PoolGeometry large[] = {
       window({1, 1}, {1200, 1200}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true),
@@ -269,13 +268,7 @@ TEST_CASE("f16 and bf16 avg_pool on windows in padding costs no more than the re
     INFO(describe(g));
     Tensor in = random_input(rng, g, 0, type);
     const Tensor want = run_reference(g, in, pools[0]);
-    for (const Parallel& par : pools) {
-      for (Isa isa : {Isa::best, Isa::portable}) {
-        Tensor got = poisoned_output(g, type);
-        REQUIRE(irrun::kernels::avg_pool_half(in, got, g, par, isa));
-        CHECK(mismatches(g, got, want) == 0);
-      }
-    }
+    check_paths(g, in, want, pools);
   }
 }
 
