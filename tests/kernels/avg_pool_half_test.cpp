@@ -377,6 +377,18 @@ TEST_CASE("f16 and bf16 avg_pool declines what it cannot prove and touches nothi
     REQUIRE(irrun::kernels::avg_pool_half(in, out, one, par));
     CHECK(mismatches(one, out, run_reference(one, in, par)) == 0);
   }
+  SECTION("windows reading a few columns of long rows") {
+    // 32 rows of 65536 for 64 taps: the reference's taps, not 2M values widened (300x slower).
+    const PoolGeometry sparse =
+        window({1, 32}, {1, 65536}, {1, 2}, {1, 65534}, {0, 0}, {0, 0}, false, true);
+    REQUIRE(sparse.out[2] == 2);
+    const Tensor in = random_input(rng, sparse, 0, type);
+    Tensor out = poisoned_output(sparse, type);
+    CHECK_FALSE(irrun::kernels::avg_pool_half(in, out, sparse, par));
+    CHECK(same_bits(out, poisoned_output(sparse, type)));
+    irrun::kernels::avg_pool(in, out, sparse, par);
+    CHECK(same_bits(out, run_reference(sparse, in, par)));
+  }
   SECTION("windows past 2^13 taps") {
     const PoolGeometry big = adaptive({1, 1}, {91, 91}, {1, 1});  // 8281 taps
     const Tensor in = random_input(rng, big, 0, type);

@@ -40,6 +40,8 @@ constexpr i64 kMaxExactTaps = i64{1} << 13;       // f16's bound (see above), fo
 constexpr i64 kMaxScratchDoubles = i64{1} << 19;  // per thread: 4 MiB
 constexpr i64 kWidenDoubles = 4096;               // input rows widened at a time, at least
 constexpr i64 kEndOutputs = 256;                  // outputs ended at a time, at least
+constexpr double kWorkPerTap = 16;                // values walked per reference tap, at most,
+constexpr double kWorkAnyway = 1 << 20;           // once past this many (a fraction of a ms)
 
 // The two formats: their exponent fields, scalar conversions, and eight (or four) at a time on
 // AVX2.
@@ -600,6 +602,18 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   }
   l.read_all = std::find(l.read_d.begin(), l.read_d.end(), 0) == l.read_d.end() &&
                std::find(l.read_h.begin(), l.read_h.end(), 0) == l.read_h.end();
+  // This kernel's work (a walk of every row, and every value of the rows read widened, scanned
+  // and summed) against the reference's taps (an exact sum each, some 16 times the cost): rows
+  // whose windows read a few of their columns (W strides far past the kernel) took hundreds of
+  // times the reference's time.
+  const auto count = [](const std::vector<char>& v) {
+    return static_cast<double>(std::count(v.begin(), v.end(), 1));
+  };
+  const double work = static_cast<double>(g.planes()) *
+                      (static_cast<double>(g.in[0] * g.in[1]) +
+                       count(l.read_d) * count(l.read_h) * static_cast<double>(g.in[2]));
+  const double taps = static_cast<double>(g.planes() * g.out_plane_size() * max_taps);
+  if (work > kWorkPerTap * taps && work > kWorkAnyway) return false;
   // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long, and
   // no more than the plane's rows, which no run passes), sums and divisors of outputs to end, and
   // the W sums of a band's input rows in what is left.
