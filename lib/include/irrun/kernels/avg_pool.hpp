@@ -61,10 +61,9 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 // sums in a cheaper order. Returns false, touching nothing, when it does not cover the case
 // (other element types, windows of more than 2^13 taps, rows past its buffers, an inf or NaN in
 // a row it reads, bf16 values there whose exponents span too far for exact sums, and rows read
-// so sparsely that its walk of the values would pass 16 of the reference's taps each, and
-// 2^20 in all). Isa::portable
-// leaves out its AVX2 and F16C code (every path gives the same bits). `band_rows`, when not 0,
-// makes it work in bands of at most that many output rows (tests).
+// so sparsely that its walk of the values would pass 16 of the reference's taps each, and 2^20
+// in all). Isa::portable leaves out its AVX2 and F16C code (every path gives the same bits).
+// `band_rows`, when not 0, makes it work in bands of at most that many output rows (tests).
 bool avg_pool_half(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
                    Isa isa = Isa::best, std::int64_t band_rows = 0);
 
