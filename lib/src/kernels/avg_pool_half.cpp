@@ -168,10 +168,9 @@ __attribute__((target("avx2,fma,f16c"))) inline __m128i lanes32(__m256d mask) {
 // The reference's correction, m = q + fma(-q, n, s) / n, leaves q as it is here (so a second
 // division is saved): m != q needs s / n within 2^-53 (relative) of a midpoint between doubles,
 // half a gap g from q. But s is a multiple of some 2^e below 2^(e + 53) (see above) and n an
-// integer below 2^53 (a
-// larger n, a * 2^k with a below 2^53, divides s / 2^k by a alike), so s - midpoint * n is a
-// multiple of g / 2 (g / 4 at a power of 2): s / n is on the midpoint (where m = q, both ties
-// to even) or at least g / (4n) away, too far.
+// integer below 2^53 (a larger n, a * 2^k with a below 2^53, divides s / 2^k by a alike), so
+// s - midpoint * n is a multiple of g / 2 (g / 4 at a power of 2): s / n is on the midpoint
+// (where m = q, both ties to even) or at least g / (4n) away, too far.
 template <class F>
 __attribute__((target("avx2,fma,f16c"), always_inline)) inline void finish4_avx2(const double* s,
                                                                                  const double* n,
@@ -487,29 +486,14 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
       // The rest in one call too, as independent chains (S3's rows of 28 left three vectors of
       // one chain each, their adds waiting on one another).
       for (; ow + 16 <= OW; ow += 16) row_sums.template operator()<Double4, 4>(ow);
-      switch ((OW - ow) / 4) {
-        case 3:
-          row_sums.template operator()<Double4, 3>(ow);
-          break;
-        case 2:
-          row_sums.template operator()<Double4, 2>(ow);
-          break;
-        case 1:
-          row_sums.template operator()<Double4, 1>(ow);
-          break;
-      }
+      const auto rest = [&]<typename V>(i64 count) __attribute__((always_inline)) {
+        if (count == 3) row_sums.template operator()<V, 3>(ow);
+        if (count == 2) row_sums.template operator()<V, 2>(ow);
+        if (count == 1) row_sums.template operator()<V, 1>(ow);
+      };
+      rest.template operator()<Double4>((OW - ow) / 4);
       ow += (OW - ow) / 4 * 4;
-      switch (OW - ow) {
-        case 3:
-          row_sums.template operator()<double, 3>(ow);
-          break;
-        case 2:
-          row_sums.template operator()<double, 2>(ow);
-          break;
-        case 1:
-          row_sums.template operator()<double, 1>(ow);
-          break;
-      }
+      rest.template operator()<double>(OW - ow);
       // The divisors: the kernel's volume, or the window's taps (a product below 2^13, exact).
       // A window without taps takes any n above 0 (1 here): its sum is 0, and so is its mean.
       double* n = divisors + pending;
@@ -637,7 +621,8 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   std::mutex seen_mutex;
   const i64 ID = g.in[0], IH = g.in[1], IW = g.in[2];
   const auto scan = l.avx2 ? exponents_avx2<F> : exponents_portable<F>;
-  const auto runs = read_runs(l.read_h, std::max<i64>(1, kWidenDoubles / IW));
+  const auto runs = l.read_all ? std::vector<std::pair<i64, i64>>{}
+                               : read_runs(l.read_h, std::max<i64>(1, kWidenDoubles / IW));
   const auto n_runs = static_cast<i64>(runs.size());
   par.for_range(l.read_all ? g.planes() * ID * IH : g.planes() * ID * n_runs, [&](i64 b, i64 e) {
     Exponents local;
