@@ -47,22 +47,22 @@ constexpr double kWorkAnyway = 1 << 20;           // once past this many (a frac
 // AVX2.
 struct F16 {
   static constexpr std::int16_t exponent_mask = 0x7C00, smallest_normal = 0x0400;
-  static constexpr int mantissa_bits = 10;
+  static constexpr int mantissa_bits = 10, exponent_bias = 15;
   static double to_double(std::uint16_t h) { return f16_bits_to_double(h); }
   static std::uint16_t from_double(double x) { return f16_bits_from_double(x); }
   __attribute__((target("avx2,fma,f16c"), always_inline)) static __m256 to_float8(
       const std::uint16_t* x) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
   }
-  // Four floats, to nearest even, in the low 64 bits.
-  __attribute__((target("avx2,fma,f16c"), always_inline)) static __m128i from_float4(__m128 f) {
-    return _mm_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
+  // Eight floats, to nearest even.
+  __attribute__((target("avx2,fma,f16c"), always_inline)) static __m128i from_float8(__m256 f) {
+    return _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
   }
 };
 
 struct BF16 {
   static constexpr std::int16_t exponent_mask = 0x7F80, smallest_normal = 0x0080;
-  static constexpr int mantissa_bits = 7;
+  static constexpr int mantissa_bits = 7, exponent_bias = 127;
   static double to_double(std::uint16_t h) { return bf16_bits_to_double(h); }
   static std::uint16_t from_double(double x) { return bf16_bits_from_double(x); }
   // A bf16 is the top half of a float.
@@ -71,14 +71,16 @@ struct BF16 {
     const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
     return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
   }
-  // Four finite floats, to nearest even on their bits (half the dropped bits' range less one, plus
-  // the kept last bit, carries into it exactly when rounding up), in the low 64 bits.
-  __attribute__((target("avx2,fma,f16c"), always_inline)) static __m128i from_float4(__m128 f) {
-    const __m128i b = _mm_castps_si128(f);
-    const __m128i last = _mm_and_si128(_mm_srli_epi32(b, 16), _mm_set1_epi32(1));
-    const __m128i r =
-        _mm_srli_epi32(_mm_add_epi32(_mm_add_epi32(b, _mm_set1_epi32(0x7FFF)), last), 16);
-    return _mm_packus_epi32(r, r);
+  // Eight finite floats, to nearest even on their bits (half the dropped bits' range less one,
+  // plus the kept last bit, carries into it exactly when rounding up).
+  __attribute__((target("avx2,fma,f16c"), always_inline)) static __m128i from_float8(__m256 f) {
+    const __m256i b = _mm256_castps_si256(f);
+    const __m256i last = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    const __m256i r = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7FFF)), last), 16);
+    // Packed within each 128-bit lane: 0-3 0-3 | 4-7 4-7.
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+    return _mm256_castsi256_si128(packed);
   }
 };
 
@@ -143,6 +145,23 @@ bool sums_exact(const Exponents& e, i64 max_taps) {
   return taps_bits + span + 1 + F::mantissa_bits <= 53;
 }
 
+// Whether every nonzero average of such values, of at most n_max taps, is a normal float
+// (finish_avx2 needs it): the quantum of the least exponent over n_max at least 2^-126. Always
+// for f16.
+template <class F>
+bool normal_averages(const Exponents& e, double n_max) {
+  if (e.lo > e.hi) return true;
+  const int quantum = (e.lo >> F::mantissa_bits) - F::exponent_bias - F::mantissa_bits;
+  return std::ldexp(1.0, quantum) / n_max >= 0x1p-126;
+}
+
+// 1 / n rounded up by some 2^-45 (relative), so that s * 1 / n is never below s / n in size
+// (finish_avx2): three roundings' error is below 2^-51, and a product of two such inverses
+// errs by twice this.
+double inverse(double n) {
+  return 1.0 / n * (1.0 + 0x1p-45);
+}
+
 // x[i] as doubles (exact).
 template <class F>
 __attribute__((target("avx2,fma,f16c"))) void widen_avx2(const std::uint16_t* x, i64 n, double* d) {
@@ -155,48 +174,61 @@ __attribute__((target("avx2,fma,f16c"))) void widen_avx2(const std::uint16_t* x,
   for (; i < n; ++i) d[i] = F::to_double(x[i]);
 }
 
-// The four 64-bit lane masks of `mask` as 32-bit ones.
-__attribute__((target("avx2,fma,f16c"))) inline __m128i lanes32(__m256d mask) {
-  const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(mask), idx));
-}
-
-// y[k] = the reference's 16-bit value of s[k] / n[k] (exact sums, so no error term), k < 4: the
-// quotient q = s / n, then rounded to 16 bits once: first to float rounded to odd (truncated, the
-// last bit set when inexact), which keeps every bit that decides the final rounding since float
-// has 13 more than f16 and 16 more than bf16, subnormals alike; then to nearest even.
-// The reference's correction, m = q + fma(-q, n, s) / n, leaves q as it is here (so a second
-// division is saved): m != q needs s / n within 2^-53 (relative) of a midpoint between doubles,
-// half a gap g from q. But s is a multiple of some 2^e below 2^(e + 53) (see above) and n an
-// integer below 2^53 (a larger n, a * 2^k with a below 2^53, divides s / 2^k by a alike), so
-// s - midpoint * n is a multiple of g / 2 (g / 4 at a power of 2): s / n is on the midpoint
-// (where m = q, both ties to even) or at least g / (4n) away, too far.
-template <class F>
-__attribute__((target("avx2,fma,f16c"), always_inline)) inline void finish4_avx2(const double* s,
-                                                                                 const double* n,
-                                                                                 std::uint16_t* y) {
-  const __m256d sum = _mm256_loadu_pd(s), div = _mm256_loadu_pd(n);
+// y[k] = the reference's 16-bit value of s[k] / n[k], without a division (the divisions bounded
+// the kernel): r[k] is inverse(n[k]) or a product of two such (n[k] a product), and
+// |s[k] / n[k]| is 0 or at least 2^-126 (a normal float). The reference rounds m, the double
+// nearest s / n (its correction term is 0 for exact sums, see below), to 16 bits. That is the
+// 16-bit rounding of s / n itself: m is never a 16-bit midpoint unless s / n is (below). So this
+// rounds s / n once to 16 bits: first to 24 bits rounded to odd (truncated, the last bit set
+// when inexact), which keeps every bit that decides the final rounding since that is 13 more
+// than f16 has and 16 more than bf16; then to nearest even. Truncated to 24 bits, s * r, above
+// |s / n| by less than a unit of those 24 bits, is s / n truncated or a unit above it; the sign
+// of s - t * n (an fma rounds once: 0, or of its exact sign) tells which, and whether t is exact.
+// Why m = s / n where either is a midpoint h (of b bits, 12 for f16, 9 for bf16): s is a multiple
+// of some 2^e below 2^(e + 53) (see above), h a multiple of 2^(E - b) below 2^(E + 1), and n an
+// integer below 2^40. So s - h * n, a multiple of the smaller power of 2, is below both in size
+// when within n * h * 2^-53 (half a double's gap at h): 0.
+// And why the reference's correction is 0 (m = q + fma(-q, n, s) / n): m != q needs s / n within
+// 2^-53 (relative) of a midpoint between doubles, half a gap g from q. But s - midpoint * n is a
+// multiple of g / 2 (g / 4 at a power of 2): s / n is on the midpoint (where m = q, both ties to
+// even) or at least g / (4n) away, too far.
+// Four at a time: s / n rounded to odd at 24 bits, as floats (exact).
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline __m128 odd4(const double* s,
+                                                                           const double* n,
+                                                                           const double* r) {
+  const __m256d sum = _mm256_loadu_pd(s), zero = _mm256_setzero_pd();
   // + 0: a -0 quotient gives +0, as the reference's -0 + (0 + 0) / n does.
-  const __m256d m = _mm256_add_pd(_mm256_div_pd(sum, div), _mm256_setzero_pd());
-  const __m128 f = _mm256_cvtpd_ps(m);
-  const __m256d back = _mm256_cvtps_pd(f);
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  const __m256d inexact = _mm256_cmp_pd(back, m, _CMP_NEQ_UQ);
-  const __m256d away =
-      _mm256_cmp_pd(_mm256_andnot_pd(sign, back), _mm256_andnot_pd(sign, m), _CMP_GT_OQ);
-  const __m128i one = _mm_set1_epi32(1);
-  __m128i bits = _mm_castps_si128(f);
-  bits = _mm_sub_epi32(bits, _mm_and_si128(lanes32(away), one));    // toward zero
-  bits = _mm_or_si128(bits, _mm_and_si128(lanes32(inexact), one));  // odd when inexact
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(y), F::from_float4(_mm_castsi128_ps(bits)));
+  const __m256d q = _mm256_fmadd_pd(sum, _mm256_loadu_pd(r), zero);
+  const __m256i unit = _mm256_set1_epi64x(std::int64_t{1} << 29);  // of the 24 bits
+  const __m256d t =
+      _mm256_andnot_pd(_mm256_castsi256_pd(_mm256_sub_epi64(unit, _mm256_set1_epi64x(1))), q);
+  const __m256d rest = _mm256_fnmadd_pd(t, _mm256_loadu_pd(n), sum);
+  const __m256i inexact =
+      _mm256_and_si256(_mm256_castpd_si256(_mm256_cmp_pd(rest, zero, _CMP_NEQ_OQ)), unit);
+  // |t| > |s / n| where rest and t have opposite signs: t a unit toward zero.
+  const __m256i opposite =
+      _mm256_cmpgt_epi64(_mm256_setzero_si256(), _mm256_castpd_si256(_mm256_xor_pd(rest, t)));
+  const __m256i bits =
+      _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_and_si256(inexact, opposite));
+  return _mm256_cvtpd_ps(_mm256_castsi256_pd(_mm256_or_si256(bits, inexact)));
 }
 
-// finish4_avx2 over a row's outputs, four at a time; returns how many it ended.
+// The above over a row's outputs, eight and then four at a time; returns how many it ended.
 template <class F>
 __attribute__((target("avx2,fma,f16c"))) i64 finish_avx2(const double* s, const double* n,
-                                                         i64 count, std::uint16_t* y) {
+                                                         const double* r, i64 count,
+                                                         std::uint16_t* y) {
   i64 i = 0;
-  for (; i + 4 <= count; i += 4) finish4_avx2<F>(s + i, n + i, y + i);
+  for (; i + 8 <= count; i += 8) {
+    const __m256 f =
+        _mm256_set_m128(odd4(s + i + 4, n + i + 4, r + i + 4), odd4(s + i, n + i, r + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), F::from_float8(f));
+  }
+  if (i + 4 <= count) {
+    const __m256 f = _mm256_castps128_ps256(odd4(s + i, n + i, r + i));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + i), F::from_float8(f));
+    i += 4;
+  }
   return i;
 }
 
@@ -237,10 +269,11 @@ double sum_portable(const std::uint16_t* x, i64 n) {
   return s;
 }
 
-// y[k] = the reference's 16-bit value of s[k] / n[k], k < count.
+// y[k] = the reference's 16-bit value of s[k] / n[k], k < count (r[k]: 1 / n[k], see finish4_avx2).
 template <class F>
-void end_outputs(const double* s, const double* n, i64 count, bool avx2, std::uint16_t* y) {
-  i64 k = avx2 ? finish_avx2<F>(s, n, count, y) : 0;
+void end_outputs(const double* s, const double* n, const double* r, i64 count, bool fast,
+                 std::uint16_t* y) {
+  i64 k = fast ? finish_avx2<F>(s, n, r, count, y) : 0;
   // A zero sum (a window without taps too) gives +0 whatever its sign and n, as in the
   // reference: q + (rem + 0) / n is -0 + +0 for a -0.
   for (; k < count; ++k) {
@@ -259,8 +292,9 @@ struct Layout {
   const PoolGeometry& g;
   const std::array<detail::AxisWindows, 3>& ax;
   bool full_kernel_divisor;
-  double kernel_volume;
-  bool avx2;  // the CPU has AVX2, FMA and F16C
+  double kernel_volume, kernel_inverse;
+  bool avx2;      // the CPU has AVX2, FMA and F16C
+  bool fast_end;  // and finish_avx2 may end the outputs (set once the inputs are scanned)
   // The input D and H rows some window reads, and whether that is all of them (strides past
   // the kernel leave rows between windows, which a band then skips).
   std::vector<char> read_d, read_h;
@@ -268,8 +302,9 @@ struct Layout {
   // w_four[ow]: 1 or 2 when outputs ow..ow+3 have windows of as many taps, each that many taps
   // after the last; else 0.
   std::vector<char> w_four;
-  std::vector<double> w_taps;  // the W taps of each output's window, at least 1
-  std::vector<i64> w_empty;    // w_empty[ow]: outputs before ow whose W windows have no tap
+  std::vector<double> w_taps;     // the W taps of each output's window, at least 1
+  std::vector<double> w_inverse;  // inverse(w_taps)
+  std::vector<i64> w_empty;       // w_empty[ow]: outputs before ow whose W windows have no tap
 };
 
 std::vector<char> four_in_step(const detail::AxisWindows& a) {
@@ -442,6 +477,7 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
   // each other in y, since it is a whole plane or output rows of one output D row.
   double* sums = finish;
   double* divisors = finish + ends;
+  double* inverses = finish + 2 * ends;
   std::uint16_t* yp = y + (b.od0 * OH + b.oh0) * OW;  // the first output not ended
   i64 pending = 0;
   for (i64 od = b.od0; od < b.od1; ++od) {
@@ -449,7 +485,7 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
     for (i64 oh = b.oh0; oh < b.oh1; ++oh) {
       const auto h = static_cast<std::size_t>(oh);
       if (pending + OW > ends) {
-        end_outputs<F>(sums, divisors, pending, l.avx2, yp);
+        end_outputs<F>(sums, divisors, inverses, pending, l.fast_end, yp);
         yp += pending;
         pending = 0;
       }
@@ -494,16 +530,21 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
       rest.template operator()<Double4>((OW - ow) / 4);
       ow += (OW - ow) / 4 * 4;
       rest.template operator()<double>(OW - ow);
-      // The divisors: the kernel's volume, or the window's taps (a product below 2^13, exact).
-      // A window without taps takes any n above 0 (1 here): its sum is 0, and so is its mean.
-      double* n = divisors + pending;
-      const double* w_taps = l.w_taps.data();
+      // The divisors: the kernel's volume, or the window's taps (a product below 2^13, exact),
+      // and their inverses (a division an output row). A window without taps takes any n above 0
+      // (1 here): its sum is 0, and so is its mean.
+      double *n = divisors + pending, *r = inverses + pending;
+      const double *w_taps = l.w_taps.data(), *w_inverse = l.w_inverse.data();
       const double dh = static_cast<double>(std::max<i64>(1, ad.taps[d] * ah.taps[h]));
-      for (ow = 0; ow < OW; ++ow) n[ow] = l.full_kernel_divisor ? l.kernel_volume : dh * w_taps[ow];
+      const double dh_inverse = inverse(dh);
+      for (ow = 0; ow < OW; ++ow) {
+        n[ow] = l.full_kernel_divisor ? l.kernel_volume : dh * w_taps[ow];
+        r[ow] = l.full_kernel_divisor ? l.kernel_inverse : dh_inverse * w_inverse[ow];
+      }
       pending += OW;
     }
   }
-  end_outputs<F>(sums, divisors, pending, l.avx2, yp);
+  end_outputs<F>(sums, divisors, inverses, pending, l.fast_end, yp);
 }
 
 // pool_band built for the CPU's AVX2 (its sums four doubles a vector) and for any x86-64.
@@ -568,20 +609,26 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   const detail::Divisor volume = detail::volume_divisor(g.kernel.data());
   const bool full_kernel_divisor = !g.adaptive && g.pads_in_avg;
   if (max_taps > kMaxExactTaps) return false;
-  if (full_kernel_divisor && volume.lo != 0) return false;  // not a double: mean_of's rest
+  // Not a double (mean_of's rest), or past finish4_avx2's bound (kernels of 2^40 values, with at
+  // most 2^13 taps, are nearly all padding).
+  if (full_kernel_divisor && (volume.lo != 0 || volume.hi >= 0x1p40)) return false;
   Layout l{g,
            ax,
            full_kernel_divisor,
            volume.hi,
+           inverse(volume.hi),
            detail::cpu_has_f16c() && isa != Isa::portable,
+           false,
            rows_read(ax[0], g.in[0]),
            rows_read(ax[1], g.in[1]),
            false,
            four_in_step(ax[2]),
            {},
+           {},
            {0}};
   for (const i64 taps : ax[2].taps) {
     l.w_taps.push_back(static_cast<double>(std::max<i64>(1, taps)));
+    l.w_inverse.push_back(inverse(l.w_taps.back()));
     l.w_empty.push_back(l.w_empty.back() + (taps == 0));
   }
   l.read_all = std::find(l.read_d.begin(), l.read_d.end(), 0) == l.read_d.end() &&
@@ -604,7 +651,7 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   const i64 chunk =
       std::max<i64>(4, std::min(g.in[0] * g.in[1], kWidenDoubles / std::max<i64>(1, g.in[2])));
   const i64 ends = std::max(g.out[2], kEndOutputs);
-  const i64 widened = chunk * g.in[2], end_buffer = 2 * ends;
+  const i64 widened = chunk * g.in[2], end_buffer = 3 * ends;
   if (widened + end_buffer >= kMaxScratchDoubles) return false;
   const auto bands = plane_bands(l, kMaxScratchDoubles - widened - end_buffer, band_rows);
   if (bands.empty()) return false;
@@ -640,6 +687,8 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
     seen.join(local);
   });
   if (!sums_exact<F>(seen, max_taps)) return false;
+  l.fast_end = l.avx2 && normal_averages<F>(
+                             seen, full_kernel_divisor ? volume.hi : static_cast<double>(max_taps));
 
   auto* y = out.mutable_data<std::uint16_t>();
   // A window over the whole plane (a global pool) sums the plane at once, and four planes end
@@ -650,11 +699,13 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
     const double divisor = l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(n_in);
     const auto sum = l.avx2 ? sum_avx2<F> : sum_portable<F>;
     par.for_range(g.planes(), [&](i64 b, i64 e) {
-      double sums[4], divisors[4] = {divisor, divisor, divisor, divisor};
+      const double r = inverse(divisor);
+      double sums[4], divisors[4] = {divisor, divisor, divisor, divisor},
+                      inverses[4] = {r, r, r, r};
       for (i64 p = b; p < e; p += 4) {
         const i64 m = std::min<i64>(4, e - p);
         for (i64 k = 0; k < m; ++k) sums[k] = sum(x + (p + k) * n_in, n_in);
-        end_outputs<F>(sums, divisors, m, l.avx2, y + p);
+        end_outputs<F>(sums, divisors, inverses, m, l.fast_end, y + p);
       }
     });
     return true;
