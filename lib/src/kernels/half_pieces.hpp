@@ -1,0 +1,88 @@
+// f16 and bf16 tensors through the f32 fast kernels, a piece at a time (max_pool_half.cpp,
+// avg_pool_half_f32.cpp), so that the f32 copies stay within a budget whatever the tensor: planes
+// that fit go several at a time, whole; a larger plane goes a band of output rows at a time along
+// the model's first spatial axis, with the input rows its windows span, as a tensor of its own.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "irrun/pool_geometry.hpp"
+
+namespace irrun::kernels::detail {
+
+// The shape of the pieces. Scratch bytes: 4 an input and `out_bytes` an output.
+struct Pieces {
+  bool whole;
+  std::int64_t planes;     // planes of a piece
+  std::int64_t rows;       // output rows of a piece along the first spatial axis
+  std::int64_t rows_read;  // input rows a piece reads there, at most
+};
+
+// Pieces within `budget` bytes of scratch; none when a band of one output row would pass 32 MiB
+// (windows over thousands of rows of a wide plane), or when the pieces would widen more than
+// 2^20 values and 8 per reference tap (windows dilated or strided far along the band axis).
+std::optional<Pieces> plan_pieces(const PoolGeometry& g, std::int64_t out_bytes,
+                                  std::int64_t budget);
+
+// One piece: planes [p0, p0 + planes), output rows [o0, o1) and input rows [r0, r1) along the
+// band axis (none when every window is padding), and its geometry as a tensor of its own: its
+// windows where they are in the whole plane (pad_begin from the band's first row; kernels clip
+// windows at the input's end), indices counted over all of it.
+struct Piece {
+  std::int64_t p0, planes, o0, o1, r0, r1;
+  PoolGeometry g;
+  std::vector<std::int64_t> in_shape, out_shape;
+  std::int64_t in_at, out_at;  // its first input and output in the whole tensor
+  std::int64_t n_in, n_out;    // its inputs and outputs
+};
+
+// f(piece) for the pieces in order.
+template <class F>
+void for_each_piece(const PoolGeometry& g, const Pieces& p, F&& f) {
+  const std::size_t a = 3 - g.spatial_rank;
+  const std::int64_t n_in = g.in_plane_size(), n_out = g.out_plane_size();
+  const std::int64_t row_in = n_in / g.in[a], row_out = n_out / g.out[a];
+  const std::int64_t extent = (g.kernel[a] - 1) * g.dilation[a] + 1;
+  for (std::int64_t p0 = 0; p0 < g.planes(); p0 += p.planes) {
+    const std::int64_t c = std::min(p.planes, g.planes() - p0);
+    for (std::int64_t o0 = 0; o0 < g.out[a]; o0 += p.rows) {
+      const std::int64_t o1 = std::min(g.out[a], o0 + p.rows);
+      // Whole planes keep all their rows, so that they stay one after the other.
+      const std::int64_t lo = o0 * g.stride[a] - g.pad_begin[a];
+      const std::int64_t hi = (o1 - 1) * g.stride[a] - g.pad_begin[a] + extent;
+      const std::int64_t r0 = p.whole ? 0 : std::clamp<std::int64_t>(lo, 0, g.in[a]);
+      const std::int64_t r1 = p.whole ? g.in[a] : std::clamp<std::int64_t>(hi, r0, g.in[a]);
+      Piece piece{p0,
+                  c,
+                  o0,
+                  o1,
+                  r0,
+                  r1,
+                  g,
+                  {1, c},
+                  {1, c},
+                  p0 * n_in + r0 * row_in,
+                  p0 * n_out + o0 * row_out,
+                  c * (r1 - r0) * row_in,
+                  c * (o1 - o0) * row_out};
+      PoolGeometry& gc = piece.g;
+      gc.batch = 1;
+      gc.channels = c;
+      gc.index_axis = 0;
+      gc.in[a] = r1 - r0;
+      gc.out[a] = o1 - o0;
+      gc.pad_begin[a] = r0 - lo;
+      gc.pad_end[a] = 0;
+      for (std::size_t b = a; b < 3; ++b) {
+        piece.in_shape.push_back(gc.in[b]);
+        piece.out_shape.push_back(gc.out[b]);
+      }
+      f(piece);
+    }
+  }
+}
+
+}  // namespace irrun::kernels::detail
