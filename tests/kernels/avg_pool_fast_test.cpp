@@ -347,6 +347,25 @@ TEST_CASE("fast avg_pool on geometries without outputs", "[kernels][avg_pool_fas
   }
 }
 
+TEST_CASE("fast avg_pool declines an empty input axis with outputs in its padding",
+          "[kernels][avg_pool_fast]") {
+  // W of 0 padded to outputs: its plan divided spans by the row length (SIGFPE). The reference
+  // kernel's zeros cost nothing.
+  const Parallel par(2);
+  for (const PoolGeometry& g :
+       {window({1, 2}, {4, 0}, {1, 1}, {1, 1}, {0, 1}, {0, 1}, false, true),
+        window({1, 1}, {0, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 0, 0}, {1, 0, 0}, false, false)}) {
+    INFO(describe(g));
+    REQUIRE(g.out_plane_size() > 0);
+    CHECK_FALSE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+    const Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    Tensor out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
+    CHECK_FALSE(irrun::kernels::avg_pool_fast(in, out, g, par));
+    irrun::kernels::avg_pool(in, out, g, par);
+    for (std::size_t i = 0; i < out.element_count(); ++i) CHECK(out.data<float>()[i] == 0.0f);
+  }
+}
+
 TEST_CASE("fast avg_pool is bit-identical for any thread count", "[kernels][avg_pool_fast]") {
   Rng rng(0xD37E2ull);
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3), Parallel(7)};
