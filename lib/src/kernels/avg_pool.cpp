@@ -115,11 +115,7 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
       return;
     }
     const T* plane = x + p * g.in_plane_size();
-    const auto for_each_value = [&](const auto& f) {
-      window.for_each_row([&](std::int64_t first, std::int64_t count, std::int64_t step) {
-        for (std::int64_t t = 0; t < count; ++t) f(S::load(plane[first + t * step]));
-      });
-    };
+    const auto for_each_value = [&](const auto& f) { window.for_each_value(plane, S::load, f); };
     const typename S::Divisor divisor =
         full_kernel_divisor ? kernel_volume : static_cast<typename S::Divisor>(taps);
     result = S::store(S::mean(for_each_value, divisor));
@@ -173,7 +169,8 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
   if (g.planes() * g.out_plane_size() == 0) return;
   const Isa isa = isa_of(kernels);
   if (kernels != Kernels::reference &&
-      (avg_pool_fast(in, out, g, par, isa) || avg_pool_half(in, out, g, par, isa)))
+      (avg_pool_fast(in, out, g, par, isa) || avg_pool_half_f32(in, out, g, par, isa) ||
+       avg_pool_half(in, out, g, par, isa)))
     return;
   avg_pool_reference(in, out, g, par);
 }

@@ -98,6 +98,14 @@ class Window {
     }
   }
 
+  // f(load(plane[i])) for the window's inputs i, in the same order.
+  template <class T, class Load, class F>
+  void for_each_value(const T* plane, const Load& load, F&& f) const {
+    for_each_row([&](std::int64_t first, std::int64_t count, std::int64_t step) {
+      for (std::int64_t t = 0; t < count; ++t) f(load(plane[first + t * step]));
+    });
+  }
+
  private:
   const std::array<AxisWindows, 3>& axes_;
   const PoolGeometry& g_;

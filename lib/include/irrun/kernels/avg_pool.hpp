@@ -67,6 +67,16 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 bool avg_pool_half(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
                    Isa isa = Isa::best, std::int64_t band_rows = 0);
 
+// f16 and bf16 AvgPool through avg_pool_fast (avg_pool_half_f32.cpp): widened to f32 a piece at
+// a time (planes that fit `chunk_bytes` of scratch, 8 MiB when 0, go several at a time; larger
+// planes a band of output rows at a time), narrowed back with the reference kernel's bits, the
+// few outputs whose f32 value is too near a 16-bit midpoint to tell (or not finite) recomputed as
+// the reference does. Returns false, touching nothing, when avg_pool_fast would not cover the f32
+// case, for adaptive pooling of planes past the scratch, and where max_pool_half declines for
+// the pieces' sake (a band of one output row past 32 MiB, windows dilated or strided far).
+bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                       Isa isa = Isa::best, std::int64_t chunk_bytes = 0);
+
 // Whether avg_pool_fast covers this case (used by benchmarks and tests to report the path).
 bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g);
 

@@ -1,0 +1,248 @@
+// f16 and bf16 AvgPool through the f32 fast kernel: the reference kernel's bits at the f32
+// kernel's speed (four times avg_pool_half's, which sums in doubles).
+//
+// Why it is exact: both types widen to f32 exactly, so the f32 kernel's output y is within an ulp
+// (of f32) of the exact average a of the same values (its contract). Rounded to 16 bits, y gives
+// a's rounding unless a 16-bit midpoint m lies between them or on one of them; then y, no further
+// from m than from a, is within an ulp of m. So an output rounds from y unless y is within two
+// ulps of a midpoint (about 2^-12 of outputs on random data, and averages that are midpoints, as
+// of two neighbours), or not finite (an inf or NaN in the window, whose NaN the reference picks
+// in its own order). Those are recomputed as the reference kernel does: the exact sum of the
+// window's 16-bit values over its divisor (exact_sum.hpp), rounded once.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "../fp_control.hpp"
+#include "exact_sum.hpp"
+#include "half_pieces.hpp"
+#include "irrun/float16.hpp"
+#include "irrun/kernels/avg_pool.hpp"
+#include "simd.hpp"
+#include "window.hpp"
+
+namespace irrun::kernels {
+namespace {
+
+using i64 = std::int64_t;
+
+constexpr i64 kChunkBytes = i64{8} << 20;  // scratch of a piece of work, nominally
+
+double to_double(ElementType type, std::uint16_t h) {
+  return type == ElementType::f16 ? f16_bits_to_double(h) : bf16_bits_to_double(h);
+}
+
+// x[i] widened to f32 (exact).
+void widen(ElementType type, const std::uint16_t* x, i64 n, float* y) {
+  for (i64 i = 0; i < n; ++i) y[i] = static_cast<float>(to_double(type, x[i]));
+}
+
+__attribute__((target("avx2,fma,f16c"))) void widen_avx2(ElementType type, const std::uint16_t* x,
+                                                         i64 n, float* y) {
+  i64 i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
+    // A bf16 is the top half of a float.
+    const __m256 f = type == ElementType::f16
+                         ? _mm256_cvtph_ps(h)
+                         : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    _mm256_storeu_ps(y + i, f);
+  }
+  widen(type, x + i, n - i, y + i);
+}
+
+// The 16-bit grid around an f32 value: the f32 ulps a 16-bit step spans there is 2^shift (the
+// low `shift` bits of the f32 are below the 16-bit value, and a midpoint has them 100...0).
+// f16: 13 bits where f16 is normal (f32 exponent field 113 and up), more below, where its steps
+// are 2^-24: 126 - field. Values under 2^-24 (field 102 and below) have none here. bf16: 16.
+int grid_shift(ElementType type, std::uint32_t bits) {
+  return type == ElementType::bf16 ? 16 : std::max(13, 126 - static_cast<int>(bits >> 23 & 0xFF));
+}
+
+// Whether an output v rounds from its f32 value (see above), and to what: the 16-bit value
+// nearest v, to even. Not where v is not finite or within two ulps of a 16-bit midpoint, nor
+// (f16) below 2^-24 but not 0, whose rounding is to 0 or 2^-24.
+bool rounds_from(ElementType type, float v, std::uint16_t& h) {
+  const auto bits = std::bit_cast<std::uint32_t>(v);
+  const std::uint32_t field = bits >> 23 & 0xFF;
+  if (field == 0xFF || (type == ElementType::f16 && field <= 102 && (bits & 0x7FFFFFFF) != 0))
+    return false;
+  h = type == ElementType::f16 ? f16_bits_from_double(v) : bf16_bits_from_double(v);
+  const int shift = grid_shift(type, bits);
+  const std::int64_t low = bits & ((std::uint32_t{1} << shift) - 1);
+  const std::int64_t apart = low - (std::int64_t{1} << (shift - 1));  // from the midpoint
+  return apart < -2 || apart > 2;
+}
+
+// y[i] = the 16-bit value of x[i] where it rounds from it; the others' offsets i go to
+// later[0, count), count returned (later holds n).
+i64 narrow(ElementType type, const float* x, i64 n, std::uint16_t* y, std::int32_t* later) {
+  i64 count = 0;
+  for (i64 i = 0; i < n; ++i)
+    if (!rounds_from(type, x[i], y[i])) later[count++] = static_cast<std::int32_t>(i);
+  return count;
+}
+
+// The set lanes of each 8-bit mask, in order, as bytes: the offsets a vector of outputs appends.
+constexpr auto kLanes = [] {
+  std::array<std::uint64_t, 256> lanes{};
+  for (unsigned m = 0; m < 256; ++m)
+    for (unsigned k = 0, at = 0; k < 8; ++k)
+      if (m >> k & 1) lanes[m] |= std::uint64_t{k} << (8 * at++);
+  return lanes;
+}();
+
+// The same, eight a vector; the offsets appended without a branch (one an output to take as the
+// reference does cost ten times the rest), eight at a time (before the vector at i, the count is
+// at most i: they stay within n).
+template <bool f16>
+__attribute__((target("avx2,fma,f16c"))) i64 narrow_avx2(const float* x, i64 n, std::uint16_t* y,
+                                                         std::int32_t* later) {
+  const __m256i one = _mm256_set1_epi32(1), ff = _mm256_set1_epi32(0xFF);
+  i64 i = 0, count = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256i bits = _mm256_castps_si256(v);
+    const __m256i field = _mm256_and_si256(_mm256_srli_epi32(bits, 23), ff);
+    __m128i h;
+    __m256i shift, odd;  // odd: f16 values below 2^-24 but not 0
+    if (f16) {
+      h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+      shift =
+          _mm256_max_epi32(_mm256_set1_epi32(13), _mm256_sub_epi32(_mm256_set1_epi32(126), field));
+      const __m256i magnitude = _mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF));
+      odd = _mm256_andnot_si256(_mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256()),
+                                _mm256_cmpgt_epi32(_mm256_set1_epi32(103), field));
+    } else {
+      // To nearest even on the bits: half the dropped bits' range less one, plus the kept last
+      // bit, carries into it exactly when rounding up; packed within each 128-bit lane.
+      const __m256i last = _mm256_and_si256(_mm256_srli_epi32(bits, 16), one);
+      const __m256i r = _mm256_srli_epi32(
+          _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7FFF)), last), 16);
+      h = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08));
+      shift = _mm256_set1_epi32(16);
+      odd = _mm256_setzero_si256();
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), h);
+    // Within two f32 ulps of the midpoint (2^(shift - 1) in the low bits); shifts past 31
+    // (below 2^-24) give 0s, and are in `odd`.
+    const __m256i step = _mm256_sllv_epi32(one, shift);
+    const __m256i low = _mm256_and_si256(bits, _mm256_sub_epi32(step, one));
+    const __m256i apart = _mm256_sub_epi32(low, _mm256_srli_epi32(step, 1));
+    const __m256i near = _mm256_cmpgt_epi32(_mm256_set1_epi32(3), _mm256_abs_epi32(apart));
+    const __m256i special = _mm256_cmpeq_epi32(field, ff);
+    const auto mask = static_cast<unsigned>(_mm256_movemask_ps(
+        _mm256_castsi256_ps(_mm256_or_si256(_mm256_or_si256(near, special), odd))));
+    const __m256i lanes =
+        _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kLanes[mask])));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(later + count),
+                        _mm256_add_epi32(lanes, _mm256_set1_epi32(static_cast<int>(i))));
+    count += std::popcount(mask);
+  }
+  const i64 tail =
+      narrow(f16 ? ElementType::f16 : ElementType::bf16, x + i, n - i, y + i, later + count);
+  for (i64 k = count; k < count + tail; ++k) later[k] += static_cast<std::int32_t>(i);
+  return count + tail;
+}
+
+// The reference kernel's 16-bit values of the outputs `later` of a piece (avg_pool.cpp), from
+// its inputs widened to f32 (xs): f16 sums of up to 2^13 values are exact in plain doubles
+// (avg_pool_half.cpp), the others take exact_mean's.
+void as_reference(ElementType type, const PoolGeometry& g, const float* xs,
+                  const std::vector<std::uint32_t>& later, const Parallel& par, std::uint16_t* y) {
+  const auto axes = detail::axis_windows(g);
+  const bool full_kernel_divisor = !g.adaptive && g.pads_in_avg;
+  const detail::Divisor volume = detail::volume_divisor(g.kernel.data());
+  // A piece's outputs number below 2^31 (plan_pieces): 32-bit divisions, some times faster.
+  const auto OH = static_cast<std::uint32_t>(g.out[1]), OW = static_cast<std::uint32_t>(g.out[2]);
+  const auto n_out = static_cast<std::uint32_t>(g.out_plane_size());
+  par.for_range(static_cast<i64>(later.size()), [&](i64 b, i64 e) {
+    for (i64 k = b; k < e; ++k) {
+      const std::uint32_t o = later[static_cast<std::size_t>(k)], r = o % n_out, row = r / OW;
+      const detail::Window window(axes, g, row / OH, row % OH, r % OW);
+      const float* plane = xs + o / n_out * g.in_plane_size();
+      const i64 taps = window.taps();
+      const detail::Divisor n = full_kernel_divisor ? volume : detail::Divisor(taps);
+      const auto load = [](float v) { return static_cast<double>(v); };
+      double mean = 0.0;
+      bool done = taps == 0;  // the reference's +0
+      if (!done && type == ElementType::f16 && taps <= i64{1} << 13) {
+        double sum = 0.0;
+        window.for_each_value(plane, load, [&](double v) { sum += v; });
+        done = std::isfinite(sum);  // else an inf or NaN, which exact_mean orders
+        if (done) mean = detail::mean_of(sum, 0.0, n);
+      }
+      if (!done)
+        mean = detail::exact_mean([&](const auto& f) { window.for_each_value(plane, load, f); }, n);
+      y[o] = type == ElementType::f16 ? f16_bits_from_double(mean) : bf16_bits_from_double(mean);
+    }
+  });
+}
+
+}  // namespace
+
+bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                       Isa isa, std::int64_t chunk_bytes) {
+  if (in.type != ElementType::f16 && in.type != ElementType::bf16) return false;
+  if (out.type != in.type || !avg_pool_fast_covers(ElementType::f32, g)) return false;
+  if (g.planes() * g.out_plane_size() == 0) return true;
+  const auto plan = detail::plan_pieces(g, 4, chunk_bytes > 0 ? chunk_bytes : kChunkBytes);
+  // Adaptive bins follow from the whole axis: no bands of them.
+  if (!plan || (g.adaptive && !plan->whole)) return false;
+
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
+  const bool avx2 = isa != Isa::portable && detail::cpu_has_f16c();
+  const auto* x = in.data<std::uint16_t>();
+  auto* y = out.mutable_data<std::uint16_t>();
+  const std::size_t a = 3 - g.spatial_rank;
+  const i64 row_in = g.in_plane_size() / g.in[a], row_out = g.out_plane_size() / g.out[a];
+  const auto xs = std::make_unique_for_overwrite<float[]>(
+      static_cast<std::size_t>(plan->planes * plan->rows_read * row_in));
+  const auto ys = std::make_unique_for_overwrite<float[]>(
+      static_cast<std::size_t>(plan->planes * plan->rows * row_out));
+  // A piece's outputs to take as the reference does: each range of the narrowing's offsets in
+  // `marks` (a range of outputs has room for its own), then all of them.
+  const auto marks = std::make_unique_for_overwrite<std::int32_t[]>(
+      static_cast<std::size_t>(plan->planes * plan->rows * row_out));
+  std::vector<std::pair<i64, i64>> ranges;  // first output, offsets
+  std::mutex ranges_mutex;
+  std::vector<std::uint32_t> later;
+  detail::for_each_piece(g, *plan, [&](const detail::Piece& pc) {
+    if (pc.r0 == pc.r1) {  // every window is padding: the reference's +0
+      std::fill_n(y + pc.out_at, pc.n_out, 0);
+      return;
+    }
+    const Tensor xc = Tensor::wrap(ElementType::f32, pc.in_shape, xs.get());
+    Tensor yc = Tensor::wrap(ElementType::f32, pc.out_shape, ys.get());
+    par.for_range(pc.n_in, [&](i64 b, i64 e) {
+      (avx2 ? widen_avx2 : widen)(in.type, x + pc.in_at + b, e - b, xs.get() + b);
+    });
+    if (!avg_pool_fast(xc, yc, pc.g, par, isa))
+      throw std::logic_error("avg_pool_half_f32: a piece the f32 kernel does not cover");
+    ranges.clear();
+    par.for_range(pc.n_out, [&](i64 b, i64 e) {
+      std::uint16_t* yp = y + pc.out_at + b;
+      std::int32_t* at = marks.get() + b;
+      const i64 count = !avx2 ? narrow(in.type, ys.get() + b, e - b, yp, at)
+                        : in.type == ElementType::f16
+                            ? narrow_avx2<true>(ys.get() + b, e - b, yp, at)
+                            : narrow_avx2<false>(ys.get() + b, e - b, yp, at);
+      const std::lock_guard lock(ranges_mutex);
+      ranges.emplace_back(b, count);
+    });
+    later.clear();
+    for (const auto& [b, count] : ranges)
+      for (i64 k = 0; k < count; ++k)
+        later.push_back(static_cast<std::uint32_t>(b + marks[static_cast<std::size_t>(b + k)]));
+    as_reference(in.type, pc.g, xs.get(), later, par, y + pc.out_at);
+  });
+  return true;
+}
+
+}  // namespace irrun::kernels

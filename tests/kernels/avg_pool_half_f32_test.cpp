@@ -1,0 +1,162 @@
+// f16 and bf16 AvgPool through the f32 kernel against the reference kernel: the same bits on
+// every geometry it covers, in pieces of any size, on both paths and for any thread count, with
+// the outputs it cannot round from f32 (at 16-bit midpoints, inf and NaN) as the reference
+// takes them; nothing touched where it declines.
+#include <cstdint>
+#include <span>
+
+#include <catch2/catch.hpp>
+
+#include "irrun/kernels/avg_pool.hpp"
+#include "support/half_values.hpp"
+#include "support/pool_geometries.hpp"
+#include "support/pool_shape.hpp"
+#include "support/split_mix.hpp"
+#include "support/tensor_bits.hpp"
+
+namespace {
+
+using irrun::ElementType;
+using irrun::Parallel;
+using irrun::PoolGeometry;
+using irrun::Tensor;
+using irrun::kernels::Isa;
+using irrun::testing::adaptive;
+using irrun::testing::describe;
+using irrun::testing::mismatches;
+using irrun::testing::poisoned_output;
+using irrun::testing::random_geometry;
+using irrun::testing::random_input;
+using irrun::testing::run_reference;
+using irrun::testing::same_bits;
+using irrun::testing::shape_of;
+using irrun::testing::specials;
+using irrun::testing::SplitMix64;
+using irrun::testing::window;
+
+// Scratch budgets: the default (8 MiB), and a few KiB, which cut planes into bands of rows.
+constexpr std::int64_t kChunks[] = {0, 4096, 700};
+
+// The kernel against `want` on both paths, each pool and each budget; false (untouched output)
+// when it declines, which must then hold for all of them.
+bool check_route(const PoolGeometry& g, const Tensor& in, const Tensor& want,
+                 std::span<const Parallel> pools) {
+  int ran = 0, declined = 0;
+  for (const Parallel& par : pools)
+    for (Isa isa : {Isa::best, Isa::portable})
+      for (const std::int64_t chunk : kChunks) {
+        INFO("chunk " << chunk << " threads " << par.threads());
+        Tensor got = poisoned_output(g, in.type);
+        if (irrun::kernels::avg_pool_half_f32(in, got, g, par, isa, chunk)) {
+          ++ran;
+          CHECK(mismatches(g, got, want) == 0);
+        } else {
+          ++declined;
+          CHECK(same_bits(got, poisoned_output(g, in.type)));
+        }
+      }
+  // Budgets alone decide: a plane past the small ones declines (adaptive bins, windows too far
+  // apart for bands) where the default one may run.
+  CHECK((declined == 0 || declined % (static_cast<int>(pools.size()) * 2) == 0));
+  return ran > 0;
+}
+
+// Any finite bf16 pattern: exponents spanning more than exact double sums hold (avg_pool_half
+// declines them).
+Tensor any_bf16(SplitMix64& rng, const PoolGeometry& g) {
+  Tensor t = Tensor::zeros(ElementType::bf16, shape_of(g, g.in));
+  auto* x = t.mutable_data<std::uint16_t>();
+  for (std::size_t i = 0; i < t.element_count(); ++i) {
+    do x[i] = static_cast<std::uint16_t>(rng.next());
+    while ((x[i] & 0x7F80) == 0x7F80);
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("f16 and bf16 avg_pool through f32 gives the reference's bits on random geometries",
+          "[kernels][avg_pool_half_f32]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
+  SplitMix64 rng(0xF32F16ull);
+  const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
+  int covered = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const PoolGeometry g = random_geometry(rng);
+    // Modes 0-2 (random_input), then any bf16 pattern, then an inf or NaN in some windows.
+    const int mode = iter % 5;
+    INFO(describe(g) << " mode " << mode);
+    Tensor in = mode == 3 && type == ElementType::bf16 ? any_bf16(rng, g)
+                                                       : random_input(rng, g, mode % 3, type);
+    if (mode == 4) {
+      auto* x = in.mutable_data<std::uint16_t>();
+      for (int k = 0; k < 3; ++k)
+        x[static_cast<std::size_t>(rng.range(0, static_cast<std::int64_t>(in.element_count()) -
+                                                    1))] = specials(type)[rng.range(0, 3)];
+    }
+    const Tensor want = run_reference(g, in, pools[1]);
+    covered += check_route(g, in, want, std::span(&pools[1], 1));
+    if (iter % 20 == 0) check_route(g, in, want, pools);
+  }
+  CHECK(covered > 300);
+}
+
+TEST_CASE("f16 and bf16 avg_pool through f32 rounds averages at and beside 16-bit midpoints",
+          "[kernels][avg_pool_half_f32]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
+  const Parallel pools[] = {Parallel(1), Parallel(2)};
+  irrun::testing::check_midpoints(type,
+                                  [&](const PoolGeometry& g, const Tensor& in, const Tensor& want) {
+                                    CHECK(check_route(g, in, want, pools));
+                                  });
+}
+
+TEST_CASE("f16 and bf16 avg_pool through f32 on the benchmark patterns and large planes",
+          "[kernels][avg_pool_half_f32]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
+  SplitMix64 rng(0xB16B16ull);
+  const Parallel par(2);
+  const PoolGeometry geometries[] = {
+      window({1, 8}, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false),  // S3
+      window({1, 4}, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),   // S1
+      adaptive({2, 35}, {7, 7}, {1, 1}),                                       // S4, S7
+      adaptive({2, 5}, {45, 37}, {17, 13}),                                    // S8: uneven
+      window({1, 2}, {4, 32, 32}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, true),
+      window({1, 1}, {600, 900}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, true, true),  // S9's, ceil
+      adaptive({1, 1}, {120, 120}, {1, 1}),  // 14400 taps: past avg_pool_half's 2^13
+  };
+  for (const PoolGeometry& g : geometries) {
+    for (int mode = 0; mode < 4; ++mode) {
+      INFO(describe(g) << " mode " << mode);
+      const Tensor in = mode == 3 && type == ElementType::bf16
+                            ? any_bf16(rng, g)
+                            : random_input(rng, g, mode % 3, type);
+      Tensor got = poisoned_output(g, type);
+      REQUIRE(irrun::kernels::avg_pool_half_f32(in, got, g, par));
+      CHECK(mismatches(g, got, run_reference(g, in, par)) == 0);
+    }
+  }
+}
+
+TEST_CASE("f16 and bf16 avg_pool through f32 declines what it cannot cut and touches nothing",
+          "[kernels][avg_pool_half_f32]") {
+  const ElementType type = GENERATE(ElementType::f16, ElementType::bf16);
+  INFO(irrun::to_string(type));
+  SplitMix64 rng(0xDEC32ull);
+  const Parallel par(2);
+  // Adaptive bins follow from the whole axis: a plane past the budget is not cut into bands.
+  const PoolGeometry bins = adaptive({1, 2}, {40, 40}, {7, 7});
+  const Tensor in = random_input(rng, bins, 0, type);
+  Tensor out = poisoned_output(bins, type);
+  CHECK_FALSE(irrun::kernels::avg_pool_half_f32(in, out, bins, par, Isa::best, 4096));
+  CHECK(same_bits(out, poisoned_output(bins, type)));
+  REQUIRE(irrun::kernels::avg_pool_half_f32(in, out, bins, par));
+  CHECK(mismatches(bins, out, run_reference(bins, in, par)) == 0);
+  // Other element types.
+  const Tensor f32 = Tensor::zeros(ElementType::f32, shape_of(bins, bins.in));
+  Tensor f32_out = Tensor::zeros(ElementType::f32, shape_of(bins, bins.out));
+  CHECK_FALSE(irrun::kernels::avg_pool_half_f32(f32, f32_out, bins, par));
+}
