@@ -355,12 +355,12 @@ void check_oracle(const char* what, const PoolGeometry& g, const Tensor& in, con
     }
 }
 
-// The f16 and bf16 kernel (avg_pool_half) must give the reference kernel's bits on every path
-// and thread count, wherever it does not decline. Its values: the f32 ones rounded to f16 or
-// bf16 in compact mode (the exponents that cancel); otherwise, for f16, the low 16 bits of each
-// f32, as raw bits, made finite unless the f32 is inf or NaN (random bits would put an inf or
-// NaN, which the kernel declines, in almost every input), and for bf16 the f32's top 16 bits
-// (spans of exponents past exact sums among them: declined).
+// The f16 and bf16 kernels (avg_pool_half, avg_pool_half_f32) must give the reference kernel's
+// bits on every path and thread count, wherever they do not decline. Its values: the f32 ones
+// rounded to f16 or bf16 in compact mode (the exponents that cancel); otherwise, for f16, the low
+// 16 bits of each f32, as raw bits, made finite unless the f32 is inf or NaN (random bits would put
+// an inf or NaN, which the kernel declines, in almost every input), and for bf16 the f32's top 16
+// bits (spans of exponents past exact sums among them: declined).
 void check_half(const PoolGeometry& g, const Tensor& in32, bool compact, irrun::ElementType type) {
   const bool f16 = type == irrun::ElementType::f16;
   Tensor in = Tensor::zeros(type, shape_of(g, g.in));
@@ -378,24 +378,33 @@ void check_half(const PoolGeometry& g, const Tensor& in32, bool compact, irrun::
   const std::uint16_t nan1 = f16 ? 0x7E01 : 0x7FC1, nan2 = f16 ? 0x7E02 : 0x7FC2;
   Tensor ref = poisoned<std::uint16_t>(g, nan1, type);
   irrun::kernels::avg_pool_reference(in, ref, g, one);
+  const auto compare = [&](const Tensor& out, const char* kernel, Isa isa, int threads,
+                           const char* knob, std::int64_t value) {
+    for (std::size_t i = 0; i < out.element_count(); ++i) {
+      const std::uint16_t a = ref.data<std::uint16_t>()[i], b = out.data<std::uint16_t>()[i];
+      if (a == b) continue;
+      std::fprintf(stderr,
+                   "fuzz_avg_pool: %s %s output %zu: isa %d on %d threads, %s %lld, gives %04x, "
+                   "the reference %04x (geometry in %s out %s kernel %s stride %s)\n",
+                   kernel, f16 ? "f16" : "bf16", i, static_cast<int>(isa), threads, knob,
+                   static_cast<long long>(value), b, a, text(g.in).c_str(), text(g.out).c_str(),
+                   text(g.kernel).c_str(), text(g.stride).c_str());
+      std::abort();
+    }
+  };
   for (const Isa isa : {Isa::best, Isa::portable})
-    for (const irrun::Parallel* par : {&one, &two})
+    for (const irrun::Parallel* par : {&one, &two}) {
       for (const std::int64_t band_rows : {0, 1, 2}) {  // whole planes when they fit, then bands
         Tensor out = poisoned<std::uint16_t>(g, nan2, type);
-        if (!irrun::kernels::avg_pool_half(in, out, g, *par, isa, band_rows)) continue;
-        for (std::size_t i = 0; i < out.element_count(); ++i) {
-          const std::uint16_t a = ref.data<std::uint16_t>()[i], b = out.data<std::uint16_t>()[i];
-          if (a == b) continue;
-          std::fprintf(stderr,
-                       "fuzz_avg_pool: %s output %zu: isa %d on %d threads, bands of %d rows, "
-                       "gives %04x, the reference %04x (geometry in %s out %s kernel %s stride "
-                       "%s)\n",
-                       f16 ? "f16" : "bf16", i, static_cast<int>(isa), par->threads(),
-                       static_cast<int>(band_rows), b, a, text(g.in).c_str(), text(g.out).c_str(),
-                       text(g.kernel).c_str(), text(g.stride).c_str());
-          std::abort();
-        }
+        if (irrun::kernels::avg_pool_half(in, out, g, *par, isa, band_rows))
+          compare(out, "avg_pool_half", isa, par->threads(), "bands of rows", band_rows);
       }
+      for (const std::int64_t chunk : {0, 700}) {  // whole planes when they fit, then bands
+        Tensor out = poisoned<std::uint16_t>(g, nan2, type);
+        if (irrun::kernels::avg_pool_half_f32(in, out, g, *par, isa, chunk))
+          compare(out, "avg_pool_half_f32", isa, par->threads(), "chunk bytes", chunk);
+      }
+    }
 }
 
 }  // namespace
