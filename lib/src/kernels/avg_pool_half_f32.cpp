@@ -66,14 +66,15 @@ int grid_shift(ElementType type, std::uint32_t bits) {
 }
 
 // Whether an output v rounds from its f32 value (see above), and to what: the 16-bit value
-// nearest v, to even. Not where v is not finite or within two ulps of a 16-bit midpoint, nor
-// (f16) below 2^-24 but not 0, whose rounding is to 0 or 2^-24.
+// nearest v, to even. Not where v is not finite or within two ulps of a 16-bit midpoint, nor -0
+// (the reference's zeros are +0), nor (f16) below 2^-24 but not 0, whose rounding is to 0 or
+// 2^-24.
 bool rounds_from(ElementType type, float v, std::uint16_t& h) {
   const auto bits = std::bit_cast<std::uint32_t>(v);
   const std::uint32_t field = bits >> 23 & 0xFF;
-  if (field == 0xFF || (type == ElementType::f16 && field <= 102 && (bits & 0x7FFFFFFF) != 0))
-    return false;
+  if (field == 0xFF || bits == 0x80000000u) return false;
   h = type == ElementType::f16 ? f16_bits_from_double(v) : bf16_bits_from_double(v);
+  if (type == ElementType::f16 && field <= 102) return bits == 0;
   const int shift = grid_shift(type, bits);
   const std::int64_t low = bits & ((std::uint32_t{1} << shift) - 1);
   const std::int64_t apart = low - (std::int64_t{1} << (shift - 1));  // from the midpoint
@@ -111,14 +112,12 @@ __attribute__((target("avx2,fma,f16c"))) i64 narrow_avx2(const float* x, i64 n, 
     const __m256i bits = _mm256_castps_si256(v);
     const __m256i field = _mm256_and_si256(_mm256_srli_epi32(bits, 23), ff);
     __m128i h;
-    __m256i shift, odd;  // odd: f16 values below 2^-24 but not 0
+    __m256i shift, tiny;  // tiny: f16 values below 2^-24, zeros included
     if (f16) {
       h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
       shift =
           _mm256_max_epi32(_mm256_set1_epi32(13), _mm256_sub_epi32(_mm256_set1_epi32(126), field));
-      const __m256i magnitude = _mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF));
-      odd = _mm256_andnot_si256(_mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256()),
-                                _mm256_cmpgt_epi32(_mm256_set1_epi32(103), field));
+      tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(103), field);
     } else {
       // To nearest even on the bits: half the dropped bits' range less one, plus the kept last
       // bit, carries into it exactly when rounding up; packed within each 128-bit lane.
@@ -127,18 +126,23 @@ __attribute__((target("avx2,fma,f16c"))) i64 narrow_avx2(const float* x, i64 n, 
           _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7FFF)), last), 16);
       h = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08));
       shift = _mm256_set1_epi32(16);
-      odd = _mm256_setzero_si256();
+      tiny = _mm256_setzero_si256();
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), h);
-    // Within two f32 ulps of the midpoint (2^(shift - 1) in the low bits); shifts past 31
-    // (below 2^-24) give 0s, and are in `odd`.
+    // Within two f32 ulps of the midpoint (2^(shift - 1) in the low bits), but for tiny values
+    // (whose shifts, past 23, mean nothing): those but +0, -0, inf and NaN are taken as the
+    // reference does.
     const __m256i step = _mm256_sllv_epi32(one, shift);
     const __m256i low = _mm256_and_si256(bits, _mm256_sub_epi32(step, one));
     const __m256i apart = _mm256_sub_epi32(low, _mm256_srli_epi32(step, 1));
     const __m256i near = _mm256_cmpgt_epi32(_mm256_set1_epi32(3), _mm256_abs_epi32(apart));
-    const __m256i special = _mm256_cmpeq_epi32(field, ff);
-    const auto mask = static_cast<unsigned>(_mm256_movemask_ps(
-        _mm256_castsi256_ps(_mm256_or_si256(_mm256_or_si256(near, special), odd))));
+    const __m256i plus_zero = _mm256_cmpeq_epi32(bits, _mm256_setzero_si256());
+    const __m256i minus_zero = _mm256_cmpeq_epi32(bits, _mm256_set1_epi32(INT32_MIN));
+    const __m256i special = _mm256_or_si256(_mm256_cmpeq_epi32(field, ff), minus_zero);
+    const __m256i take =
+        _mm256_or_si256(_mm256_andnot_si256(tiny, near), _mm256_andnot_si256(plus_zero, tiny));
+    const auto mask = static_cast<unsigned>(
+        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(take, special))));
     const __m256i lanes =
         _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kLanes[mask])));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(later + count),
@@ -174,7 +178,11 @@ void as_reference(ElementType type, const PoolGeometry& g, const float* xs,
       bool done = taps == 0;  // the reference's +0
       if (!done && type == ElementType::f16 && taps <= i64{1} << 13) {
         double sum = 0.0;
-        window.for_each_value(plane, load, [&](double v) { sum += v; });
+        window.for_each_row([&](i64 first, i64 count, i64 step) {
+          double row_sum = 0.0;  // a chain a row: rows overlap
+          for (i64 k = 0; k < count; ++k) row_sum += plane[first + k * step];
+          sum += row_sum;
+        });
         done = std::isfinite(sum);  // else an inf or NaN, which exact_mean orders
         if (done) mean = detail::mean_of(sum, 0.0, n);
       }
