@@ -33,6 +33,9 @@ namespace {
 using i64 = std::int64_t;
 
 constexpr i64 kChunkBytes = i64{8} << 20;  // scratch of a piece of work, nominally
+// Outputs a piece may take as the reference does, at most one in this many; past that, exact
+// double sums are cheaper (an output taken so costs some 40 ns, one of avg_pool_half 1.5-3).
+constexpr i64 kMostTaken = 32;
 
 double to_double(ElementType type, std::uint16_t h) {
   return type == ElementType::f16 ? f16_bits_to_double(h) : bf16_bits_to_double(h);
@@ -193,10 +196,24 @@ void as_reference(ElementType type, const PoolGeometry& g, const float* xs,
   });
 }
 
+// Whether every window's divisor is a power of 2 (2x2 windows, say): averages of 16-bit values
+// are then exact in f32, and often 16-bit midpoints (a third of them on random f16 data).
+bool divisors_powers_of_two(const PoolGeometry& g) {
+  if (!g.adaptive && g.pads_in_avg)
+    return std::all_of(g.kernel.begin(), g.kernel.end(),
+                       [](i64 k) { return std::has_single_bit(static_cast<std::uint64_t>(k)); });
+  const auto axes = detail::axis_windows(g);
+  return std::all_of(axes.begin(), axes.end(), [](const detail::AxisWindows& a) {
+    return std::all_of(a.taps.begin(), a.taps.end(), [](i64 taps) {
+      return taps == 0 || std::has_single_bit(static_cast<std::uint64_t>(taps));
+    });
+  });
+}
+
 }  // namespace
 
 bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
-                       Isa isa, std::int64_t chunk_bytes) {
+                       Isa isa, std::int64_t chunk_bytes, bool switch_to_sums) {
   if (in.type != ElementType::f16 && in.type != ElementType::bf16) return false;
   if (out.type != in.type || !avg_pool_fast_covers(ElementType::f32, g)) return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
@@ -221,11 +238,17 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
   std::vector<std::pair<i64, i64>> ranges;  // first output, offsets
   std::mutex ranges_mutex;
   std::vector<std::uint32_t> later;
+  // Pieces go to avg_pool_half first (for many midpoints, below).
+  bool sums = switch_to_sums && divisors_powers_of_two(g);
   detail::for_each_piece(g, *plan, [&](const detail::Piece& pc) {
     if (pc.r0 == pc.r1) {  // every window is padding: the reference's +0
       std::fill_n(y + pc.out_at, pc.n_out, 0);
       return;
     }
+    // The piece in 16 bits, for avg_pool_half.
+    const Tensor x16 = Tensor::wrap(in.type, pc.in_shape, x + pc.in_at);
+    Tensor y16 = Tensor::wrap(in.type, pc.out_shape, y + pc.out_at);
+    if (sums && avg_pool_half(x16, y16, pc.g, par, isa)) return;
     const Tensor xc = Tensor::wrap(ElementType::f32, pc.in_shape, xs.get());
     Tensor yc = Tensor::wrap(ElementType::f32, pc.out_shape, ys.get());
     par.for_range(pc.n_in, [&](i64 b, i64 e) {
@@ -248,7 +271,11 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
     for (const auto& [b, count] : ranges)
       for (i64 k = 0; k < count; ++k)
         later.push_back(static_cast<std::uint32_t>(b + marks[static_cast<std::size_t>(b + k)]));
-    as_reference(in.type, pc.g, xs.get(), later, par, y + pc.out_at);
+    // Many midpoints (averages of 2^k values, whose f32 value is exact, often are one): the
+    // piece, and the next ones, take exact double sums where avg_pool_half covers them.
+    sums = switch_to_sums && static_cast<i64>(later.size()) * kMostTaken > pc.n_out;
+    if (!sums || !avg_pool_half(x16, y16, pc.g, par, isa))
+      as_reference(in.type, pc.g, xs.get(), later, par, y + pc.out_at);
   });
   return true;
 }

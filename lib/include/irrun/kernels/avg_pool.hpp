@@ -1,8 +1,9 @@
 // AvgPool-1/14/16 and AdaptiveAvgPool-8 kernels, exact to OpenVINO's window and divisor rules
 // (docs/openvino-semantics.md sections 3, 4 and 7): a readable reference kernel, which is the
 // oracle, a fast f32 kernel (avg_pool_fast.cpp) that keeps the same accuracy and determinism
-// contract, and an f16 and bf16 kernel that gives the reference's bits (avg_pool_half.cpp).
-// avg_pool() picks a fast one when it covers the case.
+// contract, and two f16 and bf16 kernels that give the reference's bits: through the f32 one
+// (avg_pool_half_f32.cpp) and, where that declines, from exact double sums (avg_pool_half.cpp).
+// avg_pool() picks the first fast one that covers the case.
 #pragma once
 
 #include <atomic>
@@ -71,11 +72,14 @@ bool avg_pool_half(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 // a time (planes that fit `chunk_bytes` of scratch, 8 MiB when 0, go several at a time; larger
 // planes a band of output rows at a time), narrowed back with the reference kernel's bits, the
 // few outputs whose f32 value is too near a 16-bit midpoint to tell (or not finite) recomputed as
-// the reference does. Returns false, touching nothing, when avg_pool_fast would not cover the f32
-// case, for adaptive pooling of planes past the scratch, and where max_pool_half declines for
-// the pieces' sake (a band of one output row past 32 MiB, windows dilated or strided far).
+// the reference does. Where those are many (windows of 2^k taps; a piece with more than 1 in 32),
+// pieces go to avg_pool_half instead when it covers them, unless `switch_to_sums` is false
+// (tests). Returns false, touching nothing, when avg_pool_fast would not cover the f32 case, for
+// adaptive pooling of planes past the scratch, and where max_pool_half declines for the pieces'
+// sake (a band of one output row past 32 MiB, windows dilated or strided far).
 bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
-                       Isa isa = Isa::best, std::int64_t chunk_bytes = 0);
+                       Isa isa = Isa::best, std::int64_t chunk_bytes = 0,
+                       bool switch_to_sums = true);
 
 // Whether avg_pool_fast covers this case (used by benchmarks and tests to report the path).
 bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g);
