@@ -165,6 +165,10 @@ TEST_CASE("f16 and bf16 avg_pool in bands of output rows gives the reference's b
       // Strides past the kernel: the rows between windows are skipped.
       window({1, 1}, {4000, 2000}, {1, 1}, {8, 8}, {0, 0}, {0, 0}, false, true),
       window({1, 2}, {5, 600, 700}, {1, 2, 2}, {3, 5, 5}, {0, 1, 0}, {0, 1, 0}, true, false),
+      // Output rows past 4096 end in segments (they took a whole row's buffer: rows past some
+      // 75000 outputs ran the reference kernel).
+      window({1, 2}, {100000}, {2}, {1}, {0}, {0}, false, true),
+      window({1, 1}, {3, 9000}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false),
   };
   for (const PoolGeometry& g : large) {
     INFO(describe(g));

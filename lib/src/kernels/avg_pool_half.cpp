@@ -39,7 +39,8 @@ using i64 = std::int64_t;
 constexpr i64 kMaxExactTaps = i64{1} << 13;       // f16's bound (see above), for both
 constexpr i64 kMaxScratchDoubles = i64{1} << 19;  // per thread: 4 MiB
 constexpr i64 kWidenDoubles = 4096;               // input rows widened at a time, at least
-constexpr i64 kEndOutputs = 256;                  // outputs ended at a time, at least
+constexpr i64 kEndOutputs = 256;                  // outputs ended at a time, at least,
+constexpr i64 kMostEnded = 4096;                  // and at most (a row's, when up to this)
 constexpr double kWorkPerTap = 16;                // values walked per reference tap, at most,
 constexpr double kWorkAnyway = 1 << 20;           // once past this many (a fraction of a ms)
 
@@ -484,64 +485,70 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
     const auto d = static_cast<std::size_t>(od);
     for (i64 oh = b.oh0; oh < b.oh1; ++oh) {
       const auto h = static_cast<std::size_t>(oh);
-      if (pending + OW > ends) {
-        end_outputs<F>(sums, divisors, inverses, pending, l.fast_end, yp);
-        yp += pending;
-        pending = 0;
-      }
-      // The row sums of outputs [ow, ow + 4R) (V: as R vectors of four) or of output ow alone.
-      const auto row_sums = [&]<typename V, int R>(i64 ow) __attribute__((always_inline)) {
-        V s[R];
-        for (int k = 0; k < R; ++k) s[k] = V{};
-        // Outputs whose W windows are all in padding have nothing to add: a long pad past the
-        // end walked its D and H taps again for each of them.
-        const i64 count = R * static_cast<i64>(sizeof(V) / sizeof(double));
-        const auto at = static_cast<std::size_t>(ow);
-        const bool empty = l.w_empty[at + static_cast<std::size_t>(count)] - l.w_empty[at] == count;
-        for (i64 td = 0; !empty && td < ad.taps[d]; ++td) {
-          for (i64 th = 0; th < ah.taps[h]; ++th) {
-            const i64 r = (ad.first[d] + td * ad.step - b.d.first) * band_h + ah.first[h] +
-                          th * ah.step - b.h.first;
-            const double* rr = rows + r * OW + ow;
-            for (int k = 0; k < R; ++k) {
-              if constexpr (std::is_same_v<V, double>)
-                s[k] += rr[k];
-              else
-                s[k] += reinterpret_cast<const Double4Unaligned*>(rr + 4 * k)->v;
+      // Rows past `ends` outputs in segments of it (1-D rows of 100000).
+      for (i64 ow0 = 0; ow0 < OW; ow0 += ends) {
+        const i64 ow1 = std::min(OW, ow0 + ends);
+        if (pending + ow1 - ow0 > ends) {
+          end_outputs<F>(sums, divisors, inverses, pending, l.fast_end, yp);
+          yp += pending;
+          pending = 0;
+        }
+        double* const at_ow = sums + pending - ow0;  // the sum of output ow, at_ow[ow]
+        // The row sums of outputs [ow, ow + 4R) (V: as R vectors of four) or of output ow alone.
+        const auto row_sums = [&]<typename V, int R>(i64 ow) __attribute__((always_inline)) {
+          V s[R];
+          for (int k = 0; k < R; ++k) s[k] = V{};
+          // Outputs whose W windows are all in padding have nothing to add: a long pad past the
+          // end walked its D and H taps again for each of them.
+          const i64 count = R * static_cast<i64>(sizeof(V) / sizeof(double));
+          const auto at = static_cast<std::size_t>(ow);
+          const bool empty =
+              l.w_empty[at + static_cast<std::size_t>(count)] - l.w_empty[at] == count;
+          for (i64 td = 0; !empty && td < ad.taps[d]; ++td) {
+            for (i64 th = 0; th < ah.taps[h]; ++th) {
+              const i64 r = (ad.first[d] + td * ad.step - b.d.first) * band_h + ah.first[h] +
+                            th * ah.step - b.h.first;
+              const double* rr = rows + r * OW + ow;
+              for (int k = 0; k < R; ++k) {
+                if constexpr (std::is_same_v<V, double>)
+                  s[k] += rr[k];
+                else
+                  s[k] += reinterpret_cast<const Double4Unaligned*>(rr + 4 * k)->v;
+              }
             }
           }
+          for (int k = 0; k < R; ++k) {
+            if constexpr (std::is_same_v<V, double>)
+              at_ow[ow + k] = s[k];
+            else
+              reinterpret_cast<Double4Unaligned*>(at_ow + ow + 4 * k)->v = s[k];
+          }
+        };
+        i64 ow = ow0;
+        // The rest in one call too, as independent chains (S3's rows of 28 left three vectors of
+        // one chain each, their adds waiting on one another).
+        for (; ow + 16 <= ow1; ow += 16) row_sums.template operator()<Double4, 4>(ow);
+        const auto rest = [&]<typename V>(i64 count) __attribute__((always_inline)) {
+          if (count == 3) row_sums.template operator()<V, 3>(ow);
+          if (count == 2) row_sums.template operator()<V, 2>(ow);
+          if (count == 1) row_sums.template operator()<V, 1>(ow);
+        };
+        rest.template operator()<Double4>((ow1 - ow) / 4);
+        ow += (ow1 - ow) / 4 * 4;
+        rest.template operator()<double>(ow1 - ow);
+        // The divisors: the kernel's volume, or the window's taps (a product below 2^13, exact),
+        // and their inverses (a division an output row). A window without taps takes any n above 0
+        // (1 here): its sum is 0, and so is its mean.
+        double *n = divisors + pending - ow0, *r = inverses + pending - ow0;
+        const double *w_taps = l.w_taps.data(), *w_inverse = l.w_inverse.data();
+        const double dh = static_cast<double>(std::max<i64>(1, ad.taps[d] * ah.taps[h]));
+        const double dh_inverse = inverse(dh);
+        for (ow = ow0; ow < ow1; ++ow) {
+          n[ow] = l.full_kernel_divisor ? l.kernel_volume : dh * w_taps[ow];
+          r[ow] = l.full_kernel_divisor ? l.kernel_inverse : dh_inverse * w_inverse[ow];
         }
-        for (int k = 0; k < R; ++k) {
-          if constexpr (std::is_same_v<V, double>)
-            sums[pending + ow + k] = s[k];
-          else
-            reinterpret_cast<Double4Unaligned*>(sums + pending + ow + 4 * k)->v = s[k];
-        }
-      };
-      i64 ow = 0;
-      // The rest in one call too, as independent chains (S3's rows of 28 left three vectors of
-      // one chain each, their adds waiting on one another).
-      for (; ow + 16 <= OW; ow += 16) row_sums.template operator()<Double4, 4>(ow);
-      const auto rest = [&]<typename V>(i64 count) __attribute__((always_inline)) {
-        if (count == 3) row_sums.template operator()<V, 3>(ow);
-        if (count == 2) row_sums.template operator()<V, 2>(ow);
-        if (count == 1) row_sums.template operator()<V, 1>(ow);
-      };
-      rest.template operator()<Double4>((OW - ow) / 4);
-      ow += (OW - ow) / 4 * 4;
-      rest.template operator()<double>(OW - ow);
-      // The divisors: the kernel's volume, or the window's taps (a product below 2^13, exact),
-      // and their inverses (a division an output row). A window without taps takes any n above 0
-      // (1 here): its sum is 0, and so is its mean.
-      double *n = divisors + pending, *r = inverses + pending;
-      const double *w_taps = l.w_taps.data(), *w_inverse = l.w_inverse.data();
-      const double dh = static_cast<double>(std::max<i64>(1, ad.taps[d] * ah.taps[h]));
-      const double dh_inverse = inverse(dh);
-      for (ow = 0; ow < OW; ++ow) {
-        n[ow] = l.full_kernel_divisor ? l.kernel_volume : dh * w_taps[ow];
-        r[ow] = l.full_kernel_divisor ? l.kernel_inverse : dh_inverse * w_inverse[ow];
+        pending += ow1 - ow0;
       }
-      pending += OW;
     }
   }
   end_outputs<F>(sums, divisors, inverses, pending, l.fast_end, yp);
@@ -650,7 +657,7 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   // the W sums of a band's input rows in what is left.
   const i64 chunk =
       std::max<i64>(4, std::min(g.in[0] * g.in[1], kWidenDoubles / std::max<i64>(1, g.in[2])));
-  const i64 ends = std::max(g.out[2], kEndOutputs);
+  const i64 ends = std::clamp(g.out[2], kEndOutputs, kMostEnded);
   const i64 widened = chunk * g.in[2], end_buffer = 3 * ends;
   if (widened + end_buffer >= kMaxScratchDoubles) return false;
   const auto bands = plane_bands(l, kMaxScratchDoubles - widened - end_buffer, band_rows);
