@@ -16,13 +16,14 @@ inline std::int64_t f32_ordinal(float v) {
   return (b >> 31) ? -mag : mag;
 }
 
-// NaN exactly where want is NaN, infinities equal, else within one ulp; where want is a zero,
-// with its sign (an exact 0 is +0, as the reference's sums from +0 give it; a tiny average keeps
-// its sign, which the one ulp around a zero would not check).
+// NaN exactly where want is NaN, infinities equal, else within one ulp; where want or got is a
+// zero, with want's sign (an exact 0 is +0, as the reference's sums from +0 give it; a tiny
+// average keeps its sign, which the one ulp around a zero would not check, and avg_pool_half_f32
+// rounds a zero to 16 bits as it is).
 inline bool within_one_f32_ulp(float got, float want) {
   if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
   if (std::isinf(want) || std::isinf(got)) return got == want;
-  if (want == 0 && std::signbit(got) != std::signbit(want)) return false;
+  if ((want == 0 || got == 0) && std::signbit(got) != std::signbit(want)) return false;
   return std::abs(f32_ordinal(got) - f32_ordinal(want)) <= 1;
 }
 

@@ -1,14 +1,16 @@
-// f16 and bf16 AvgPool through the f32 fast kernel: the reference kernel's bits at the f32
-// kernel's speed (four times avg_pool_half's, which sums in doubles).
+// f16 and bf16 AvgPool through the f32 fast kernel: the reference kernel's bits at nearly the f32
+// kernel's speed (up to twice avg_pool_half's, which sums in doubles, on windows of 25 taps).
 //
 // Why it is exact: both types widen to f32 exactly, so the f32 kernel's output y is within an ulp
-// (of f32) of the exact average a of the same values (its contract). Rounded to 16 bits, y gives
-// a's rounding unless a 16-bit midpoint m lies between them or on one of them; then y, no further
-// from m than from a, is within an ulp of m. So an output rounds from y unless y is within two
-// ulps of a midpoint (about 2^-12 of outputs on random data, and averages that are midpoints, as
-// of two neighbours), or not finite (an inf or NaN in the window, whose NaN the reference picks
-// in its own order). Those are recomputed as the reference kernel does: the exact sum of the
-// window's 16-bit values over its divisor (exact_sum.hpp), rounded once.
+// (of f32) of the exact average a of the same values, and a zero y has a's sign (its contract).
+// Rounded to 16 bits, y gives a's rounding unless a 16-bit midpoint m lies between them or on one
+// of them; then y, no further from m than from a, is within an ulp of m. So an output rounds from
+// y unless y is within two ulps of a midpoint, or not finite (an inf or NaN in the window, whose
+// NaN the reference picks in its own order), or -0, or (f16) below 2^-24 but not 0. Those are
+// recomputed as the reference kernel does: the exact sum of the window's 16-bit values over its
+// divisor (exact_sum.hpp), rounded once. They are 1-2% of the outputs of 3x3 windows on random
+// f16 data, but half of those of 2-tap windows, whose averages are exact in f32 and midpoints
+// whenever their values are an odd number of units apart: such pieces go to avg_pool_half.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -217,16 +219,19 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
   if (in.type != ElementType::f16 && in.type != ElementType::bf16) return false;
   if (out.type != in.type || !avg_pool_fast_covers(ElementType::f32, g)) return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
-  const auto plan = detail::plan_pieces(g, 4, chunk_bytes > 0 ? chunk_bytes : kChunkBytes);
-  // Adaptive bins follow from the whole axis: no bands of them.
+  // Scratch: an f32 and an index (`marks`) an output.
+  const auto plan = detail::plan_pieces(g, 8, chunk_bytes > 0 ? chunk_bytes : kChunkBytes);
+  // Adaptive bins follow from the whole axis: no bands of them. A piece's outputs are counted in
+  // 32 bits (a budget past 16 GiB, tests' only, could pass that).
   if (!plan || (g.adaptive && !plan->whole)) return false;
+  const std::size_t a = 3 - g.spatial_rank;
+  const i64 row_in = g.in_plane_size() / g.in[a], row_out = g.out_plane_size() / g.out[a];
+  if (plan->planes * plan->rows * row_out >= i64{1} << 31) return false;
 
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
   const bool avx2 = isa != Isa::portable && detail::cpu_has_f16c();
   const auto* x = in.data<std::uint16_t>();
   auto* y = out.mutable_data<std::uint16_t>();
-  const std::size_t a = 3 - g.spatial_rank;
-  const i64 row_in = g.in_plane_size() / g.in[a], row_out = g.out_plane_size() / g.out[a];
   const auto xs = std::make_unique_for_overwrite<float[]>(
       static_cast<std::size_t>(plan->planes * plan->rows_read * row_in));
   const auto ys = std::make_unique_for_overwrite<float[]>(

@@ -51,7 +51,8 @@ struct ExactRouteCounts {
 // The fast f32 kernel. Returns false, touching nothing, when it does not cover the case (other
 // element types, windows of more than 2^22 taps); the caller then uses the reference kernel.
 // Tensors must already match the geometry (avg_pool checks that). Contract: every output is
-// within one ulp of the exact average and bit-identical for any thread count. Each output's
+// within one ulp of the exact average, a zero one has the exact average's sign (+0 for an exact
+// zero sum; fuzz_avg_pool checks both), and bit-identical for any thread count. Each output's
 // double sum carries a rigorous error bound; an output whose bound does not prove the one-ulp
 // guarantee is recomputed with the reference kernel's exact sum. `counts`, if given, adds up
 // the exact-first tries.
