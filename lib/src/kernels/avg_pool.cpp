@@ -122,6 +122,21 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
   });
 }
 
+// Where the two f16/bf16 kernels' speeds cross (bench/HISTORY.md, round 58): through f32 first for
+// 1-D and 2-D windows of 16 taps or more (S4's and S9's patterns 1.6x faster), from double sums
+// first elsewhere (S3's 3x3 stride-1 windows, whose 1-2% of outputs at midpoints cost the f32
+// route more; 2x2 windows, half of them at midpoints; i3d's 3-D head). Each is the other's
+// fallback.
+bool half_through_f32_first(const PoolGeometry& g) {
+  if (g.spatial_rank == 3 && g.in[0] > 1) return false;
+  double taps = 1;
+  for (std::size_t a = 0; a < 3; ++a)
+    taps *= static_cast<double>(g.adaptive
+                                    ? (g.in[a] + g.out[a] - 1) / std::max<std::int64_t>(1, g.out[a])
+                                    : std::min(g.kernel[a], g.in[a]));
+  return taps >= 16;
+}
+
 }  // namespace
 
 void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par) {
@@ -168,9 +183,11 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
   check_arguments("avg_pool", in, out, g);
   if (g.planes() * g.out_plane_size() == 0) return;
   const Isa isa = isa_of(kernels);
-  if (kernels != Kernels::reference &&
-      (avg_pool_fast(in, out, g, par, isa) || avg_pool_half_f32(in, out, g, par, isa) ||
-       avg_pool_half(in, out, g, par, isa)))
+  const bool f32_first = half_through_f32_first(g);
+  if (kernels != Kernels::reference && (avg_pool_fast(in, out, g, par, isa) ||
+                                        (f32_first && avg_pool_half_f32(in, out, g, par, isa)) ||
+                                        avg_pool_half(in, out, g, par, isa) ||
+                                        (!f32_first && avg_pool_half_f32(in, out, g, par, isa))))
     return;
   avg_pool_reference(in, out, g, par);
 }
