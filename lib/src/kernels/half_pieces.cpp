@@ -36,9 +36,9 @@ std::optional<Pieces> plan_pieces(const PoolGeometry& g, i64 out_bytes, i64 budg
     const i64 rows = std::clamp<i64>((budget - first_bytes) / next_bytes + 1, 1, g.out[a]);
     p = Pieces{false, 1, rows, std::min(g.in[a], first + (rows - 1) * next)};
   }
-  // Values widened against the reference's taps (compares of 16-bit values in software, about
-  // ten times a widening): windows dilated or strided far along the band axis had each band
-  // widen rows no window reads, up to thousands of times the reference's time (seconds).
+  // Values widened against the reference's taps (16-bit values compared or summed exactly in
+  // software, some ten times a widening): windows dilated or strided far along the band axis had
+  // each band widen rows no window reads, up to thousands of times the reference's time.
   const double bands = static_cast<double>((g.out[a] + p->rows - 1) / p->rows);
   const double widened = static_cast<double>(g.planes()) * bands *
                          static_cast<double>(p->rows_read) * static_cast<double>(n_in / g.in[a]);
