@@ -19,10 +19,12 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "../fp_control.hpp"
 #include "exact_sum.hpp"
+#include "half_formats.hpp"
 #include "half_pieces.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
@@ -32,6 +34,8 @@
 namespace irrun::kernels {
 namespace {
 
+using detail::BF16;
+using detail::F16;
 using i64 = std::int64_t;
 
 constexpr i64 kChunkBytes = i64{8} << 20;  // scratch of a piece of work, nominally
@@ -48,18 +52,11 @@ void widen(ElementType type, const std::uint16_t* x, i64 n, float* y) {
   for (i64 i = 0; i < n; ++i) y[i] = static_cast<float>(to_double(type, x[i]));
 }
 
-__attribute__((target("avx2,fma,f16c"))) void widen_avx2(ElementType type, const std::uint16_t* x,
-                                                         i64 n, float* y) {
+template <class F>
+__attribute__((target("avx2,fma,f16c"))) void widen_avx2(const std::uint16_t* x, i64 n, float* y) {
   i64 i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
-    // A bf16 is the top half of a float.
-    const __m256 f = type == ElementType::f16
-                         ? _mm256_cvtph_ps(h)
-                         : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-    _mm256_storeu_ps(y + i, f);
-  }
-  widen(type, x + i, n - i, y + i);
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, F::to_float8(x + i));
+  for (; i < n; ++i) y[i] = static_cast<float>(F::to_double(x[i]));
 }
 
 // The 16-bit grid around an f32 value: the f32 ulps a 16-bit step spans there is 2^shift (the
@@ -107,33 +104,23 @@ constexpr auto kLanes = [] {
 // The same, eight a vector; the offsets appended without a branch (one an output to take as the
 // reference does cost ten times the rest), eight at a time (before the vector at i, the count is
 // at most i: they stay within n).
-template <bool f16>
+template <class F>
 __attribute__((target("avx2,fma,f16c"))) i64 narrow_avx2(const float* x, i64 n, std::uint16_t* y,
                                                          std::int32_t* later) {
+  constexpr bool f16 = std::is_same_v<F, F16>;
   const __m256i one = _mm256_set1_epi32(1), ff = _mm256_set1_epi32(0xFF);
   i64 i = 0, count = 0;
   for (; i + 8 <= n; i += 8) {
     const __m256 v = _mm256_loadu_ps(x + i);
     const __m256i bits = _mm256_castps_si256(v);
     const __m256i field = _mm256_and_si256(_mm256_srli_epi32(bits, 23), ff);
-    __m128i h;
-    __m256i shift, tiny;  // tiny: f16 values below 2^-24, zeros included
-    if (f16) {
-      h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), F::from_float8(v));
+    __m256i shift = _mm256_set1_epi32(16), tiny = _mm256_setzero_si256();  // bf16
+    if constexpr (f16) {  // tiny: f16 values below 2^-24, zeros included
       shift =
           _mm256_max_epi32(_mm256_set1_epi32(13), _mm256_sub_epi32(_mm256_set1_epi32(126), field));
       tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(103), field);
-    } else {
-      // To nearest even on the bits: half the dropped bits' range less one, plus the kept last
-      // bit, carries into it exactly when rounding up; packed within each 128-bit lane.
-      const __m256i last = _mm256_and_si256(_mm256_srli_epi32(bits, 16), one);
-      const __m256i r = _mm256_srli_epi32(
-          _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7FFF)), last), 16);
-      h = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08));
-      shift = _mm256_set1_epi32(16);
-      tiny = _mm256_setzero_si256();
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), h);
     // Within two f32 ulps of the midpoint (2^(shift - 1) in the low bits), but for tiny values
     // (whose shifts, past 23, mean nothing): those but +0, -0, inf and NaN are taken as the
     // reference does.
@@ -231,6 +218,7 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
 
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
   const bool avx2 = isa != Isa::portable && detail::cpu_has_f16c();
+  const bool f16 = in.type == ElementType::f16;
   const auto* x = in.data<std::uint16_t>();
   auto* y = out.mutable_data<std::uint16_t>();
   const auto xs = std::make_unique_for_overwrite<float[]>(
@@ -258,7 +246,10 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
     const Tensor xc = Tensor::wrap(ElementType::f32, pc.in_shape, xs.get());
     Tensor yc = Tensor::wrap(ElementType::f32, pc.out_shape, ys.get());
     par.for_range(pc.n_in, [&](i64 b, i64 e) {
-      (avx2 ? widen_avx2 : widen)(in.type, x + pc.in_at + b, e - b, xs.get() + b);
+      if (!avx2)
+        widen(in.type, x + pc.in_at + b, e - b, xs.get() + b);
+      else
+        (f16 ? widen_avx2<F16> : widen_avx2<BF16>)(x + pc.in_at + b, e - b, xs.get() + b);
     });
     if (!avg_pool_fast(xc, yc, pc.g, par, isa))
       throw std::logic_error("avg_pool_half_f32: a piece the f32 kernel does not cover");
@@ -267,9 +258,8 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
       std::uint16_t* yp = y + pc.out_at + b;
       std::int32_t* at = marks.get() + b;
       const i64 count = !avx2 ? narrow(in.type, ys.get() + b, e - b, yp, at)
-                        : in.type == ElementType::f16
-                            ? narrow_avx2<true>(ys.get() + b, e - b, yp, at)
-                            : narrow_avx2<false>(ys.get() + b, e - b, yp, at);
+                        : f16 ? narrow_avx2<F16>(ys.get() + b, e - b, yp, at)
+                              : narrow_avx2<BF16>(ys.get() + b, e - b, yp, at);
       const std::lock_guard lock(ranges_mutex);
       ranges.emplace_back(b, count);
     });
