@@ -2,11 +2,14 @@
 // every geometry it covers, in pieces of any size, on both paths and for any thread count, with
 // the outputs it cannot round from f32 (at 16-bit midpoints, inf and NaN) as the reference
 // takes them; nothing touched where it declines.
+#include <cmath>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 #include "support/half_values.hpp"
 #include "support/pool_geometries.hpp"
@@ -113,6 +116,41 @@ TEST_CASE("f16 and bf16 avg_pool through f32 rounds averages at and beside 16-bi
                                   [&](const PoolGeometry& g, const Tensor& in, const Tensor& want) {
                                     CHECK(check_route(g, in, want, pools));
                                   });
+}
+
+TEST_CASE("bf16 avg_pool through f32 ends sums with a rest past a double's bits as the reference",
+          "[kernels][avg_pool_half_f32]") {
+  // Windows of 5 whose exact sums are 5m +- (2^-51 + 2^-70), m = 1 + 2^-8 or 1 + 3 * 2^-8 (bf16
+  // midpoints): their nearest doubles are 5m +- 2^-50, with a rest of -+(2^-51 - 2^-70). The
+  // reference's mean_of(sum, rest, 5) is m (its double rounding: the average is 2^-53 from m),
+  // so it ties to even; m's even neighbour is on the other side of the sum, where the nearest
+  // double's own average, off m by 2^-50 / 5, would not go. Scaled by signs and powers of 2.
+  struct Case {
+    double big, small, tiny[2];
+    std::uint16_t even;  // m's even neighbour, as bf16
+  };
+  const Case cases[] = {{5.0, 5.0 * 0x1p-8, {0x1p-51, 0x1p-70}, 0x3F80},
+                        {5.0, 15.0 * 0x1p-8, {-0x1p-51, -0x1p-70}, 0x3F82}};
+  const std::int64_t k = 40;
+  const PoolGeometry g = window({1, 1}, {5 * k}, {5}, {5}, {0}, {0}, false, true);
+  Tensor in = Tensor::zeros(ElementType::bf16, shape_of(g, g.in));
+  auto* x = in.mutable_data<std::uint16_t>();
+  std::vector<std::uint16_t> expected;
+  for (std::int64_t o = 0; o < k; ++o) {
+    const Case& c = cases[o % 2];
+    const int e = static_cast<int>(o / 2 % 10) * 12 - 50;
+    const double sign = o / 2 % 3 ? 1.0 : -1.0;
+    const double values[] = {c.big, c.small, c.tiny[0], c.tiny[1], 0.0};
+    for (std::int64_t t = 0; t < 5; ++t)  // rotated, so that the rest comes anywhere
+      x[5 * o + t] = irrun::bf16_bits_from_double(sign * std::ldexp(values[(t + o) % 5], e));
+    expected.push_back(
+        irrun::bf16_bits_from_double(sign * std::ldexp(irrun::bf16_bits_to_double(c.even), e)));
+  }
+  const Parallel pools[] = {Parallel(1), Parallel(2)};
+  const Tensor want = run_reference(g, in, pools[0]);
+  const auto* w = want.data<std::uint16_t>();
+  CHECK(std::vector<std::uint16_t>(w, w + k) == expected);
+  CHECK(check_route(g, in, want, pools));
 }
 
 TEST_CASE("f16 and bf16 avg_pool through f32 on the benchmark patterns and large planes",

@@ -24,6 +24,7 @@
 
 #include "../fp_control.hpp"
 #include "exact_sum.hpp"
+#include "half_endings.hpp"
 #include "half_formats.hpp"
 #include "half_pieces.hpp"
 #include "irrun/float16.hpp"
@@ -147,40 +148,96 @@ __attribute__((target("avx2,fma,f16c"))) i64 narrow_avx2(const float* x, i64 n, 
   return count + tail;
 }
 
+// x / d for x below 2^31 (a piece's outputs, see plan_pieces), without a division: (x + 1/2) / d
+// is at least 1/(2d) from an integer, and x + 1/2 times 1/d, both rounded, errs by less than
+// (x + 1/2) / d * 2^-52, below that.
+struct Quotient {
+  std::uint32_t d;
+  double inverse;
+  explicit Quotient(i64 divisor) : d(static_cast<std::uint32_t>(divisor)), inverse(1.0 / d) {}
+  std::uint32_t operator()(std::uint32_t x) const {
+    return static_cast<std::uint32_t>((x + 0.5) * inverse);
+  }
+};
+
 // The reference kernel's 16-bit values of the outputs `later` of a piece (avg_pool.cpp), from
-// its inputs widened to f32 (xs): f16 sums of up to 2^13 values are exact in plain doubles
-// (avg_pool_half.cpp), the others take exact_mean's.
-void as_reference(ElementType type, const PoolGeometry& g, const float* xs,
-                  const std::vector<std::uint32_t>& later, const Parallel& par, std::uint16_t* y) {
+// its inputs widened to f32 (xs). The reference rounds mean_of(exact sum, divisor) to 16 bits;
+// f16 sums of up to 2^13 values are exact in plain doubles (avg_pool_half.cpp), others in
+// exact_sum's pair of TwoSums but for rare cancellations and inf or NaN (exact_mean_replayed).
+// The exact sums end as avg_pool_half's do (half_endings.hpp), a block at a time, where their
+// divisors are below 2^40 and (bf16) their averages normal floats; the rest by mean_of.
+template <class F>
+void as_reference(const PoolGeometry& g, const float* xs, const std::vector<std::uint32_t>& later,
+                  const Parallel& par, bool avx2, std::uint16_t* y) {
+  constexpr bool f16 = std::is_same_v<F, F16>;
+  constexpr i64 kBlock = 64;
   const auto axes = detail::axis_windows(g);
   const bool full_kernel_divisor = !g.adaptive && g.pads_in_avg;
   const detail::Divisor volume = detail::volume_divisor(g.kernel.data());
-  // A piece's outputs number below 2^31 (plan_pieces): 32-bit divisions, some times faster.
-  const auto OH = static_cast<std::uint32_t>(g.out[1]), OW = static_cast<std::uint32_t>(g.out[2]);
-  const auto n_out = static_cast<std::uint32_t>(g.out_plane_size());
+  const Quotient by_plane(g.out_plane_size()), by_row(g.out[2]), by_height(g.out[1]);
   par.for_range(static_cast<i64>(later.size()), [&](i64 b, i64 e) {
-    for (i64 k = b; k < e; ++k) {
-      const std::uint32_t o = later[static_cast<std::size_t>(k)], r = o % n_out, row = r / OW;
-      const detail::Window window(axes, g, row / OH, row % OH, r % OW);
-      const float* plane = xs + o / n_out * g.in_plane_size();
-      const i64 taps = window.taps();
-      const detail::Divisor n = full_kernel_divisor ? volume : detail::Divisor(taps);
-      const auto load = [](float v) { return static_cast<double>(v); };
-      double mean = 0.0;
-      bool done = taps == 0;  // the reference's +0
-      if (!done && type == ElementType::f16 && taps <= i64{1} << 13) {
-        double sum = 0.0;
-        window.for_each_row([&](i64 first, i64 count, i64 step) {
-          double row_sum = 0.0;  // a chain a row: rows overlap
-          for (i64 k = 0; k < count; ++k) row_sum += plane[first + k * step];
-          sum += row_sum;
-        });
-        done = std::isfinite(sum);  // else an inf or NaN, which exact_mean orders
-        if (done) mean = detail::mean_of(sum, 0.0, n);
+    // A block's windows (their rows fetched ahead: they are scattered over the piece), and its
+    // exact sums to end together: sums, divisors, inverses, outputs, values.
+    std::array<std::uint32_t, 4> where[kBlock];  // plane, D, H, W
+    double s[kBlock], n[kBlock], r[kBlock];
+    std::uint32_t at[kBlock];
+    std::uint16_t h[kBlock];
+    for (i64 k0 = b; k0 < e; k0 += kBlock) {
+      const i64 k1 = std::min(e, k0 + kBlock);
+      for (i64 k = k0; k < k1; ++k) {
+        const std::uint32_t o = later[static_cast<std::size_t>(k)];
+        const std::uint32_t plane_at = by_plane(o), p = o - plane_at * by_plane.d;
+        const std::uint32_t row = by_row(p), d = by_height(row);
+        where[k - k0] = {plane_at, d, row - d * by_height.d, p - row * by_row.d};
+        const float* plane = xs + plane_at * g.in_plane_size();
+        detail::Window(axes, g, where[k - k0][1], where[k - k0][2], where[k - k0][3])
+            .for_each_row([&](i64 first, i64 length, i64 step) {
+              __builtin_prefetch(plane + first);
+              __builtin_prefetch(plane + first + (length - 1) * step);
+            });
       }
-      if (!done)
-        mean = detail::exact_mean([&](const auto& f) { window.for_each_value(plane, load, f); }, n);
-      y[o] = type == ElementType::f16 ? f16_bits_from_double(mean) : bf16_bits_from_double(mean);
+      i64 count = 0;
+      for (i64 k = k0; k < k1; ++k) {
+        const std::uint32_t o = later[static_cast<std::size_t>(k)];
+        const auto [plane_at, wd, wh, ww] = where[k - k0];
+        const detail::Window window(axes, g, wd, wh, ww);
+        const float* plane = xs + plane_at * g.in_plane_size();
+        const i64 taps = window.taps();
+        if (taps == 0) {  // the reference's +0
+          y[o] = 0;
+          continue;
+        }
+        const detail::Divisor div = full_kernel_divisor ? volume : detail::Divisor(taps);
+        const auto for_each_value = [&](const auto& f) {
+          window.for_each_value(
+              plane, [](float v) { return static_cast<double>(v); }, f);
+        };
+        double hi = 0.0, lo = 0.0;
+        bool exact;
+        if (f16 && taps <= i64{1} << 13) {
+          window.for_each_row([&](i64 first, i64 length, i64 step) {
+            double row_sum = 0.0;  // a chain a row: rows overlap
+            for (i64 t = 0; t < length; ++t) row_sum += plane[first + t * step];
+            hi += row_sum;
+          });
+          exact = std::isfinite(hi);  // else an inf or NaN, which the replay orders
+        } else {
+          exact = detail::exact_sum(for_each_value, hi, lo);
+        }
+        if (!exact) {
+          y[o] = F::from_double(detail::exact_mean_replayed(for_each_value, div));
+        } else if (lo == 0 && div.hi < 0x1p40 &&
+                   (f16 || hi == 0 || std::abs(hi) >= div.hi * 0x1p-126)) {
+          s[count] = hi;
+          n[count] = div.hi;
+          r[count] = count > 0 && n[count - 1] == div.hi ? r[count - 1] : detail::inverse(div.hi);
+          at[count++] = o;
+        } else {
+          y[o] = F::from_double(detail::mean_of(hi, lo, div));
+        }
+      }
+      detail::end_outputs<F>(s, n, r, count, avx2, h);
+      for (i64 k = 0; k < count; ++k) y[at[k]] = h[k];
     }
   });
 }
@@ -271,7 +328,8 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
     // piece, and the next ones, take exact double sums where avg_pool_half covers them.
     sums = switch_to_sums && static_cast<i64>(later.size()) * kMostTaken > pc.n_out;
     if (!sums || !avg_pool_half(x16, y16, pc.g, par, isa))
-      as_reference(in.type, pc.g, xs.get(), later, par, y + pc.out_at);
+      (f16 ? as_reference<F16> : as_reference<BF16>)(pc.g, xs.get(), later, par, avx2,
+                                                     y + pc.out_at);
   });
   return true;
 }

@@ -86,14 +86,13 @@ template <class ForEach>
   return specials.any() ? specials.value() / n.hi : mean_of(sum, n);
 }
 
-// The average of the values for_each_value(f) passes to f (the same values each time it is
-// called): the exact sum / n, via mean_of. Its bits depend on the exact sum alone, never on the
-// order of the values. The sum is carried as sum + err, each add a TwoSum (exact) whose error
-// joins err through a second TwoSum, checked to be exact too. When one is not (magnitudes
-// spanning more than ~2^106 with cancellation, e.g. 2^60, 1, 2^-60, -1, -2^60), or on an
-// overflow, inf or NaN, the stream is replayed into a superaccumulator (exact_mean_replayed).
+// The exact sum of the values for_each_value(f) passes to f, as hi (rounded to nearest) + lo
+// (the rest, exact), where a pair of TwoSums carries it: the sum is carried as sum + err, each
+// add a TwoSum (exact) whose error joins err through a second TwoSum, checked to be exact too.
+// False when one is not (magnitudes spanning more than ~2^106 with cancellation, e.g. 2^60, 1,
+// 2^-60, -1, -2^60), or on an overflow, inf or NaN.
 template <class ForEach>
-double exact_mean(const ForEach& for_each_value, Divisor n) {
+bool exact_sum(const ForEach& for_each_value, double& hi, double& lo) {
   double sum = 0.0, err = 0.0;
   bool exact = true;
   for_each_value([&](double x) {
@@ -104,9 +103,20 @@ double exact_mean(const ForEach& for_each_value, Divisor n) {
     sum = t;
     err = u;
   });
-  const double hi = sum + err;  // the exact sum rounded to nearest, the rest exact below
-  if (exact && std::isfinite(hi)) [[likely]]
-    return mean_of(hi, two_sum_error(sum, err, hi), n);
+  hi = sum + err;  // the exact sum rounded to nearest, the rest exact below
+  lo = two_sum_error(sum, err, hi);
+  return exact && std::isfinite(hi);
+}
+
+// The average of the values for_each_value(f) passes to f (the same values each time it is
+// called): the exact sum / n, via mean_of. Its bits depend on the exact sum alone, never on the
+// order of the values. The sum is exact_sum's, or where that fails, the stream is replayed into
+// a superaccumulator (exact_mean_replayed).
+template <class ForEach>
+double exact_mean(const ForEach& for_each_value, Divisor n) {
+  double hi, lo;
+  if (exact_sum(for_each_value, hi, lo)) [[likely]]
+    return mean_of(hi, lo, n);
   return exact_mean_replayed(for_each_value, n);
 }
 
