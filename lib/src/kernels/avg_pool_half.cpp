@@ -18,7 +18,6 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <utility>
@@ -30,6 +29,7 @@
 #include "half_formats.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
+#include "scratch.hpp"
 #include "simd.hpp"
 #include "window.hpp"
 
@@ -611,15 +611,20 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
     // Not zeroed: a band writes each value before it reads it (the W sums of rows no window
     // reads are neither; zeroing them made a tall plane with few rows read cost 15x the
     // reference kernel).
-    const auto xs = std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(widened));
-    const auto rows = std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(band_sums));
-    const auto finish =
-        std::make_unique_for_overwrite<double[]>(static_cast<std::size_t>(end_buffer));
+    const auto nx = static_cast<std::size_t>(widened), nr = static_cast<std::size_t>(band_sums),
+               nf = static_cast<std::size_t>(end_buffer);
+    using detail::Scratch;
+    Scratch scratch(detail::Slot::avg_half_sums, Scratch::part_bytes<double>(nx) +
+                                                     Scratch::part_bytes<double>(nr) +
+                                                     Scratch::part_bytes<double>(nf));
+    double* const xs = scratch.take<double>(nx);
+    double* const rows = scratch.take<double>(nr);
+    double* const finish = scratch.take<double>(nf);
     for (i64 t = b; t < e; ++t) {
       const i64 p = t / per_plane;
       (l.avx2 ? band_avx2<F> : band_portable<F>)(l, bands[static_cast<std::size_t>(t % per_plane)],
-                                                 x + p * n_in, xs.get(), chunk, rows.get(),
-                                                 finish.get(), ends, y + p * g.out_plane_size());
+                                                 x + p * n_in, xs, chunk, rows, finish, ends,
+                                                 y + p * g.out_plane_size());
     }
   });
   return true;

@@ -16,7 +16,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <type_traits>
@@ -29,6 +28,7 @@
 #include "half_pieces.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
+#include "scratch.hpp"
 #include "simd.hpp"
 #include "window.hpp"
 
@@ -278,14 +278,18 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
   const bool f16 = in.type == ElementType::f16;
   const auto* x = in.data<std::uint16_t>();
   auto* y = out.mutable_data<std::uint16_t>();
-  const auto xs = std::make_unique_for_overwrite<float[]>(
-      static_cast<std::size_t>(plan->planes * plan->rows_read * row_in));
-  const auto ys = std::make_unique_for_overwrite<float[]>(
-      static_cast<std::size_t>(plan->planes * plan->rows * row_out));
-  // A piece's outputs to take as the reference does: each range of the narrowing's offsets in
-  // `marks` (a range of outputs has room for its own), then all of them.
-  const auto marks = std::make_unique_for_overwrite<std::int32_t[]>(
-      static_cast<std::size_t>(plan->planes * plan->rows * row_out));
+  // The piece's inputs and outputs in f32, and its outputs to take as the reference does: each
+  // range of the narrowing's offsets in `marks` (a range of outputs has room for its own), then
+  // all of them in `later`.
+  const auto n_in = static_cast<std::size_t>(plan->planes * plan->rows_read * row_in);
+  const auto n_out = static_cast<std::size_t>(plan->planes * plan->rows * row_out);
+  using detail::Scratch;
+  Scratch scratch(detail::Slot::avg_half_f32, Scratch::part_bytes<float>(n_in) +
+                                                  Scratch::part_bytes<float>(n_out) +
+                                                  Scratch::part_bytes<std::int32_t>(n_out));
+  float* const xs = scratch.take<float>(n_in);
+  float* const ys = scratch.take<float>(n_out);
+  std::int32_t* const marks = scratch.take<std::int32_t>(n_out);
   std::vector<std::pair<i64, i64>> ranges;  // first output, offsets
   std::mutex ranges_mutex;
   std::vector<std::uint32_t> later;
@@ -300,23 +304,23 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
     const Tensor x16 = Tensor::wrap(in.type, pc.in_shape, x + pc.in_at);
     Tensor y16 = Tensor::wrap(in.type, pc.out_shape, y + pc.out_at);
     if (sums && avg_pool_half(x16, y16, pc.g, par, isa)) return;
-    const Tensor xc = Tensor::wrap(ElementType::f32, pc.in_shape, xs.get());
-    Tensor yc = Tensor::wrap(ElementType::f32, pc.out_shape, ys.get());
+    const Tensor xc = Tensor::wrap(ElementType::f32, pc.in_shape, xs);
+    Tensor yc = Tensor::wrap(ElementType::f32, pc.out_shape, ys);
     par.for_range(pc.n_in, [&](i64 b, i64 e) {
       if (!avx2)
-        widen(in.type, x + pc.in_at + b, e - b, xs.get() + b);
+        widen(in.type, x + pc.in_at + b, e - b, xs + b);
       else
-        (f16 ? widen_avx2<F16> : widen_avx2<BF16>)(x + pc.in_at + b, e - b, xs.get() + b);
+        (f16 ? widen_avx2<F16> : widen_avx2<BF16>)(x + pc.in_at + b, e - b, xs + b);
     });
     if (!avg_pool_fast(xc, yc, pc.g, par, isa))
       throw std::logic_error("avg_pool_half_f32: a piece the f32 kernel does not cover");
     ranges.clear();
     par.for_range(pc.n_out, [&](i64 b, i64 e) {
       std::uint16_t* yp = y + pc.out_at + b;
-      std::int32_t* at = marks.get() + b;
-      const i64 count = !avx2 ? narrow(in.type, ys.get() + b, e - b, yp, at)
-                        : f16 ? narrow_avx2<F16>(ys.get() + b, e - b, yp, at)
-                              : narrow_avx2<BF16>(ys.get() + b, e - b, yp, at);
+      std::int32_t* at = marks + b;
+      const i64 count = !avx2 ? narrow(in.type, ys + b, e - b, yp, at)
+                        : f16 ? narrow_avx2<F16>(ys + b, e - b, yp, at)
+                              : narrow_avx2<BF16>(ys + b, e - b, yp, at);
       const std::lock_guard lock(ranges_mutex);
       ranges.emplace_back(b, count);
     });
@@ -328,8 +332,7 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
     // piece, and the next ones, take exact double sums where avg_pool_half covers them.
     sums = switch_to_sums && static_cast<i64>(later.size()) * kMostTaken > pc.n_out;
     if (!sums || !avg_pool_half(x16, y16, pc.g, par, isa))
-      (f16 ? as_reference<F16> : as_reference<BF16>)(pc.g, xs.get(), later, par, avx2,
-                                                     y + pc.out_at);
+      (f16 ? as_reference<F16> : as_reference<BF16>)(pc.g, xs, later, par, avx2, y + pc.out_at);
   });
   return true;
 }

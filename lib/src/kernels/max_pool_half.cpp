@@ -14,13 +14,13 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <stdexcept>
 
 #include "../fp_control.hpp"
 #include "half_pieces.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/max_pool.hpp"
+#include "scratch.hpp"
 #include "simd.hpp"
 
 namespace irrun::kernels {
@@ -118,29 +118,33 @@ bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const Pool
   const auto* x = in.data<std::uint16_t>();
   auto* y = values.mutable_data<std::uint16_t>();
   const i64 row_in = n_in / g.in[3 - g.spatial_rank], row_out = n_out / g.out[3 - g.spatial_rank];
-  const auto xs =
-      std::make_unique<float[]>(static_cast<std::size_t>(plan->planes * plan->rows_read * row_in));
-  const auto ys =
-      std::make_unique<float[]>(static_cast<std::size_t>(plan->planes * plan->rows * row_out));
-  const auto is = std::make_unique<std::int64_t[]>(
-      indices ? static_cast<std::size_t>(plan->planes * plan->rows * row_out) : 0);
+  const auto nx = static_cast<std::size_t>(plan->planes * plan->rows_read * row_in);
+  const auto ny = static_cast<std::size_t>(plan->planes * plan->rows * row_out);
+  const std::size_t ni = indices ? ny : 0;
+  using detail::Scratch;
+  Scratch scratch(detail::Slot::max_half, Scratch::part_bytes<float>(nx) +
+                                              Scratch::part_bytes<float>(ny) +
+                                              Scratch::part_bytes<std::int64_t>(ni));
+  float* const xs = scratch.take<float>(nx);
+  float* const ys = scratch.take<float>(ny);
+  std::int64_t* const is = scratch.take<std::int64_t>(ni);
   const i64 range = g.index_range();
   // The count is a multiple of the plane's size (it restarts every plane or more), or divides it.
   const i64 wrap = range < n_in ? range : 0;
   detail::for_each_piece(g, *plan, [&](const detail::Piece& pc) {
     if (pc.r0 == pc.r1) {
       // Every window is padding: the f32 kernel's start, lowest with index 0.
-      std::fill_n(ys.get(), pc.n_out, kLowest);
-      std::fill_n(is.get(), indices ? pc.n_out : 0, 0);
+      std::fill_n(ys, pc.n_out, kLowest);
+      std::fill_n(is, indices ? pc.n_out : 0, 0);
     } else {
-      const Tensor xc = Tensor::wrap(ElementType::f32, pc.in_shape, xs.get());
-      Tensor yc = Tensor::wrap(ElementType::f32, pc.out_shape, ys.get());
-      Tensor ic = Tensor::wrap(ElementType::i64, pc.out_shape, is.get());
+      const Tensor xc = Tensor::wrap(ElementType::f32, pc.in_shape, xs);
+      Tensor yc = Tensor::wrap(ElementType::f32, pc.out_shape, ys);
+      Tensor ic = Tensor::wrap(ElementType::i64, pc.out_shape, is);
       par.for_range(pc.n_in, [&](i64 b, i64 e) {
         if (f16c)
-          widen_f16c(x + pc.in_at + b, e - b, xs.get() + b);
+          widen_f16c(x + pc.in_at + b, e - b, xs + b);
         else
-          widen(in.type, x + pc.in_at + b, e - b, xs.get() + b);
+          widen(in.type, x + pc.in_at + b, e - b, xs + b);
       });
       if (!max_pool_fast(xc, yc, indices ? &ic : nullptr, pc.g, par, isa))
         throw std::logic_error("max_pool_half: a piece the f32 kernel does not cover");
@@ -148,19 +152,19 @@ bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const Pool
     const i64 plane_in = pc.n_in / pc.planes, plane_out = pc.n_out / pc.planes;  // of the piece
     par.for_range(pc.n_out, [&](i64 b, i64 e) {
       if (f16c)
-        narrow_f16c(ys.get() + b, e - b, y + pc.out_at + b);
+        narrow_f16c(ys + b, e - b, y + pc.out_at + b);
       else
-        narrow(in.type, ys.get() + b, e - b, y + pc.out_at + b);
+        narrow(in.type, ys + b, e - b, y + pc.out_at + b);
       if (!indices) return;
       // Indices moved from the piece's count to the whole tensor's, a plane at a time.
       for (i64 i = b; i < e;) {
         const i64 pl = i / plane_out, end = std::min(e, (pl + 1) * plane_out);
         const i64 base = (pc.p0 + pl) * n_in % range - pl * plane_in;
         if (indices->type == ElementType::i32)
-          move_indices(is.get() + i, ys.get() + i, end - i, base, pc.r0 * row_in, wrap,
+          move_indices(is + i, ys + i, end - i, base, pc.r0 * row_in, wrap,
                        indices->mutable_data<std::int32_t>() + pc.out_at + i);
         else
-          move_indices(is.get() + i, ys.get() + i, end - i, base, pc.r0 * row_in, wrap,
+          move_indices(is + i, ys + i, end - i, base, pc.r0 * row_in, wrap,
                        indices->mutable_data<std::int64_t>() + pc.out_at + i);
         i = end;
       }
