@@ -13,6 +13,7 @@
 
 #include "../fp_control.hpp"
 #include "exact_sum.hpp"
+#include "half_pieces.hpp"
 #include "int_average.hpp"
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
@@ -122,19 +123,15 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
   });
 }
 
-// Where the two f16/bf16 kernels' speeds cross (bench/HISTORY.md, round 58): through f32 first for
-// 1-D and 2-D windows of 16 taps or more (S4's and S9's patterns 1.6x faster), from double sums
-// first elsewhere (S3's 3x3 stride-1 windows, whose 1-2% of outputs at midpoints cost the f32
-// route more; 2x2 windows, half of them at midpoints; i3d's 3-D head). Each is the other's
-// fallback.
+// Where the two f16/bf16 kernels' speeds cross (bench/HISTORY.md, rounds 58 and 59): through
+// f32 first for windows of 9 taps or more (16 in 1-D), from double sums first elsewhere (3-tap
+// windows, 1-D ones of 5 or 9, whose many outputs at 16-bit midpoints cost the f32 route more;
+// windows of 2^k taps, which it hands to double sums anyway), and for 3-D windows whose output
+// rows fit one 16-float vector (i3d's 2x7x7 head, which the f32 kernel runs at a fraction of its
+// lanes). Each is the other's fallback.
 bool half_through_f32_first(const PoolGeometry& g) {
-  if (g.spatial_rank == 3 && g.in[0] > 1) return false;
-  double taps = 1;
-  for (std::size_t a = 0; a < 3; ++a)
-    taps *= static_cast<double>(g.adaptive
-                                    ? (g.in[a] + g.out[a] - 1) / std::max<std::int64_t>(1, g.out[a])
-                                    : std::min(g.kernel[a], g.in[a]));
-  return taps >= 16;
+  if (g.spatial_rank == 3 && g.out[2] <= 16) return false;
+  return detail::window_taps(g) >= (g.spatial_rank == 1 ? 16 : 9);
 }
 
 }  // namespace

@@ -42,8 +42,7 @@ std::optional<Pieces> plan_pieces(const PoolGeometry& g, i64 out_bytes, i64 budg
   const double bands = static_cast<double>((g.out[a] + p->rows - 1) / p->rows);
   const double widened = static_cast<double>(g.planes()) * bands *
                          static_cast<double>(p->rows_read) * static_cast<double>(n_in / g.in[a]);
-  double taps = static_cast<double>(g.planes()) * static_cast<double>(n_out);
-  for (std::size_t b = 0; b < 3; ++b) taps *= static_cast<double>(std::min(g.kernel[b], g.in[b]));
+  const double taps = static_cast<double>(g.planes()) * static_cast<double>(n_out) * window_taps(g);
   if (widened > kWidenedPerTap * taps && widened > kWidenedAnyway) return std::nullopt;
   return p;
 }

@@ -21,6 +21,17 @@ struct Pieces {
   std::int64_t rows_read;  // input rows a piece reads there, at most
 };
 
+// The taps of a window of g: its kernel clipped to the input, or an adaptive bin's ceil(in / out)
+// (a bin may read one more), on each axis.
+inline double window_taps(const PoolGeometry& g) {
+  double taps = 1;
+  for (std::size_t a = 0; a < 3; ++a)
+    taps *= static_cast<double>(
+        g.adaptive ? (g.in[a] + g.out[a] - 1) / std::max<std::int64_t>(1, g.out[a])
+                   : std::min(g.kernel[a], g.in[a]));
+  return taps;
+}
+
 // Pieces within `budget` bytes of scratch; none when a band of one output row would pass 32 MiB
 // (windows over thousands of rows of a wide plane), or when the pieces would widen more than
 // 2^20 values and 8 per reference tap (windows dilated or strided far along the band axis).
