@@ -63,6 +63,29 @@ TEST_CASE("write_file_atomically writes header and body, replacing a file", "[fi
   CHECK((st.st_mode & 0777) == 0644);
 }
 
+TEST_CASE("write_file_atomically_from writes a body's pieces; a throw leaves the old file",
+          "[file_io]") {
+  TempDir dir("file-io");
+  const auto path = dir.file("out.bin");
+  const std::string header = "HEAD";
+  irrun::write_file_atomically_from(path, bytes(header), [](const auto& put) {
+    for (const std::string piece : {"one ", "", "two"}) put(bytes(piece));
+  });
+  CHECK(read_text(path) == "HEADone two");
+  struct Stop {};
+  CHECK_THROWS_AS(irrun::write_file_atomically_from(path, bytes(header),
+                                                    [](const auto& put) {
+                                                      put(bytes(std::string("half")));
+                                                      throw Stop{};
+                                                    }),
+                  Stop);
+  CHECK(read_text(path) == "HEADone two");
+  CHECK(dir.entries() == 1);  // the temporary file removed
+  // In place (a device): the pieces go straight there.
+  irrun::write_file_atomically_from("/dev/null", bytes(header),
+                                    [](const auto& put) { put(bytes(std::string("x"))); });
+}
+
 TEST_CASE("write_file_atomically keeps symlinks, devices and FIFOs", "[file_io]") {
   TempDir dir("file-io");
   const std::string data = "data";

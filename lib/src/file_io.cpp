@@ -107,14 +107,31 @@ int create_temp(const std::filesystem::path& dir, const std::string& name, std::
 // A device or FIFO (/dev/null, /dev/stdout, a pipe) is written as it is: renaming a file over
 // it would replace the device node itself. O_NONBLOCK: a FIFO without a reader fails (ENXIO)
 // rather than waiting for one; the writes then block as usual.
+// Writes header and the body's pieces to fd; false with errno set at the first failure (the
+// pieces after it are passed over).
+bool write_all(int fd, std::span<const std::byte> header, const BodyPieces& body) {
+  if (!write_all(fd, header)) return false;
+  int err = 0;
+  body([&](std::span<const std::byte> piece) {
+    if (!err && !write_all(fd, piece)) err = errno;
+  });
+  errno = err;
+  return err == 0;
+}
+
 void write_in_place(const std::string& path, std::span<const std::byte> header,
-                    std::span<const std::byte> body) {
+                    const BodyPieces& body) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) fail_write(path, errno);
   int err = 0;
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) err = errno;
-  if (!err && (!write_all(fd, header) || !write_all(fd, body))) err = errno;
+  try {
+    if (!err && !write_all(fd, header, body)) err = errno;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
   if (::close(fd) != 0 && !err) err = errno;
   if (err) fail_write(path, err);
 }
@@ -163,6 +180,11 @@ void read_file_chunks(const std::string& path,
 
 void write_file_atomically(const std::string& path, std::span<const std::byte> header,
                            std::span<const std::byte> body) {
+  write_file_atomically_from(path, header, [&](const auto& put) { put(body); });
+}
+
+void write_file_atomically_from(const std::string& path, std::span<const std::byte> header,
+                                const BodyPieces& body) {
   if (path.empty()) fail_write(path, ENOENT);
   std::filesystem::path target(path);
   struct stat st {};
@@ -176,7 +198,7 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
       struct stat std_st {};
       if (::fstat(fd, &std_st) != 0 || std_st.st_dev != st.st_dev || std_st.st_ino != st.st_ino)
         continue;
-      if (!write_all(fd, header) || !write_all(fd, body)) fail_write(path, errno);
+      if (!write_all(fd, header, body)) fail_write(path, errno);
       return;
     }
   }
@@ -199,7 +221,13 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
   if (fd < 0) fail_write(path, errno);
 
   int err = 0;
-  if (!write_all(fd, header) || !write_all(fd, body)) err = errno;
+  try {
+    if (!write_all(fd, header, body)) err = errno;
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
   // fsync before rename: otherwise a crash can leave the new name pointing at an empty file.
   if (!err && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && !err) err = errno;

@@ -361,18 +361,23 @@ void write_npy(const std::string& path, const Tensor& t) {
     write_file_atomically(path, header_bytes, {t.buffer.data(), t.byte_size()});
     return;
   }
-  // bf16 is the top half of an f32, so widening is a 16-bit shift and exact.
+  // bf16 is the top half of an f32, so widening is a 16-bit shift and exact; done a piece at a
+  // time on the way out (a whole f32 copy was twice the tensor, past a run's 64 MiB).
+  constexpr std::size_t kPiece = std::size_t{1} << 16;
   const std::size_t n = t.element_count();
-  Buffer wide = Buffer::allocate(n * 4);
   const auto* src = t.buffer.data();
-  auto* dst = wide.mutable_data();
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint16_t b;
-    std::memcpy(&b, src + 2 * i, 2);
-    const std::uint32_t w = std::uint32_t{b} << 16;
-    std::memcpy(dst + 4 * i, &w, 4);
-  }
-  write_file_atomically(path, header_bytes, {wide.data(), wide.size()});
+  std::vector<std::uint32_t> wide(std::min(n, kPiece));
+  write_file_atomically_from(path, header_bytes, [&](const auto& put) {
+    for (std::size_t i = 0; i < n; i += kPiece) {
+      const std::size_t m = std::min(kPiece, n - i);
+      for (std::size_t k = 0; k < m; ++k) {
+        std::uint16_t b;
+        std::memcpy(&b, src + 2 * (i + k), 2);
+        wide[k] = std::uint32_t{b} << 16;
+      }
+      put(std::as_bytes(std::span(wide.data(), m)));
+    }
+  });
 }
 
 bool is_npy_path(const std::string& path) {

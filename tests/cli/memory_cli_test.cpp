@@ -28,13 +28,13 @@ using irrun::testing::ScratchDir;
 constexpr std::int64_t kChannels = 24, kSide = 1024;  // f32 [1,24,1024,1024]: 96 MiB
 constexpr long kTensorKiB = kChannels * kSide * kSide * 4 / 1024;
 
-// x -> AvgPool k3 s1 p1 (same shape) -> Result.
-std::string model(const ScratchDir& dir) {
+// x -> AvgPool k3 s1 p1 (same shape) -> Result, in f32 or (element type "bf16") bf16.
+std::string model(const ScratchDir& dir, const std::string& type = "f32") {
   using namespace irrun::testing;
   const std::vector<std::int64_t> dims = {1, kChannels, kSide, kSide};
   return dir.write(
-      "big.xml",
-      net(parameter(0, "x", "1,24,1024,1024", dims, "f32", "FP32", "x") +
+      type + ".xml",
+      net(parameter(0, "x", "1,24,1024,1024", dims, type, type == "f32" ? "FP32" : "BF16", "x") +
               avg_pool(1, "pool", "opset1",
                        "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
                        "exclude-pad=\"false\" rounding_type=\"floor\"",
@@ -59,12 +59,14 @@ RunResult run_measured(const std::vector<std::string>& args) {
   return run_program("/usr/bin/env", argv);
 }
 
-// `tensors`: how many 96 MiB tensors the run holds (input, output, and a golden output).
-void check_budget(const RunResult& r, long tensors = 2) {
+// `tensors`: how many 96 MiB tensors the run holds (input, output, and a golden output; a bf16
+// one counts a half).
+void check_budget(const RunResult& r, double tensors = 2) {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const long peak_kib = std::stol(r.out);
-  const long floor_kib = tensors * kTensorKiB, budget_kib = floor_kib + 64 * 1024;
+  const auto floor_kib = static_cast<long>(tensors * kTensorKiB);
+  const long budget_kib = floor_kib + 64 * 1024;
   INFO("peak RSS " << peak_kib / 1024 << " MiB; tensors " << floor_kib / 1024 << " MiB, budget "
                    << budget_kib / 1024 << " MiB");
 #ifdef IRRUN_TEST_ASAN
@@ -93,6 +95,12 @@ TEST_CASE("run and bench peak within inputs + outputs + 64 MiB", "[cli][run][ben
     check_budget(
         run_measured({xml, "--random-input", "--seed", "7", "--output-dir", dir.file("g")}));
     check_budget(run_measured({xml, "--expect", dir.file("g")}), 3);
+  }
+  SECTION("bf16: random input, .npy output (widened to f32 on the way out), --expect on it") {
+    const auto bf16 = model(dir, "bf16");
+    check_budget(
+        run_measured({bf16, "--random-input", "--seed", "7", "--output-dir", dir.file("b")}), 1);
+    check_budget(run_measured({bf16, "--expect", dir.file("b")}), 2);
   }
   SECTION("bench, random inputs") {
     check_budget(run_measured({"bench", xml, "--repeat", "3", "--warmup", "1", "--threads", "2"}));

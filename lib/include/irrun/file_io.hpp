@@ -28,6 +28,13 @@ void read_file_chunks(const std::string& path,
 void write_file_atomically(const std::string& path, std::span<const std::byte> header,
                            std::span<const std::byte> body = {});
 
+// The same with a body written in pieces: body(put) calls put on each piece in order (a body
+// converted on the way out, with no copy of it whole). An exception from body removes the
+// temporary file and propagates.
+using BodyPieces = std::function<void(const std::function<void(std::span<const std::byte>)>& put)>;
+void write_file_atomically_from(const std::string& path, std::span<const std::byte> header,
+                                const BodyPieces& body);
+
 // Removes the temporary files of the writes in progress, for a handler of a signal that ends
 // the process (an interrupted write leaves nothing behind). Async-signal-safe: unlink() only.
 void remove_temporary_files() noexcept;
