@@ -264,16 +264,23 @@ float fallback_output(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow
   i64 taps = 0;
   for_each_tap(pl, plane, od, oh, ow, [&](float) { ++taps; });
   if (taps == 0) return 0.0f;
-  if (std::isfinite(s)) {  // then every input is finite
-    detail::Superaccumulator exact;
-    for_each_tap(pl, plane, od, oh, ow, [&](float x) { exact.add(x); });
-    if (exact.split().hi == s) return static_cast<float>(s * r + 0.0);  // finish's bits
-  }
   const auto for_each_value = [&](const auto& f) {
     for_each_tap(pl, plane, od, oh, ow, [&](float x) { f(x); });
   };
-  return static_cast<float>(
-      detail::exact_mean(for_each_value, pl.uniform ? pl.kvol : detail::Divisor(taps)));
+  const detail::Divisor n = pl.uniform ? pl.kvol : detail::Divisor(taps);
+  // The exact sum rounded to nearest: from exact_sum's TwoSums where they hold it (a
+  // superaccumulator first made each output of windows cancelling to 0 cost 10x the reference's).
+  double hi, lo;
+  if (detail::exact_sum(for_each_value, hi, lo)) {
+    if (hi == s) return static_cast<float>(s * r + 0.0);  // finish's bits
+    return static_cast<float>(detail::mean_of(hi, lo, n));
+  }
+  if (std::isfinite(s)) {  // then every input is finite
+    detail::Superaccumulator exact;
+    for_each_tap(pl, plane, od, oh, ow, [&](float x) { exact.add(x); });
+    if (exact.split().hi == s) return static_cast<float>(s * r + 0.0);
+  }
+  return static_cast<float>(detail::exact_mean_replayed(for_each_value, n));
 }
 
 double window_threshold(const Plan& pl, const float* plane, i64 od, i64 oh, i64 ow) {
