@@ -27,6 +27,7 @@ Scratch::Scratch(Slot slot, std::size_t bytes) : left_(bytes) {
   }
   if (k.size < bytes) {
     k.data.reset();  // before the new one: not both at once
+    k.size = 0;      // and nothing kept if that one throws
     k.data = std::make_unique_for_overwrite<std::byte[]>(bytes);
     k.size = bytes;
   }
