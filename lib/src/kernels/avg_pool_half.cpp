@@ -344,7 +344,7 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
     double* out = rows + q * band_h * OW;
     // Stretches [r0, r1) of the run's rows read; their W sums alone are kept (the others are
     // never used).
-    const auto stretch = [&](i64 r0, i64 r1) {
+    const auto stretch = [&](i64 r0, i64 r1) __attribute__((always_inline)) {
       for (i64 c0 = r0; c0 < r1; c0 += chunk) {
         const i64 c = std::min(chunk, r1 - c0);
         widen(src + c0 * IW, c * IW, xs);
@@ -363,10 +363,12 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
     for (i64 k = 0; k < d_rows; ++k) {
       if (!l.read_d[static_cast<std::size_t>(d0 + k)]) continue;
       const i64 at = every_h ? k * IH : -b.h.first;  // row h of D row d0 + k: at + h of the run
-      for (const auto& [h0, h1] : l.h_runs) {
-        const i64 lo = std::max(h0, b.h.first), hi = std::min(h1, b.h.first + band_h);
-        if (lo < hi) stretch(at + lo, at + hi);
-      }
+      // The runs ending past the band's first row, up to its last.
+      auto run = std::partition_point(l.h_runs.begin(), l.h_runs.end(),
+                                      [&](const auto& r) { return r.second <= b.h.first; });
+      for (; run != l.h_runs.end() && run->first < b.h.first + band_h; ++run)
+        stretch(at + std::max(run->first, b.h.first),
+                at + std::min(run->second, b.h.first + band_h));
     }
   }
   // Per output row, the row sums of its windows' D and H taps, R outputs at once (in registers:
