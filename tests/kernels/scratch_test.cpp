@@ -1,6 +1,7 @@
 // Tests of the kernels' kept scratch memory (lib/src/kernels/scratch.*): a slot's memory comes
 // back on the next call of its thread, parts are aligned and apart, and what cannot share it (a
 // slot taken, a request too large, another thread) gets memory of its own.
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <thread>
@@ -12,6 +13,7 @@
 namespace {
 
 using irrun::kernels::detail::kKeptMost;
+using irrun::kernels::detail::kKeptTotal;
 using irrun::kernels::detail::Scratch;
 using irrun::kernels::detail::Slot;
 
@@ -65,4 +67,26 @@ TEST_CASE("scratch: a slot taken, or a request past what is kept, gets memory of
   const void* large = first_part(Slot::avg_half_sums, kKeptMost + 1);
   CHECK(large != kept);
   CHECK(first_part(Slot::avg_half_sums, 4096) == kept);  // not replaced by the large one
+}
+
+TEST_CASE("scratch: what all threads keep stays within kKeptTotal, and goes with its thread",
+          "[kernels]") {
+  const std::size_t before = Scratch::kept_bytes();
+  REQUIRE(before <= kKeptTotal);
+  std::thread([&] {
+    // Slots of this new thread: kept while the total allows (two fill it), then a third's
+    // memory is the call's own.
+    for (const Slot slot : {Slot::avg_half_f32, Slot::avg_half_sums}) {
+      const std::size_t left = kKeptTotal - Scratch::kept_bytes();
+      const std::size_t ask = std::min(left, kKeptMost);
+      if (ask <= 64) continue;
+      first_part(slot, ask - 64);
+      CHECK(Scratch::kept_bytes() == kKeptTotal - left + ask);
+    }
+    const std::size_t left = kKeptTotal - Scratch::kept_bytes();
+    REQUIRE(left <= 64);
+    first_part(Slot::max_half, 65 - 64 + left);  // one byte past the total
+    CHECK(Scratch::kept_bytes() == kKeptTotal - left);
+  }).join();
+  CHECK(Scratch::kept_bytes() == before);  // the thread's slots freed at its end
 }

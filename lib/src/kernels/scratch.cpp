@@ -1,6 +1,7 @@
 #include "scratch.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -8,28 +9,55 @@
 namespace irrun::kernels::detail {
 namespace {
 
+std::atomic<std::size_t> kept_total{0};
+
 struct Kept {
   std::unique_ptr<std::byte[]> data;
   std::size_t size = 0;
   bool busy = false;
+  void release() {
+    data.reset();
+    kept_total -= size;
+    size = 0;
+  }
+  ~Kept() { release(); }  // at the thread's end
 };
 
 thread_local std::array<Kept, static_cast<std::size_t>(Slot::count)> kept;
 
+// Counts `bytes` more kept, unless that would pass kKeptTotal.
+bool reserve(std::size_t bytes) {
+  std::size_t now = kept_total.load();
+  do
+    if (now + bytes > kKeptTotal) return false;
+  while (!kept_total.compare_exchange_weak(now, now + bytes));
+  return true;
+}
+
 }  // namespace
+
+std::size_t Scratch::kept_bytes() {
+  return kept_total.load();
+}
 
 Scratch::Scratch(Slot slot, std::size_t bytes) : left_(bytes) {
   Kept& k = kept[static_cast<std::size_t>(slot)];
-  if (k.busy || bytes > kKeptMost) {
+  if (!k.busy && k.size < bytes && bytes <= kKeptMost) {
+    k.release();  // before the new one: not both at once
+    if (reserve(bytes)) {
+      try {
+        k.data = std::make_unique_for_overwrite<std::byte[]>(bytes);
+      } catch (...) {
+        kept_total -= bytes;
+        throw;
+      }
+      k.size = bytes;
+    }
+  }
+  if (k.busy || k.size < bytes) {
     own_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
     at_ = own_.get();
     return;
-  }
-  if (k.size < bytes) {
-    k.data.reset();  // before the new one: not both at once
-    k.size = 0;      // and nothing kept if that one throws
-    k.data = std::make_unique_for_overwrite<std::byte[]>(bytes);
-    k.size = bytes;
   }
   k.busy = true;
   busy_ = &k.busy;

@@ -2,9 +2,10 @@
 // the next. Fresh pages fault on first touch and the OS zeroes each (some 0.1 ms a MiB on this
 // VM): on small f16 layers that cost more than the kernels themselves (bench/HISTORY.md, round
 // 59). Each kernel takes a slot of its own, so that kernels run within others (avg_pool_half on
-// a piece of avg_pool_half_f32) keep theirs. A slot already taken (a kernel re-entered) or a
-// request past kKeptMost gets memory of its own, freed after; so a thread keeps at most
-// kKeptMost a slot, within a run's 64 MiB above its tensors.
+// a piece of avg_pool_half_f32) keep theirs. A slot already taken (a kernel re-entered), a
+// request past kKeptMost, or one that would take what all threads keep past kKeptTotal gets
+// memory of its own, freed after: a run's 64 MiB above its tensors holds the kept memory of any
+// number of threads.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,7 @@ namespace irrun::kernels::detail {
 
 enum class Slot { avg_half_f32, avg_half_sums, max_half, count };
 
-inline constexpr std::size_t kKeptMost = std::size_t{16} << 20;
+inline constexpr std::size_t kKeptMost = std::size_t{16} << 20, kKeptTotal = std::size_t{32} << 20;
 
 class Scratch {
  public:
@@ -29,6 +30,9 @@ class Scratch {
   static constexpr std::size_t part_bytes(std::size_t n) {
     return n * sizeof(T) + kAlign;
   }
+  // The bytes all threads keep now.
+  static std::size_t kept_bytes();
+
   // The next part: n values of T, not initialised, 64-byte aligned.
   template <class T>
   T* take(std::size_t n) {
