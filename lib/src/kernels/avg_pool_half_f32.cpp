@@ -307,7 +307,7 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
   // 32 bits (a budget past 16 GiB, tests' only, could pass that).
   if (!plan || (g.adaptive && !plan->whole)) return false;
   const std::size_t a = 3 - g.spatial_rank;
-  const i64 row_in = g.in_plane_size() / g.in[a], row_out = g.out_plane_size() / g.out[a];
+  const i64 row_out = g.out_plane_size() / g.out[a];
   if (plan->planes * plan->rows * row_out >= i64{1} << 31) return false;
 
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
@@ -323,15 +323,10 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
   // The piece's inputs and outputs in f32, and its outputs to take as the reference does: each
   // range of the narrowing's offsets in `marks` (a range of outputs has room for its own), then
   // all of them in `later`.
-  const auto n_in = static_cast<std::size_t>(plan->planes * plan->rows_read * row_in);
-  const auto n_out = static_cast<std::size_t>(plan->planes * plan->rows * row_out);
-  using detail::Scratch;
-  Scratch scratch(detail::Slot::avg_half_f32, Scratch::part_bytes<float>(n_in) +
-                                                  Scratch::part_bytes<float>(n_out) +
-                                                  Scratch::part_bytes<std::int32_t>(n_out));
-  float* const xs = scratch.take<float>(n_in);
-  float* const ys = scratch.take<float>(n_out);
-  std::int32_t* const marks = scratch.take<std::int32_t>(n_out);
+  const detail::PieceCopies<std::int32_t> copies(detail::Slot::avg_half_f32, g, *plan, true);
+  float* const xs = copies.xs;
+  float* const ys = copies.ys;
+  std::int32_t* const marks = copies.extra;
   std::vector<std::pair<i64, i64>> ranges;  // first output, offsets
   std::mutex ranges_mutex;
   std::vector<std::uint32_t> later;

@@ -5,11 +5,14 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "irrun/pool_geometry.hpp"
+#include "scratch.hpp"
 
 namespace irrun::kernels::detail {
 
@@ -26,9 +29,9 @@ struct Pieces {
 inline double window_taps(const PoolGeometry& g) {
   double taps = 1;
   for (std::size_t a = 0; a < 3; ++a)
-    taps *= static_cast<double>(
-        g.adaptive ? (g.in[a] + g.out[a] - 1) / std::max<std::int64_t>(1, g.out[a])
-                   : std::min(g.kernel[a], g.in[a]));
+    taps *= static_cast<double>(g.adaptive
+                                    ? (g.in[a] + g.out[a] - 1) / std::max<std::int64_t>(1, g.out[a])
+                                    : std::min(g.kernel[a], g.in[a]));
   return taps;
 }
 
@@ -37,6 +40,35 @@ inline double window_taps(const PoolGeometry& g) {
 // 2^20 values and 8 per reference tap (windows dilated or strided far along the band axis).
 std::optional<Pieces> plan_pieces(const PoolGeometry& g, std::int64_t out_bytes,
                                   std::int64_t budget);
+
+// A plan's f32 copies of a piece, in a slot's kept scratch (scratch.hpp): xs its inputs, ys its
+// outputs, and `extra` one E an output (none without `with_extra`).
+template <class E>
+class PieceCopies {
+ public:
+  PieceCopies(Slot slot, const PoolGeometry& g, const Pieces& p, bool with_extra)
+      : n_in_(static_cast<std::size_t>(p.planes * p.rows_read * row(g.in, g))),
+        n_out_(static_cast<std::size_t>(p.planes * p.rows * row(g.out, g))),
+        scratch_(slot, Scratch::part_bytes<float>(n_in_) + Scratch::part_bytes<float>(n_out_) +
+                           Scratch::part_bytes<E>(with_extra ? n_out_ : 0)),
+        xs(scratch_.take<float>(n_in_)),
+        ys(scratch_.take<float>(n_out_)),
+        extra(scratch_.take<E>(with_extra ? n_out_ : 0)) {}
+
+ private:
+  // The elements of a row along the band axis.
+  static std::int64_t row(const std::array<std::int64_t, 3>& dims, const PoolGeometry& g) {
+    const std::size_t a = 3 - g.spatial_rank;
+    return dims[0] * dims[1] * dims[2] / dims[a];
+  }
+  std::size_t n_in_, n_out_;
+  Scratch scratch_;
+
+ public:
+  float* const xs;
+  float* const ys;
+  E* const extra;
+};
 
 // One piece: planes [p0, p0 + planes), output rows [o0, o1) and input rows [r0, r1) along the
 // band axis (none when every window is padding), and its geometry as a tensor of its own: its

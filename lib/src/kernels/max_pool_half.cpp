@@ -108,7 +108,7 @@ bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const Pool
   if (indices && indices->type != ElementType::i32 && indices->type != ElementType::i64)
     return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
-  const i64 n_in = g.in_plane_size(), n_out = g.out_plane_size();
+  const i64 n_in = g.in_plane_size();
   const auto plan =
       detail::plan_pieces(g, indices ? 12 : 4, chunk_bytes > 0 ? chunk_bytes : kChunkBytes);
   if (!plan) return false;
@@ -117,17 +117,11 @@ bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const Pool
   const bool f16c = in.type == ElementType::f16 && isa != Isa::portable && detail::cpu_has_f16c();
   const auto* x = in.data<std::uint16_t>();
   auto* y = values.mutable_data<std::uint16_t>();
-  const i64 row_in = n_in / g.in[3 - g.spatial_rank], row_out = n_out / g.out[3 - g.spatial_rank];
-  const auto nx = static_cast<std::size_t>(plan->planes * plan->rows_read * row_in);
-  const auto ny = static_cast<std::size_t>(plan->planes * plan->rows * row_out);
-  const std::size_t ni = indices ? ny : 0;
-  using detail::Scratch;
-  Scratch scratch(detail::Slot::max_half, Scratch::part_bytes<float>(nx) +
-                                              Scratch::part_bytes<float>(ny) +
-                                              Scratch::part_bytes<std::int64_t>(ni));
-  float* const xs = scratch.take<float>(nx);
-  float* const ys = scratch.take<float>(ny);
-  std::int64_t* const is = scratch.take<std::int64_t>(ni);
+  const i64 row_in = n_in / g.in[3 - g.spatial_rank];
+  const detail::PieceCopies<std::int64_t> copies(detail::Slot::max_half, g, *plan, indices);
+  float* const xs = copies.xs;
+  float* const ys = copies.ys;
+  std::int64_t* const is = copies.extra;
   const i64 range = g.index_range();
   // The count is a multiple of the plane's size (it restarts every plane or more), or divides it.
   const i64 wrap = range < n_in ? range : 0;

@@ -3,7 +3,8 @@
 // oracle, a fast f32 kernel (avg_pool_fast.cpp) that keeps the same accuracy and determinism
 // contract, and two f16 and bf16 kernels that give the reference's bits: through the f32 one
 // (avg_pool_half_f32.cpp) and, where that declines, from exact double sums (avg_pool_half.cpp).
-// avg_pool() picks the first fast one that covers the case.
+// avg_pool() picks the first fast one that covers the case (f16/bf16: the two in an order by
+// window size, bench/HISTORY.md rounds 58-59).
 #pragma once
 
 #include <atomic>
