@@ -83,7 +83,18 @@ TEST_CASE("write_file_atomically_from writes a body's pieces; a throw leaves the
   CHECK(dir.entries() == 1);  // the temporary file removed
   // In place (a device): the pieces go straight there.
   irrun::write_file_atomically_from("/dev/null", bytes(header),
-                                    [](const auto& put) { put(bytes(std::string("x"))); });
+                                    [](const auto& put) { CHECK(put(bytes(std::string("x")))); });
+  // After a failed write put says so, and the error is the write's.
+  int after_failure = 0;
+  const auto full = error_of(
+      [&] {
+        irrun::write_file_atomically_from("/dev/full", {}, [&](const auto& put) {
+          for (int k = 0; k < 3; ++k) after_failure += !put(bytes(std::string("x")));
+        });
+      },
+      irrun::ExitCode::output_failed);
+  CHECK(full.find("/dev/full: cannot write") != std::string::npos);
+  CHECK(after_failure == 3);
 }
 
 TEST_CASE("write_file_atomically keeps symlinks, devices and FIFOs", "[file_io]") {

@@ -108,12 +108,13 @@ int create_temp(const std::filesystem::path& dir, const std::string& name, std::
 // it would replace the device node itself. O_NONBLOCK: a FIFO without a reader fails (ENXIO)
 // rather than waiting for one; the writes then block as usual.
 // Writes header and the body's pieces to fd; false with errno set at the first failure (the
-// pieces after it are passed over).
+// pieces after it are passed over, and put tells the body so).
 bool write_all(int fd, std::span<const std::byte> header, const BodyPieces& body) {
   if (!write_all(fd, header)) return false;
   int err = 0;
   body([&](std::span<const std::byte> piece) {
     if (!err && !write_all(fd, piece)) err = errno;
+    return err == 0;
   });
   errno = err;
   return err == 0;

@@ -375,7 +375,7 @@ void write_npy(const std::string& path, const Tensor& t) {
         std::memcpy(&b, src + 2 * (i + k), 2);
         wide[k] = std::uint32_t{b} << 16;
       }
-      put(std::as_bytes(std::span(wide.data(), m)));
+      if (!put(std::as_bytes(std::span(wide.data(), m)))) return;  // a write failed
     }
   });
 }

@@ -29,9 +29,10 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
                            std::span<const std::byte> body = {});
 
 // The same with a body written in pieces: body(put) calls put on each piece in order (a body
-// converted on the way out, with no copy of it whole). An exception from body removes the
-// temporary file and propagates.
-using BodyPieces = std::function<void(const std::function<void(std::span<const std::byte>)>& put)>;
+// converted on the way out, with no copy of it whole); put returns false once a write has
+// failed, and the body may stop there. An exception from body removes the temporary file and
+// propagates.
+using BodyPieces = std::function<void(const std::function<bool(std::span<const std::byte>)>& put)>;
 void write_file_atomically_from(const std::string& path, std::span<const std::byte> header,
                                 const BodyPieces& body);
 
