@@ -392,7 +392,7 @@ void check_half(const PoolGeometry& g, const Tensor& in32, bool compact, irrun::
       std::abort();
     }
   };
-  for (const Isa isa : {Isa::best, Isa::portable})
+  for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})  // best: AVX-512 where present
     for (const irrun::Parallel* par : {&one, &two}) {
       for (const std::int64_t band_rows : {0, 1, 2}) {  // whole planes when they fit, then bands
         Tensor out = poisoned<std::uint16_t>(g, nan2, type);
