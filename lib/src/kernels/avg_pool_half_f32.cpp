@@ -313,11 +313,11 @@ bool avg_pool_half_f32(const Tensor& in, Tensor& out, const PoolGeometry& g, con
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): no DAZ on bf16 subnormals
   const bool avx2 = isa != Isa::portable && detail::cpu_has_f16c();
   const bool avx512 = avx2 && isa == Isa::best && detail::cpu_has_avx512();
+  const bool f16 = in.type == ElementType::f16;
   i64 (*const vector_narrow)(const float*, i64, std::uint16_t*, std::int32_t*) =
       !avx2    ? nullptr
-      : avx512 ? (in.type == ElementType::f16 ? narrow_avx512<F16> : narrow_avx512<BF16>)
-               : (in.type == ElementType::f16 ? narrow_avx2<F16> : narrow_avx2<BF16>);
-  const bool f16 = in.type == ElementType::f16;
+      : avx512 ? (f16 ? narrow_avx512<F16> : narrow_avx512<BF16>)
+               : (f16 ? narrow_avx2<F16> : narrow_avx2<BF16>);
   const auto* x = in.data<std::uint16_t>();
   auto* y = out.mutable_data<std::uint16_t>();
   // The piece's inputs and outputs in f32, and its outputs to take as the reference does: each
