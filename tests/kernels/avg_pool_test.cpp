@@ -19,6 +19,7 @@
 #include "support/naive_pool.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
+#include "support/tensor_bits.hpp"
 
 namespace {
 
@@ -521,6 +522,76 @@ TEST_CASE("avg_pool output is bit-identical for any thread count", "[kernels][av
       for (std::size_t k = 1; k < outs.size(); ++k) {
         INFO("threads " << pools[k].threads() << " vs 1");
         CHECK(std::memcmp(outs[k].buffer.data(), outs[0].buffer.data(), outs[0].byte_size()) == 0);
+      }
+    }
+  }
+}
+
+// avg_pool runs a first spatial axis of more than 2^14 output rows in bands of that many, each a
+// tensor of its own (its per-row tables passed a run's memory budget on long sequences). Each
+// output is its window's alone, so the bits are those of one call over the whole tensor: the
+// fast f32 kernel's, and the reference kernel's for the others and with Kernels::reference.
+// The geometries cut windows at band edges, start and end in padding, and end with windows
+// past the input (bands of no input rows).
+TEST_CASE("avg_pool in bands along a long first axis gives the bits of one call",
+          "[kernels][avg_pool]") {
+  using irrun::kernels::Kernels;
+  struct Long {
+    std::size_t rank;
+    std::array<std::int64_t, 3> in, kernel, stride, dilation, pad_begin, pad_end;
+    bool pads_in_avg;
+  };
+  const Long cases[] = {
+      {1, {1, 1, 50001}, {1, 1, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1}, false},
+      {1, {1, 1, 70003}, {1, 1, 5}, {1, 1, 2}, {1, 1, 2}, {0, 0, 4}, {0, 0, 4}, true},
+      {1, {1, 1, 40000}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 2}, {0, 0, 0}, false},
+      {2, {1, 40001, 5}, {1, 3, 2}, {1, 2, 1}, {1, 1, 1}, {0, 1, 0}, {0, 1, 1}, false},
+      {3, {20000, 2, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false},
+  };
+  SplitMix64 rng(0xBA4D5ull);
+  const Parallel par(2);
+  for (const Long& c : cases) {
+    PoolGeometry g;
+    g.batch = 1;
+    g.channels = 2;
+    g.spatial_rank = c.rank;
+    g.in = c.in;
+    g.kernel = c.kernel;
+    g.stride = c.stride;
+    g.dilation = c.dilation;
+    g.pad_begin = c.pad_begin;
+    g.pad_end = c.pad_end;
+    g.pads_in_avg = c.pads_in_avg;
+    for (std::size_t a = 0; a < 3; ++a)  // floor mode, and three windows past the end
+      g.out[a] = (g.in[a] + g.pad_begin[a] + g.pad_end[a] - (g.kernel[a] - 1) * g.dilation[a] - 1) /
+                     g.stride[a] +
+                 1 + (a == 3 - c.rank ? 3 : 0);
+    REQUIRE(g.out[3 - c.rank] > (1 << 14));
+    for (ElementType type : {ElementType::f32, ElementType::f64, ElementType::f16,
+                             ElementType::bf16, ElementType::i32}) {
+      INFO(irrun::to_string(type) << " " << describe(g));
+      Tensor in = Tensor::zeros(type, shape_of(g, g.in));
+      if (type == ElementType::i32) {
+        for (std::size_t i = 0; i < in.element_count(); ++i)
+          in.mutable_data<std::int32_t>()[i] = static_cast<std::int32_t>(rng.next() % 2001) - 1000;
+      } else {
+        for (std::size_t i = 0; i < in.element_count(); ++i)
+          store(in, i, round_to(type, random_value(rng, type)));
+      }
+      Tensor whole = irrun::testing::poisoned(type, shape_of(g, g.out));
+      if (type != ElementType::f32 || !irrun::kernels::avg_pool_fast(in, whole, g, par))
+        irrun::kernels::avg_pool_reference(in, whole, g, par);
+      for (const Kernels k : {Kernels::best, Kernels::reference}) {
+        INFO("kernels " << static_cast<int>(k));
+        Tensor banded = irrun::testing::poisoned(type, shape_of(g, g.out), 0xA5);
+        irrun::kernels::avg_pool(in, banded, g, par, k);
+        if (k == Kernels::reference && type == ElementType::f32) {
+          Tensor reference = irrun::testing::poisoned(type, shape_of(g, g.out));
+          irrun::kernels::avg_pool_reference(in, reference, g, par);
+          CHECK(irrun::testing::same_bits(banded, reference));
+        } else {
+          CHECK(irrun::testing::same_bits(banded, whole));
+        }
       }
     }
   }
