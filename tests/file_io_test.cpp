@@ -63,6 +63,33 @@ TEST_CASE("write_file_atomically writes header and body, replacing a file", "[fi
   CHECK((st.st_mode & 0777) == 0644);
 }
 
+TEST_CASE("a FileBatch renames its files together, or leaves none of them", "[file_io]") {
+  TempDir dir("file-batch");
+  const auto a = dir.file("a.bin"), b = dir.file("b.bin");
+  irrun::write_file_atomically(a, bytes(std::string("old a")));
+  {
+    irrun::FileBatch batch;
+    irrun::write_file_atomically(a, bytes(std::string("new a")), {}, &batch);
+    irrun::write_file_atomically(b, bytes(std::string("new b")), {}, &batch);
+    CHECK(read_text(a) == "old a");  // not yet: complete temporary files beside them
+    CHECK(!fs::exists(b));
+    CHECK(dir.entries() == 3);
+    batch.publish();
+    CHECK(read_text(a) == "new a");
+    CHECK(read_text(b) == "new b");
+    CHECK(dir.entries() == 2);
+  }
+  {  // unpublished (a later write failed): the old files stay, the temporary ones go
+    irrun::FileBatch batch;
+    irrun::write_file_atomically(a, bytes(std::string("newer a")), {}, &batch);
+    fs::create_directory(dir.file("c.bin"));
+    error_of([&] { irrun::write_file_atomically(dir.file("c.bin"), {}, {}, &batch); },
+             irrun::ExitCode::output_failed);
+  }
+  CHECK(read_text(a) == "new a");
+  CHECK(dir.entries() == 3);  // a, b and the directory c.bin
+}
+
 TEST_CASE("write_file_atomically_from writes a body's pieces; a throw leaves the old file",
           "[file_io]") {
   TempDir dir("file-io");

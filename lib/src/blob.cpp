@@ -180,9 +180,9 @@ Tensor read_raw(const std::string& path, ElementType type, std::vector<std::int6
   return t;
 }
 
-void write_raw(const std::string& path, const Tensor& t) {
+void write_raw(const std::string& path, const Tensor& t, FileBatch* batch) {
   require_complete(t);
-  write_file_atomically(path, {t.buffer.data(), t.byte_size()});
+  write_file_atomically(path, {t.buffer.data(), t.byte_size()}, {}, batch);
 }
 
 Tensor convert_float(const Tensor& t, ElementType to) {

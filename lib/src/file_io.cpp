@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -179,13 +180,59 @@ void read_file_chunks(const std::string& path,
   }
 }
 
+// A complete temporary file waiting for its rename (FileBatch), registered for a signal's
+// cleanup until then.
+struct FileBatch::Staged {
+  std::string path, tmp;
+  std::filesystem::path target, dir;
+  InProgress registered;
+};
+
+namespace {
+
+// Persists a rename in `dir`; best effort, the data is already complete under its final name.
+void sync_directory(const std::filesystem::path& dir) {
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace
+
+FileBatch::FileBatch() = default;
+
+FileBatch::~FileBatch() {
+  for (const auto& s : staged_) ::unlink(s->tmp.c_str());  // renamed ones are gone: harmless
+}
+
+void FileBatch::publish() {
+  for (std::size_t i = 0; i < staged_.size(); ++i) {
+    const Staged& s = *staged_[i];
+    if (::rename(s.tmp.c_str(), s.target.c_str()) != 0) {
+      const int err = errno;
+      staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(i));
+      fail_write(s.path, err);  // the destructor removes this one and the rest
+    }
+  }
+  std::vector<std::filesystem::path> synced;
+  for (const auto& s : staged_)
+    if (std::find(synced.begin(), synced.end(), s->dir) == synced.end()) {
+      sync_directory(s->dir);
+      synced.push_back(s->dir);
+    }
+  staged_.clear();
+}
+
 void write_file_atomically(const std::string& path, std::span<const std::byte> header,
-                           std::span<const std::byte> body) {
-  write_file_atomically_from(path, header, [&](const auto& put) { put(body); });
+                           std::span<const std::byte> body, FileBatch* batch) {
+  write_file_atomically_from(
+      path, header, [&](const auto& put) { put(body); }, batch);
 }
 
 void write_file_atomically_from(const std::string& path, std::span<const std::byte> header,
-                                const BodyPieces& body) {
+                                const BodyPieces& body, FileBatch* batch) {
   if (path.empty()) fail_write(path, ENOENT);
   std::filesystem::path target(path);
   struct stat st {};
@@ -216,9 +263,12 @@ void write_file_atomically_from(const std::string& path, std::span<const std::by
   const std::filesystem::path dir =
       target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
 
-  std::string tmp;
-  InProgress registered;
-  const int fd = create_temp(dir, name, tmp, registered);
+  auto staged = std::make_unique<FileBatch::Staged>();
+  staged->path = path;
+  staged->target = target;
+  staged->dir = dir;
+  std::string& tmp = staged->tmp;
+  const int fd = create_temp(dir, name, tmp, staged->registered);
   if (fd < 0) fail_write(path, errno);
 
   int err = 0;
@@ -232,17 +282,16 @@ void write_file_atomically_from(const std::string& path, std::span<const std::by
   // fsync before rename: otherwise a crash can leave the new name pointing at an empty file.
   if (!err && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && !err) err = errno;
+  if (!err && batch) {
+    batch->staged_.push_back(std::move(staged));  // renamed by publish()
+    return;
+  }
   if (!err && ::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
   if (err) {
     ::unlink(tmp.c_str());
     fail_write(path, err);
   }
-  // Persist the rename itself; best effort, the data is already complete under its final name.
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  sync_directory(dir);
 }
 
 void remove_temporary_files() noexcept {

@@ -73,6 +73,23 @@ void note_if_edited(ExpectResult& r, const std::string& file, const std::string&
                       " (the golden file was changed after it was written)");
 }
 
+// A file the run reads (the model, its weights, an input's file) is never replaced by one it
+// writes: `-o .` beside an input named like an output destroyed the input (exit 0). A saved
+// input may replace its own file (a replay saving again the golden's saved input).
+void refuse_own_file(const std::string& path, const std::string& what, const Manifest& manifest,
+                     const std::vector<RunInput>& inputs, const RunInput* self) {
+  const auto refuse = [&](const std::string& file, const std::string& role) {
+    std::error_code ec;  // a file that is not there yet is not one of them
+    if (!file.empty() && fs::equivalent(path, file, ec))
+      throw usage_error(path + ": " + what + " would replace " + role + " (" + file +
+                        "); write the outputs to another directory");
+  };
+  refuse(manifest.model_xml.path, "the model");
+  if (manifest.model_bin) refuse(manifest.model_bin->path, "the model's weights");
+  for (const auto& in : inputs)
+    if (&in != self) refuse(in.source_path, "the file of input '" + in.name + "'");
+}
+
 }  // namespace
 
 std::string file_stem(const std::string& name) {
@@ -136,17 +153,12 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
                                 "', recorded in the golden; --save-inputs saves the input itself)");
     }
   }
-  make_directory(dir);
-  // Runs writing the same directory at once take turns, so that the manifest describes the files
-  // beside it.
-  const GoldenLock lock(dir, true);
-  // A write that fails half-way must not leave an old manifest describing a mix of old and new
-  // files: remove it first, so the directory is either complete or has no manifest.
-  std::error_code ec;
-  fs::remove(fs::path(dir) / kManifestFile, ec);
-  if (ec) throw output_error(dir + ": cannot replace " + kManifestFile + ": " + ec.message());
   manifest.inputs.clear();
   manifest.outputs.clear();
+  // Every file first, written to temporary files renamed together once all are complete (a
+  // failure on the way leaves none of them), then their digests, then the manifest.
+  FileBatch batch;
+  std::vector<std::string> paths;
   std::set<std::string> used;
   for (const auto& o : outputs) {
     ManifestTensor t;
@@ -154,10 +166,8 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
     t.type = o.tensor.type;
     t.shape = o.tensor.shape;
     t.file = unique_name(o.name, npy ? ".npy" : ".bin", used);
-    const auto path = (fs::path(dir) / t.file).string();
-    npy ? write_npy(path, o.tensor) : write_raw(path, o.tensor);
-    t.sha256 = sha256_file(path);
     t.data_sha256 = data_sha256(o.tensor);
+    paths.push_back((fs::path(dir) / t.file).string());
     manifest.outputs.push_back(std::move(t));
   }
   std::set<std::string> used_inputs;
@@ -171,16 +181,41 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
     t.source_path = in.source_path;
     t.data_sha256 = data_sha256(*in.tensor);
     if (saved(in)) {
-      make_directory(fs::path(dir) / "inputs");
       t.file = "inputs/" + unique_name(in.name, ".npy", used_inputs);
-      const auto path = (fs::path(dir) / t.file).string();
-      write_npy(path, *in.tensor);
-      t.sha256 = sha256_file(path);
     } else {
       t.sha256 = source_sha256[k];
     }
     manifest.inputs.push_back(std::move(t));
   }
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    refuse_own_file(paths[k], "output '" + outputs[k].name + "'", manifest, inputs, nullptr);
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (!manifest.inputs[k].file.empty())
+      refuse_own_file((fs::path(dir) / manifest.inputs[k].file).string(),
+                      "saved input '" + inputs[k].name + "'", manifest, inputs, &inputs[k]);
+  make_directory(dir);
+  // Runs writing the same directory at once take turns, so that the manifest describes the files
+  // beside it.
+  const GoldenLock lock(dir, true);
+  // A write that fails half-way must not leave an old manifest describing a mix of old and new
+  // files: remove it first, so the directory is either complete or has no manifest.
+  std::error_code ec;
+  fs::remove(fs::path(dir) / kManifestFile, ec);
+  if (ec) throw output_error(dir + ": cannot replace " + kManifestFile + ": " + ec.message());
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    npy ? write_npy(paths[k], outputs[k].tensor, &batch)
+        : write_raw(paths[k], outputs[k].tensor, &batch);
+  }
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (manifest.inputs[k].file.empty()) continue;
+    make_directory(fs::path(dir) / "inputs");
+    write_npy((fs::path(dir) / manifest.inputs[k].file).string(), *inputs[k].tensor, &batch);
+  }
+  batch.publish();
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    manifest.outputs[k].sha256 = sha256_file(paths[k]);
+  for (auto& t : manifest.inputs)
+    if (!t.file.empty()) t.sha256 = sha256_file((fs::path(dir) / t.file).string());
   write_manifest(dir, manifest);
   return manifest;
 }

@@ -354,11 +354,11 @@ std::string npy_header(ElementType type, const std::vector<std::int64_t>& shape)
   return wrap(2, 4);  // numpy also falls back to 2.0 when the header outgrows 16 bits
 }
 
-void write_npy(const std::string& path, const Tensor& t) {
+void write_npy(const std::string& path, const Tensor& t, FileBatch* batch) {
   const std::string header = npy_header(t.type, t.shape);
   const auto header_bytes = std::as_bytes(std::span(header));
   if (t.type != ElementType::bf16) {
-    write_file_atomically(path, header_bytes, {t.buffer.data(), t.byte_size()});
+    write_file_atomically(path, header_bytes, {t.buffer.data(), t.byte_size()}, batch);
     return;
   }
   // bf16 is the top half of an f32, so widening is a 16-bit shift and exact; done a piece at a
@@ -367,17 +367,20 @@ void write_npy(const std::string& path, const Tensor& t) {
   const std::size_t n = t.element_count();
   const auto* src = t.buffer.data();
   std::vector<std::uint32_t> wide(std::min(n, kPiece));
-  write_file_atomically_from(path, header_bytes, [&](const auto& put) {
-    for (std::size_t i = 0; i < n; i += kPiece) {
-      const std::size_t m = std::min(kPiece, n - i);
-      for (std::size_t k = 0; k < m; ++k) {
-        std::uint16_t b;
-        std::memcpy(&b, src + 2 * (i + k), 2);
-        wide[k] = std::uint32_t{b} << 16;
-      }
-      if (!put(std::as_bytes(std::span(wide.data(), m)))) return;  // a write failed
-    }
-  });
+  write_file_atomically_from(
+      path, header_bytes,
+      [&](const auto& put) {
+        for (std::size_t i = 0; i < n; i += kPiece) {
+          const std::size_t m = std::min(kPiece, n - i);
+          for (std::size_t k = 0; k < m; ++k) {
+            std::uint16_t b;
+            std::memcpy(&b, src + 2 * (i + k), 2);
+            wide[k] = std::uint32_t{b} << 16;
+          }
+          if (!put(std::as_bytes(std::span(wide.data(), m)))) return;  // a write failed
+        }
+      },
+      batch);
 }
 
 bool is_npy_path(const std::string& path) {

@@ -2,6 +2,7 @@
 // tolerances, reproducible seeds, and the JSON and JUnit reports.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 #include <string>
@@ -526,6 +527,57 @@ TEST_CASE("golden: an edited saved input and changed weights are warned about", 
   const auto changed = run_irrun({model, "--expect", dir.file("g")});
   CHECK(changed.exit_code == 0);
   CHECK(any_line_has_all(changed.err_lines(), {"m.bin", "weights differ", "sha256 of the bin"}));
+}
+
+// `-o .` beside the model or an input named like an output replaced it with the output (exit
+// 0, the golden unreplayable): such a run is refused before anything changes.
+TEST_CASE("golden: an output never replaces the model's weights or an input file",
+          "[cli][golden]") {
+  ScratchDir dir("golden_own");
+  SECTION("the weights") {
+    const auto xml = dir.write("model.xml", [] {
+      auto text = read_text(sample("adaptive_v11.xml"));
+      const std::string from = "names=\"adaptive_pool\"";
+      const auto at = text.find(from);
+      REQUIRE(at != std::string::npos);
+      return text.replace(at, from.size(), "names=\"model\"");
+    }());
+    const auto weights = read_text(sample("adaptive_v11.bin"));
+    dir.write("model.bin", weights);
+    const auto r =
+        run_irrun({xml, "--random-input", "-o", dir.file("."), "--output-format", "bin"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("output 'model' would replace the model's weights") != std::string::npos);
+    CHECK(read_text(dir.file("model.bin")) == weights);
+  }
+  SECTION("an input file, and a golden's manifest stays") {
+    REQUIRE(run_irrun(
+                {sample("avgpool_v11.xml"), "--random-input", "-o", dir.file("g"), "--save-inputs"})
+                .exit_code == 0);
+    const auto input = read_text(dir.file("g/inputs/input.npy"));
+    const auto manifest = read_text(dir.file("g/manifest.json"));
+    dir.write("g/pool.npy", input);  // the output's file, given as the input
+    const auto r = run_irrun(
+        {sample("avgpool_v11.xml"), "--input", dir.file("g/pool.npy"), "-o", dir.file("g")});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("output 'pool' would replace the file of input 'input'") != std::string::npos);
+    CHECK(read_text(dir.file("g/pool.npy")) == input);
+    CHECK(read_text(dir.file("g/manifest.json")) == manifest);
+  }
+}
+
+// A golden's files are renamed into place together once all are written: a run whose second
+// file fails (here its name is a directory) leaves neither, nor a temporary file.
+TEST_CASE("golden: a run that fails writing leaves none of its files", "[cli][golden]") {
+  ScratchDir dir("golden_fail");
+  std::filesystem::create_directories(dir.file("g/max.npy"));
+  const auto r = run_irrun({sample("maxpool_v11.xml"), "--random-input", "-o", dir.file("g")});
+  CHECK(r.exit_code == 5);
+  CHECK(r.err.find("max.npy: cannot write: Is a directory") != std::string::npos);
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir.file("g")))
+    left.push_back(e.path().filename().string());
+  CHECK(left == std::vector<std::string>{"max.npy"});  // the directory alone
 }
 
 TEST_CASE("golden: runs writing one directory at once leave a consistent golden", "[cli][golden]") {

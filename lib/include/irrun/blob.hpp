@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "irrun/file_io.hpp"
 #include "irrun/tensor.hpp"
 
 namespace irrun {
@@ -15,8 +16,9 @@ namespace irrun {
 // "<path>: expected 602112 bytes (f32 [1,3,224,224]), found 602100".
 Tensor read_raw(const std::string& path, ElementType type, std::vector<std::int64_t> shape);
 
-// Writes the tensor's bytes atomically (see write_file_atomically).
-void write_raw(const std::string& path, const Tensor& t);
+// Writes the tensor's bytes atomically (see write_file_atomically; `batch`: renamed with the
+// batch's other files).
+void write_raw(const std::string& path, const Tensor& t, FileBatch* batch = nullptr);
 
 // Converts between f16, bf16, f32 and f64 with one round-to-nearest-even step from the exact
 // source value. Always returns a new tensor. Throws irrun::Error(unsupported) for other types.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "irrun/file_io.hpp"
 #include "irrun/tensor.hpp"
 
 namespace irrun {
@@ -41,7 +42,8 @@ Tensor read_npy(const Buffer& file, const std::string& name);
 // Throws irrun::Error(unsupported) for types numpy has no dtype for (i4, u1, f8..., ...).
 std::string npy_header(ElementType type, const std::vector<std::int64_t>& shape);
 
-// Writes `t` atomically as .npy v1.0; bf16 is widened losslessly to f32.
-void write_npy(const std::string& path, const Tensor& t);
+// Writes `t` atomically as .npy v1.0 (`batch`: renamed with the batch's other files, see
+// file_io.hpp); bf16 is widened losslessly to f32.
+void write_npy(const std::string& path, const Tensor& t, FileBatch* batch = nullptr);
 
 }  // namespace irrun
