@@ -118,6 +118,9 @@ void remove_temporary_files_on_signals() {
 int main(int argc, char** argv) {
   open_standard_descriptors();
   remove_temporary_files_on_signals();
+  // A pipe whose reader is gone (`irrun check ... | head -1`) is a failed write to stdout (exit
+  // 5, with the --junit report still written), not a silent death by SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"irrun: validate, run and compare the pooling layers of OpenVINO IR models",
                "irrun"};
   app.footer(kExamples);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,8 +55,9 @@ struct RunResult {
   }
 };
 
-// Where a run's stdout goes: a file read back into RunResult::out, /dev/full, or nowhere (closed).
-enum class Stdout { captured, full_disk, closed };
+// Where a run's stdout goes: a file read back into RunResult::out, /dev/full, nowhere (closed),
+// or a pipe whose reader is gone (`| head -1` once head has ended; SIGPIPE at its default).
+enum class Stdout { captured, full_disk, closed, broken_pipe };
 
 // Runs the executable at path `program` with `args` (argv[1..]); stdin is /dev/null, stdout and
 // stderr go to files in a scratch directory and are read back once the process has exited. A run
@@ -89,6 +91,13 @@ inline RunResult run_program(const std::string& program, const std::vector<std::
     ::dup2(full, STDOUT_FILENO);
     ::dup2(err, STDERR_FILENO);
     if (to == Stdout::closed) ::close(STDOUT_FILENO);
+    if (to == Stdout::broken_pipe) {
+      int ends[2];
+      if (::pipe(ends) != 0) ::_exit(126);
+      ::close(ends[0]);
+      ::dup2(ends[1], STDOUT_FILENO);
+      ::signal(SIGPIPE, SIG_DFL);
+    }
     ::alarm(timeout_seconds);  // survives exec; its default action terminates the process
     ::execv(argv[0], argv.data());
     ::_exit(127);

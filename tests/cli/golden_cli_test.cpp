@@ -412,9 +412,9 @@ TEST_CASE("golden: a summary that cannot reach stdout exits 5", "[cli][golden]")
       {"bench", model, "--repeat", "2", "--warmup", "0"},
       {"--help"},
   };
-  for (const auto to : {Stdout::full_disk, Stdout::closed}) {
+  for (const auto to : {Stdout::full_disk, Stdout::closed, Stdout::broken_pipe}) {
     for (const auto& args : commands) {
-      INFO(args.front() << " " << args.back() << (to == Stdout::closed ? " >&-" : " >/dev/full"));
+      INFO(args.front() << " " << args.back() << " to " << static_cast<int>(to));
       const auto r = run_irrun(args, 120, to);
       CHECK(r.exit_code == 5);
       CHECK(any_line_has_all(r.err_lines(), {"standard output: cannot write"}));
@@ -425,6 +425,11 @@ TEST_CASE("golden: a summary that cannot reach stdout exits 5", "[cli][golden]")
     CHECK(run_irrun({"-q", "check", model}, 120, to).exit_code == 0);
     CHECK(run_irrun({"-q", model, "--random-input", "-o", dir.file("q")}, 120, to).exit_code == 0);
   }
+  // A pipe whose reader is gone killed irrun by SIGPIPE (exit 141) before its --junit report.
+  const auto piped =
+      run_irrun({"check", model, "--junit", dir.file("report.xml")}, 120, Stdout::broken_pipe);
+  CHECK(piped.exit_code == 5);
+  CHECK(read_text(dir.file("report.xml")).find("<testsuites") != std::string::npos);
   // With stdout closed, an output file opened first must not receive the summary.
   const auto r = run_irrun({model, "--random-input", "-o", dir.file("out")}, 120, Stdout::closed);
   CHECK(r.exit_code == 5);
