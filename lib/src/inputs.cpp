@@ -23,6 +23,13 @@ std::vector<ParameterInfo> parameters(const Model& m) {
   std::vector<ParameterInfo> out;
   for (auto n : m.graph.parameters) {
     const auto a = declared_parameter(m, n);
+    // undefined, dynamic and string hold no tensor irrun could read or make: the model's error
+    // (as `check` says at the pool), named here before any input is looked at.
+    if (bit_width(a.type) == 0)
+      throw ModelError(m.ir.path, m.ir.layers[n].line,
+                       describe(m.ir.layers[n]) + ": element_type " +
+                           std::string(to_string(a.type)) +
+                           " has no fixed size; irrun's inputs are of a float or integer type");
     out.push_back({n, m.ir.layers[n].name, a.type, a.shape});
   }
   return out;

@@ -205,6 +205,14 @@ bad_pool("declared_dims_wrong", {}, 1, "declared [1,3,5,5], inferred [1,3,4,4] [
 bad_pool("param_bad_element_type", {}, 1, "\"float\" is not a member of enum element::Type_t", param_data=[("shape", "1,3,8,8"), ("element_type", "float")])
 bad_pool("param_no_shape", {}, 1, "Expected a 3D, 4D or 5D tensor for the input. Got: []", param_data=[("element_type", "f32")])
 bad_pool("param_bad_shape", {}, 1, "attribute 'shape' = \"1,x,8,8\"", param_data=[("shape", "1,x,8,8"), ("element_type", "f32")])
+# undefined, dynamic and string hold no tensor: run and bench named the tensor alone (exit 4);
+# now the Parameter, exit 3.
+for t, precision in (("undefined", "UNSPECIFIED"), ("dynamic", "FP32"), ("string", "STRING")):
+    xml_file("run_%s_input.xml" % t, pool_model(element_type=t, precision=precision))
+    # -q: dynamic has no precision of its own, and FP32 declared draws a warning line
+    case("run %s input" % t, 3, "layer 0 'input' (Parameter opset1): element_type %s has no fixed size" % t,
+         "-q run {dir}/run_%s_input.xml --random-input -o {out}" % t)
+case("bench string input", 3, "element_type string has no fixed size", "bench {dir}/run_string_input.xml")
 xml_file("run_i4_pool.xml", pool_model(element_type="i4", precision="I4"))
 files["i4_input.bin"] = bytes(96)  # i4 [1,3,8,8], bit-packed
 case("run i4 pool", 6, "element type i4 is not executed", "run {dir}/run_i4_pool.xml --input {dir}/i4_input.bin -o {out}")
