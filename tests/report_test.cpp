@@ -148,6 +148,32 @@ TEST_CASE("report: JUnit gives a layer that failed validation a testcase of its 
   CHECK(suite.attribute("failures").as_int() == 1);
 }
 
+// A CI reporter shows passed = tests - failures - errors: those count testcases.
+TEST_CASE("report: JUnit counts a layer with two problems as one failed test", "[report]") {
+  testing::ScratchDir dir("report");
+  auto text = testing::read_text(sample("avgpool_v11.xml"));
+  const std::string port = "<port id=\"1\" precision=\"FP32\" names=\"pool\">";
+  const auto at = text.find(port);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, port.size(), "<port id=\"1\" precision=\"FP16\" names=\"pool\">");
+  const auto five = text.find("<dim>5</dim>", at);
+  REQUIRE(five != std::string::npos);
+  text.replace(five, 12, "<dim>4</dim>");  // declared [1,3,4,5], and FP16: two failures
+  const auto junit = check_junit({check_file(dir.write("two.xml", text), {})});
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(junit.c_str()));
+  const auto suite = doc.child("testsuites").child("testsuite");
+  const auto pool =
+      suite.find_child_by_attribute("testcase", "name", "layer 1 'pool' (AvgPool-1 opset1)");
+  REQUIRE(pool);
+  CHECK(count(pool, "failure") >= 2);
+  std::size_t failed = 0;
+  for (auto tc = suite.child("testcase"); tc; tc = tc.next_sibling("testcase"))
+    failed += tc.child("failure") ? 1 : 0;
+  CHECK(suite.attribute("failures").as_int() == static_cast<int>(failed));
+  CHECK(doc.child("testsuites").attribute("failures").as_int() == static_cast<int>(failed));
+}
+
 TEST_CASE("report: JUnit escapes what it quotes", "[report]") {
   testing::ScratchDir dir("report");
   const auto path = dir.write("a&b<\"c\">.xml", "<net");

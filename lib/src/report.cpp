@@ -158,8 +158,11 @@ void CheckJunit::add(const CheckReport& r) {
     f.append_attribute("message") = xml_text(d.message).c_str();
     f.append_attribute("type") = d.rule.c_str();
     f.text().set(xml_text(text).c_str());
-    ++(error ? errors : failures);
   }
+  // JUnit counts testcases, not their failure elements: a case with an error is an error, else
+  // one with a failure a failure (a layer with two problems is one failed test).
+  for (auto tc = suite.child("testcase"); tc; tc = tc.next_sibling("testcase"))
+    tc.child("error") ? ++errors : tc.child("failure") ? ++failures : 0;
   for (auto& [tc, text] : outs) {
     auto out = tc.child("system-out");
     if (!out) out = tc.append_child("system-out");
