@@ -79,6 +79,14 @@ Graph build_graph(IrModel& model) {
     if (to != by_id.end()) ++incoming[to->second];
   }
   for (std::size_t i = 0; i < layers.size(); ++i) slots[i].resize(incoming[i]);
+  // Edges to layers that do not exist, named where a layer then lacks an incoming edge: such an
+  // edge is the likely culprit, but OpenVINO (and so irrun) fails at the layer's other edge.
+  std::string to_missing;
+  for (const auto& e : model.edges)
+    if (!by_id.count(e.to_layer))
+      to_missing +=
+          (to_missing.empty() ? "; an edge meant for it may name a missing layer: " : ", ") +
+          std::string("line ") + std::to_string(e.line) + " " + edge_text(e);
 
   PortIndex outputs(layers.size()), inputs(layers.size());
   for (std::size_t k = 0; k < model.edges.size(); ++k) {
@@ -124,7 +132,7 @@ Graph build_graph(IrModel& model) {
     if (*in >= dst_slots.size()) {
       broken(describe(dst) + " is inconsistent: the edge goes to input index " +
              std::to_string(*in) + " but the layer has " + std::to_string(dst_slots.size()) +
-             " incoming edge(s)");
+             " incoming edge(s)" + to_missing);
       continue;
     }
     if (dst_slots[*in]) {
