@@ -61,9 +61,9 @@ void compare_edges(const Model& m, Diagnostics& out) {
       d.port = port_label("input", to);
       d.line = e.line;
       d.declared = to_string(consumed);
-      d.inferred = to_string(produced);
+      d.producer_declared = to_string(produced);  // not inferred: both ends are the file's
       d.message = "declared " + d.declared + ", but its producer " + describe(layers[src.node]) +
-                  " " + port_label("output", from) + " declares " + d.inferred;
+                  " " + port_label("output", from) + " declares " + d.producer_declared;
       out.push_back(std::move(d));
     }
   }

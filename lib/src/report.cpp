@@ -43,6 +43,7 @@ json diagnostic_json(const CheckReport& r, const Diagnostic& d) {
   j["port"] = d.port;
   j["declared"] = d.declared;
   j["inferred"] = d.inferred;
+  j["producer_declared"] = d.producer_declared;
   j["message"] = d.message;
   j["line"] = d.line;
   j["text"] = format(r, d);

@@ -18,6 +18,7 @@ struct Diagnostic {
   std::string port;                  // "output port 3", "edge 3:2 -> 5:0", or empty
   std::string declared;              // for mismatches: what the file says
   std::string inferred;              // for mismatches: what shape inference says
+  std::string producer_declared;     // edge-mismatch: what the producer's output port says
   std::string message;               // the rule broken, in words
   std::size_t line = 0;              // line in the XML file, 0 when unknown
 };
