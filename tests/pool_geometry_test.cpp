@@ -420,7 +420,13 @@ const std::vector<NegativeCase> kAvgPoolNegativeCases = {
    "Expected pads_begin size to be equal to input size - 2. Got: 3"},
   {"pads_begin size with dynamic rank", 1,
    {.kernel = {2, 2}, .strides = {1, 1}, .pads_begin = {1}}, "...",
-   "Expected pads_begin size to be equal to input size - 2. Got: 1"},
+   "Expected pads_begin size to be equal to input size - 2. Got: 1 (kernel has 2 value(s), "
+   "pads_begin 1, pads_end 2, strides 2; the input's rank is not known)"},
+  // OpenVINO's "Got: 2" for a 4-D input reads as no error: irrun adds every length.
+  {"a kernel of one value on a 4-D input (pads of two)", 1,
+   {.kernel = {3}, .strides = {2, 2}, .pads_begin = {1, 1}, .pads_end = {1, 1}}, "[1,3,8,8]",
+   "Expected pads_begin size to be equal to input size - 2. Got: 2 (kernel has 1 value(s), "
+   "pads_begin 2, pads_end 2, strides 2; the input has 2 spatial dim(s))"},
   {"pads_end size", 1, {.kernel = {2, 2}, .strides = {1, 1}, .pads_end = {0, 0, 0}}, "[1,3,8,8]",
    "Expected pads_end size to be equal to input size - 2. Got: 3"},
   {"pads_end size beats strides size", 1, {.kernel = {2, 2}, .strides = {}, .pads_end = {1}},

@@ -122,23 +122,36 @@ PoolInference infer_window_pool(const PoolAttrs& attrs, const WindowRules& rules
   auto dilations = attrs.dilations;
   if (!rules.dilations || dilations.empty()) dilations.assign(num_spatial, 1);
 
-  // Validation in OpenVINO's order: the first failing rule wins.
+  // Validation in OpenVINO's order: the first failing rule wins. Its list-length messages say
+  // "input size - 2" where most compare with the kernel's length ("expected 2, got 2" for a
+  // kernel of one value on a 4-D input): irrun adds every length.
+  const auto lengths = [&] {
+    const auto n = [](std::size_t k) { return std::to_string(k); };
+    return " (kernel has " + n(num_spatial) + " value(s), pads_begin " + n(pads_begin.size()) +
+           ", pads_end " + n(pads_end.size()) + ", strides " + n(attrs.strides.size()) +
+           (rules.dilations ? ", dilations " + n(dilations.size()) : std::string()) + "; " +
+           (input.rank_is_static() && input.rank() >= 2
+                ? "the input has " + n(input.rank() - 2) + " spatial dim(s)"
+                : std::string("the input's rank is not known")) +
+           ")";
+  };
   if (pads_begin.size() != num_spatial)
     fail("Expected pads_begin size to be equal to input size - 2. Got: " +
-         std::to_string(pads_begin.size()));
+         std::to_string(pads_begin.size()) + lengths());
   if (pads_end.size() != num_spatial)
     fail("Expected pads_end size to be equal to input size - 2. Got: " +
-         std::to_string(pads_end.size()));
+         std::to_string(pads_end.size()) + lengths());
   if (!rank_is_3_to_5(input))
     fail("Expected a 3D, 4D or 5D tensor for the input. Got: " + shape_text(input));
   if (attrs.strides.size() != num_spatial)
     fail("Expected strides size to be equal to input size - 2. Got: " +
-         std::to_string(attrs.strides.size()));
+         std::to_string(attrs.strides.size()) + lengths());
   if (dilations.size() != num_spatial)
     fail("Expected dilations size to be equal to kernel size. Got: " +
-         std::to_string(dilations.size()));
+         std::to_string(dilations.size()) + lengths());
   if (input.rank_is_static() && num_spatial != input.rank() - 2)
-    fail("Expected kernel size to be equal to input size - 2. Got: " + std::to_string(num_spatial));
+    fail("Expected kernel size to be equal to input size - 2. Got: " + std::to_string(num_spatial) +
+         lengths());
   const auto is_zero = [](std::uint64_t v) { return v == 0; };
   if (std::any_of(attrs.strides.begin(), attrs.strides.end(), is_zero))
     fail("Strides has zero dimension(s). " + list(attrs.strides));
