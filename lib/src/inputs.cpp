@@ -40,7 +40,7 @@ std::string describe_param(const ParameterInfo& p) {
          ")";
 }
 
-// Runs `read` (which reads one input file), naming the Parameter in any error it throws.
+// Runs `read` (which reads or makes one input), naming the Parameter in any error it throws.
 template <class Read>
 Tensor read_for(const ParameterInfo& p, Read&& read) {
   try {
@@ -223,7 +223,8 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
     }
     // Each input gets its own stream: the seed mixed with the input's position.
     const std::uint64_t seed = *options.random_seed * 0x9E3779B97F4A7C15ULL + i;
-    bound.tensors[p.layer] = random_tensor(p.type, shape, seed);
+    // Named as a file's input is: a tensor too large or of a type with no random values.
+    bound.tensors[p.layer] = read_for(p, [&] { return random_tensor(p.type, shape, seed); });
   }
   return bound;
 }

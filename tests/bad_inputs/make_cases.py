@@ -317,6 +317,12 @@ case("output dir below a file", 5, "cannot create the output directory", "run {d
 case("output dir in /proc (denied even to root)", 5, "cannot create the output directory", "run {dir}/good.xml --input {dir}/good.npy -o /proc/irrun-bad-inputs-out")
 case("output dir read-only", 5, "cannot write: Permission denied", "run {dir}/good.xml --input {dir}/good.npy -o {rodir}")
 case("--max-memory not a size", 2, "expected a size such as 1048576, 512M or 8G", "--max-memory lots run {dir}/good.xml --random-input")
+# A generated input's errors name it, as a file input's do.
+xml_file("dynamic_input.xml", pool_model(in_shape=(1, 3, -1, -1), out_shape=(1, 3, -1, -1),
+                                         param_data=[("shape", "1,3,?,?"), ("element_type", "f32")]))
+case("--max-memory too small for a generated input", 7, "input 'input' (f32 [1,3,?,?]): a f32 [1,3,999,999] tensor needs", "--max-memory 4M run {dir}/dynamic_input.xml --random-input --shape input=1,3,999,999 -o {out}")
+xml_file("run_u1_input.xml", pool_model(element_type="u1", precision="U1"))
+case("random values of u1", 6, "input 'input' (u1 [1,3,8,8]): cannot generate random values of element type u1", "run {dir}/run_u1_input.xml --random-input -o {out}")
 case("--max-memory too small for the input", 7, "over the memory limit of 512 bytes", "--max-memory 512 run {dir}/good.xml --random-input -o {out}")
 
 
