@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -49,6 +50,14 @@ bool is_global_flag(const std::string& a) {
          a.starts_with("--max-memory=");
 }
 
+// A first word that is neither a command nor a model's path (no '.' or '/', no such file):
+// `irrun chek model.xml` is a mistyped command, not a run of the model "chek".
+bool mistyped_command(const std::string& a) {
+  std::error_code ec;
+  return !a.empty() && a[0] != '-' && a.find_first_of("./") == std::string::npos &&
+         !std::filesystem::exists(a, ec);
+}
+
 std::vector<std::string> normalise_args(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -58,7 +67,12 @@ std::vector<std::string> normalise_args(int argc, char** argv) {
       continue;
     }
     if (is_global_flag(a)) continue;
-    if (!is_subcommand(a)) args.insert(args.begin() + static_cast<std::ptrdiff_t>(i), "run");
+    if (is_subcommand(a)) break;
+    if (mistyped_command(a))
+      throw irrun::usage_error("unknown command '" + a +
+                               "': the commands are check, info, run and bench (a model's path "
+                               "alone runs it: irrun MODEL.xml ...)");
+    args.insert(args.begin() + static_cast<std::ptrdiff_t>(i), "run");
     break;
   }
   return args;
@@ -153,13 +167,21 @@ int main(int argc, char** argv) {
   logger->set_pattern("irrun: %^%l%$: %v");
   spdlog::set_default_logger(logger);
 
-  auto args = normalise_args(argc, argv);
+  std::vector<std::string> args;
+  try {
+    args = normalise_args(argc, argv);
+  } catch (const irrun::Error& e) {
+    spdlog::error("{}", irrun::escape_controls(e.what()));
+    return static_cast<int>(e.code());
+  }
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? stdout_written(0) : static_cast<int>(irrun::ExitCode::usage);
+    if (e.get_exit_code() == 0) return stdout_written(app.exit(e));  // --help, --version
+    // One line, as every other error (CLI11's own output adds a second).
+    spdlog::error("{} (irrun --help, irrun COMMAND --help)", irrun::escape_controls(e.what()));
+    return static_cast<int>(irrun::ExitCode::usage);
   }
 
   logger->set_level(globals.verbose ? spdlog::level::debug

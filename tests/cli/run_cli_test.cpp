@@ -767,6 +767,9 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
       {{model, "--seed", "3", "--input", model}, "--seed requires --random-input"},
       {{model, "--random-input", "--output-format", "bin"},
        "--output-format requires --output-dir"},
+      // A mistyped command is not a model named "chek".
+      {{"chek", model}, "unknown command 'chek': the commands are check, info, run and bench"},
+      {{"-q", "bnech", model}, "unknown command 'bnech'"},
   };
   for (const auto& c : cases) {
     const auto r = run_irrun(c.args);
@@ -779,6 +782,9 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
     CHECK(r.out.empty());
     CHECK(has(r.err, c.message));
     CHECK(r.err.find("17976931348623157") == std::string::npos);  // no DBL_MAX in full
+    // One line, as every error (CLI11's own output had a second, unprefixed).
+    CHECK(r.err_lines().size() == 1);
+    CHECK(r.err.starts_with("irrun: error: "));
   }
 }
 
