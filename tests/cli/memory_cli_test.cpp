@@ -61,6 +61,24 @@ std::string long_model(const ScratchDir& dir, const std::string& type) {
                        edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
 }
 
+// x -> MaxPool-8 k3 s1 p1 with i64 indices -> two Results, over f32 [1,1,24Mi]: 96 MiB in, 96
+// MiB of values, 192 MiB of indices.
+std::string long_max_model(const ScratchDir& dir) {
+  using namespace irrun::testing;
+  const std::int64_t n = kTensorKiB * 1024 / 4;
+  const std::vector<std::int64_t> dims = {1, 1, n};
+  return dir.write(
+      "long_max.xml",
+      net(parameter(0, "x", "1,1," + std::to_string(n), dims, "f32", "FP32", "x") +
+              layer(1, "pool", "MaxPool", "opset8",
+                    "kernel=\"3\" strides=\"1\" dilations=\"1\" pads_begin=\"1\" "
+                    "pads_end=\"1\" rounding_type=\"floor\" index_element_type=\"i64\" "
+                    "axis=\"0\"",
+                    port(0, dims), port(1, dims, "FP32", "v") + port(2, dims, "I64", "i")) +
+              result(2, "rv", dims) + result(3, "ri", dims, "I64"),
+          edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(1, 2, 3, 0)));
+}
+
 // Runs irrun with `args` and returns the result with the run's peak RSS (KiB) as its stdout.
 // wait4's ru_maxrss for a child of this process would not do: it includes the child's copy of
 // this process from before exec, tens to hundreds of MiB once other tests have run. So irrun is
@@ -129,6 +147,9 @@ TEST_CASE("run and bench peak within inputs + outputs + 64 MiB", "[cli][run][ben
             run_measured({long_xml, "--random-input", "--threads", "2", "--kernels", kernels}));
       }
     }
+  }
+  SECTION("one long 1-D sequence through MaxPool with i64 indices") {
+    check_budget(run_measured({long_max_model(dir), "--random-input", "--threads", "2"}), 4);
   }
   SECTION("bench, random inputs") {
     check_budget(run_measured({"bench", xml, "--repeat", "3", "--warmup", "1", "--threads", "2"}));

@@ -378,3 +378,57 @@ TEMPLATE_TEST_CASE("max_pool matches the naive oracle on random geometries", "[k
     }
   }
 }
+
+// max_pool runs a first spatial axis of more than 2^14 output rows in bands (bands.hpp), each
+// counting its indices over its own input: moved to the whole tensor's count, they must be the
+// oracle's, with ties, NaN and lowest() (an output that took no tap keeps position 0 of its
+// plane, whatever band it is in), windows past the end (bands of no input rows), every index
+// axis, i32 and i64, the fast kernels and the reference.
+TEMPLATE_TEST_CASE(
+    "max_pool in bands along a long first axis gives the oracle's values and indices",
+    "[kernels][max_pool]", float, Eigen::half, std::int32_t, std::uint8_t) {
+  using T = TestType;
+  using irrun::kernels::Kernels;
+  // in, kernel, stride, dilation, pads_begin (spatial); outputs: floor mode and three past the end
+  const std::vector<Spec> specs = {
+      {{1, 2, 40003}, {}, {3}, {1}, {1}, {1}},
+      {{2, 1, 70001}, {}, {5}, {2}, {2}, {4}},
+      {{1, 1, 40001, 3}, {}, {3, 2}, {2, 1}, {1, 1}, {1, 0}},
+      {{1, 1, 20000, 2, 3}, {}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}},
+  };
+  Rng rng(0xBA4D5 + sizeof(T));
+  const Parallel par(2);
+  for (Spec s : specs) {
+    s.out = {s.in[0], s.in[1]};
+    for (std::size_t a = 0; a + 2 < s.in.size(); ++a)
+      s.out.push_back((s.in[a + 2] + s.pads_begin[a] - (s.kernel[a] - 1) * s.dilation[a] - 1) /
+                          s.stride[a] +
+                      1 + (a == 0 ? 3 : 0));
+    std::size_t n = 1;
+    for (auto d : s.in) n *= static_cast<std::size_t>(d);
+    const auto input = random_values<T>(rng, n);
+    for (std::int64_t axis : {std::int64_t{0}, std::int64_t{2}}) {
+      s.axis = axis;
+      INFO(describe(s));
+      const auto oracle = irrun::testing::naive_max_pool(s, input);
+      const Tensor in = tensor_of(s.in, input);
+      for (const Kernels k : {Kernels::best, Kernels::reference}) {
+        for (const ElementType it : {ElementType::i32, ElementType::i64}) {
+          INFO("kernels " << static_cast<int>(k) << " indices " << irrun::to_string(it));
+          Tensor values = Tensor::zeros(type_of<T>(), s.out);
+          Tensor indices = Tensor::zeros(it, s.out);
+          std::memset(values.buffer.mutable_data(), 0x5A, values.byte_size());
+          std::memset(indices.buffer.mutable_data(), 0x5A, indices.byte_size());
+          irrun::kernels::max_pool(in, values, &indices, geometry_of(s), par, k);
+          const T* v = values.data<T>();
+          CHECK(same_bits(std::vector<T>(v, v + values.element_count()), oracle.values));
+          std::vector<std::int64_t> got(indices.element_count());
+          for (std::size_t i = 0; i < got.size(); ++i)
+            got[i] = it == ElementType::i32 ? indices.data<std::int32_t>()[i]
+                                            : indices.data<std::int64_t>()[i];
+          CHECK(got == oracle.indices);
+        }
+      }
+    }
+  }
+}

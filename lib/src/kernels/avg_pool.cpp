@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 
 #include "../fp_control.hpp"
+#include "bands.hpp"
 #include "exact_sum.hpp"
 #include "half_pieces.hpp"
 #include "int_average.hpp"
@@ -134,16 +135,6 @@ bool half_through_f32_first(const PoolGeometry& g) {
   return detail::window_taps(g) >= (g.spatial_rank == 1 ? 16 : 9);
 }
 
-// Output rows along the first spatial axis a call takes at most (a band), where bands can cut
-// it: the kernels keep tables of 16 to 45 bytes an output row there, which on a long 1-D
-// sequence (40 million samples: 1.8 GB) passed a run's 64 MiB above its tensors.
-constexpr std::int64_t kBandRows = std::int64_t{1} << 14;
-
-// Whether `g` runs in bands: window pooling only (an adaptive bin follows from the whole axis).
-bool in_bands(const PoolGeometry& g) {
-  return !g.adaptive && g.out[3 - g.spatial_rank] > kBandRows;
-}
-
 }  // namespace
 
 void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par) {
@@ -189,18 +180,10 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_arguments("avg_pool", in, out, g);
   if (g.planes() * g.out_plane_size() == 0) return;
-  if (in_bands(g)) {
-    // A band of a plane is a tensor of its own, in place: its planes' rows follow each other.
-    // Each output is its window's alone (the contract above), so the bits are the whole call's.
-    const detail::Pieces bands{false, 1, kBandRows, 0};
-    const auto* x = in.buffer.data();
-    auto* y = out.buffer.mutable_data();
-    detail::for_each_piece(g, bands, [&](const detail::Piece& pc) {
-      const Tensor band_in =
-          Tensor::wrap(in.type, pc.in_shape, x + packed_byte_size(in.type, pc.in_at));
-      Tensor band_out =
-          Tensor::wrap(out.type, pc.out_shape, y + packed_byte_size(out.type, pc.out_at));
-      avg_pool(band_in, band_out, pc.g, par, kernels);
+  if (detail::in_bands(g)) {
+    // Each output is its window's alone (the contract above): the bits are the whole call's.
+    detail::for_each_band(in, out, g, [&](const Tensor& x, Tensor& y, const detail::Piece& pc) {
+      avg_pool(x, y, pc.g, par, kernels);
     });
     return;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,7 @@
 #include <Eigen/Core>
 
 #include "../fp_control.hpp"
+#include "bands.hpp"
 #include "irrun/error.hpp"
 #include "max_reduce.hpp"
 #include "window.hpp"
@@ -66,12 +68,85 @@ void check_max_pool_arguments(const Tensor& in, const Tensor& values, const Tens
   }
 }
 
+// The bits of lowest() in a tensor of `type`: an output that took no tap (the kernels start there
+// at position 0, and take only a tap above it).
+std::uint64_t lowest_bits(ElementType type) {
+  const auto bits = []<class T>(T lowest) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &lowest, sizeof lowest);
+    return b;
+  };
+  switch (type) {
+    case ElementType::f32:
+      return bits(std::numeric_limits<float>::lowest());
+    case ElementType::f64:
+      return bits(std::numeric_limits<double>::lowest());
+    case ElementType::f16:
+      return bits(std::numeric_limits<Eigen::half>::lowest());
+    case ElementType::bf16:
+      return bits(std::numeric_limits<Eigen::bfloat16>::lowest());
+    case ElementType::i8:
+      return bits(std::numeric_limits<std::int8_t>::lowest());
+    case ElementType::i16:
+      return bits(std::numeric_limits<std::int16_t>::lowest());
+    case ElementType::i32:
+      return bits(std::numeric_limits<std::int32_t>::lowest());
+    case ElementType::i64:
+      return bits(std::numeric_limits<std::int64_t>::lowest());
+    default:  // unsigned: 0
+      return 0;
+  }
+}
+
+// A band's indices, positions in the band's input, moved to the whole tensor's count: the plane's
+// start `base`, plus for a taken tap the band's first input row `shift` (an output that took none
+// keeps position 0 of its plane), modulo `range`; an i32 count wraps like a cast, as the kernels'.
+template <class I>
+void move_band_indices(const Tensor& values, Tensor& indices, std::int64_t base, std::int64_t shift,
+                       std::int64_t range) {
+  const std::size_t size = bit_width(values.type) / 8;
+  const std::uint64_t lowest = lowest_bits(values.type);
+  const std::byte* v = values.buffer.data();
+  I* idx = indices.mutable_data<I>();
+  for (std::size_t i = 0; i < values.element_count(); ++i) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, v + i * size, size);
+    const std::int64_t at = base + (bits != lowest ? shift : 0) + static_cast<std::int64_t>(idx[i]);
+    idx[i] = static_cast<I>(at % range);
+  }
+}
+
 }  // namespace
 
 void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
               const Parallel& par, Kernels kernels) {
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_max_pool_arguments(in, values, indices, g);
+  // A band's positions count its own input alone: as i32 they must not wrap.
+  const std::size_t a = 3 - g.spatial_rank;
+  const std::int64_t row_in = g.in_plane_size() / std::max<std::int64_t>(1, g.in[a]);
+  const double band_rows_in =  // in double: no overflow on any geometry
+      std::min(static_cast<double>(g.in[a]),
+               static_cast<double>(detail::kBandRows - 1) * static_cast<double>(g.stride[a]) +
+                   static_cast<double>(g.kernel[a] - 1) * static_cast<double>(g.dilation[a]) + 1);
+  if (detail::in_bands(g) && g.planes() * g.out_plane_size() > 0 &&
+      (!indices || indices->type == ElementType::i64 ||
+       band_rows_in * static_cast<double>(row_in) < 0x1p31)) {
+    const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
+    detail::for_each_band(in, values, g, [&](const Tensor& x, Tensor& y, const detail::Piece& pc) {
+      if (!indices) return max_pool(x, y, nullptr, pc.g, par, kernels);
+      Tensor band_indices =
+          Tensor::wrap(indices->type, pc.out_shape,
+                       indices->buffer.mutable_data() + packed_byte_size(indices->type, pc.out_at));
+      max_pool(x, y, &band_indices, pc.g, par, kernels);
+      const std::int64_t base = pc.p0 * g.in_plane_size(), shift = pc.r0 * row_in;
+      if (indices->type == ElementType::i32)
+        move_band_indices<std::int32_t>(y, band_indices, base, shift, range);
+      else
+        move_band_indices<std::int64_t>(y, band_indices, base, shift, range);
+    });
+    return;
+  }
   if (kernels != Kernels::reference &&
       (max_pool_fast(in, values, indices, g, par, isa_of(kernels)) ||
        max_pool_half(in, values, indices, g, par, isa_of(kernels))))
