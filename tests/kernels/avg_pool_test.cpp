@@ -547,6 +547,11 @@ TEST_CASE("avg_pool in bands along a long first axis gives the bits of one call"
       {1, {1, 1, 40000}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 2}, {0, 0, 0}, false},
       {2, {1, 40001, 5}, {1, 3, 2}, {1, 2, 1}, {1, 1, 1}, {0, 1, 0}, {0, 1, 1}, false},
       {3, {20000, 2, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false},
+      // A long W under 1 x K windows: rows of a 1-D pooling, in bands along W.
+      {2, {1, 3, 40001}, {1, 1, 3}, {1, 1, 2}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1}, true},
+      {3, {2, 2, 30000}, {1, 1, 4}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 0}, false},
+      // ... but not where H pools too: W stays whole.
+      {2, {1, 2, 20000}, {1, 2, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1}, false},
   };
   SplitMix64 rng(0xBA4D5ull);
   const Parallel par(2);
@@ -562,11 +567,11 @@ TEST_CASE("avg_pool in bands along a long first axis gives the bits of one call"
     g.pad_begin = c.pad_begin;
     g.pad_end = c.pad_end;
     g.pads_in_avg = c.pads_in_avg;
-    for (std::size_t a = 0; a < 3; ++a)  // floor mode, and three windows past the end
+    for (std::size_t a = 0; a < 3; ++a)  // floor mode, and three windows past the long axis' end
       g.out[a] = (g.in[a] + g.pad_begin[a] + g.pad_end[a] - (g.kernel[a] - 1) * g.dilation[a] - 1) /
                      g.stride[a] +
-                 1 + (a == 3 - c.rank ? 3 : 0);
-    REQUIRE(g.out[3 - c.rank] > (1 << 14));
+                 1 + (g.in[a] > (1 << 14) ? 3 : 0);
+    REQUIRE(std::max(g.out[3 - c.rank], g.out[2]) > (1 << 14));
     for (ElementType type : {ElementType::f32, ElementType::f64, ElementType::f16,
                              ElementType::bf16, ElementType::i32}) {
       INFO(irrun::to_string(type) << " " << describe(g));

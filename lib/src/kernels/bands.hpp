@@ -3,10 +3,13 @@
 // a run's 64 MiB above its tensors. A window pooling whose first spatial axis has more than
 // kBandRows output rows runs a band of that many at a time, each band of a plane a tensor of its
 // own, in place (its rows follow each other). Adaptive bins follow from the whole axis: not
-// banded.
+// banded. A long W under windows of 1 x K (1-D pools written in 2-D or 3-D) bands as rows.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "half_pieces.hpp"
 #include "irrun/element_type.hpp"
@@ -19,6 +22,35 @@ constexpr std::int64_t kBandRows = std::int64_t{1} << 14;
 
 inline bool in_bands(const PoolGeometry& g) {
   return !g.adaptive && g.out[3 - g.spatial_rank] > kBandRows;
+}
+
+// A pooling that leaves every axis but W alone (kernel, stride and dilation 1, no pads) is a
+// 1-D pooling of N x C*D*H rows: the same windows, divisors and index counts where indices count
+// from the tensor (index_axis 0), a batch item (1) or the row (the last axis); none otherwise.
+inline std::optional<PoolGeometry> as_rows(const PoolGeometry& g) {
+  if (g.adaptive || g.spatial_rank == 1) return std::nullopt;
+  for (std::size_t a = 3 - g.spatial_rank; a < 2; ++a)
+    if (g.kernel[a] != 1 || g.stride[a] != 1 || g.dilation[a] != 1 || g.pad_begin[a] != 0 ||
+        g.pad_end[a] != 0 || g.out[a] != g.in[a])
+      return std::nullopt;
+  PoolGeometry r = g;
+  r.spatial_rank = 1;
+  r.channels = g.channels * g.in[0] * g.in[1];
+  for (std::size_t a = 0; a < 2; ++a) {
+    r.in[a] = r.out[a] = r.kernel[a] = r.stride[a] = r.dilation[a] = 1;
+    r.pad_begin[a] = r.pad_end[a] = 0;
+  }
+  if (g.index_axis == g.spatial_rank + 1)
+    r.index_axis = 2;
+  else if (g.index_axis > 1)
+    return std::nullopt;
+  return r;
+}
+
+// The tensor shape [N, C*D*H, W] of a row geometry's input (spatial = r.in) or output (r.out).
+inline std::vector<std::int64_t> rows_shape(const PoolGeometry& r,
+                                            const std::array<std::int64_t, 3>& spatial) {
+  return {r.batch, r.channels, spatial[2]};
 }
 
 // Calls f(band_in, band_out, piece) for each band, in order: views of `in` and `out` (the

@@ -116,12 +116,44 @@ void move_band_indices(const Tensor& values, Tensor& indices, std::int64_t base,
   }
 }
 
+// After a run as rows (bands.hpp, as_rows): an output that took no tap got position 0 of its
+// row; the whole op gives position 0 of its (n, c) plane.
+template <class I>
+void untaken_to_plane_start(const Tensor& values, Tensor& indices, const PoolGeometry& g) {
+  const std::size_t size = bit_width(values.type) / 8;
+  const std::uint64_t lowest = lowest_bits(values.type);
+  const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
+  const std::byte* v = values.buffer.data();
+  I* idx = indices.mutable_data<I>();
+  for (std::size_t i = 0; i < values.element_count(); ++i) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, v + i * size, size);
+    if (bits != lowest) continue;
+    const auto plane = static_cast<std::int64_t>(i) / g.out_plane_size();
+    idx[i] = static_cast<I>(plane * g.in_plane_size() % range);
+  }
+}
+
 }  // namespace
 
 void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
               const Parallel& par, Kernels kernels) {
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_max_pool_arguments(in, values, indices, g);
+  if (const auto rows = g.out[2] > detail::kBandRows ? detail::as_rows(g) : std::nullopt) {
+    const Tensor x = Tensor::wrap(in.type, detail::rows_shape(*rows, rows->in), in.buffer.data());
+    Tensor y = Tensor::wrap(values.type, detail::rows_shape(*rows, rows->out),
+                            values.buffer.mutable_data());
+    if (!indices) return max_pool(x, y, nullptr, *rows, par, kernels);  // in bands along W
+    Tensor i = Tensor::wrap(indices->type, detail::rows_shape(*rows, rows->out),
+                            indices->buffer.mutable_data());
+    max_pool(x, y, &i, *rows, par, kernels);
+    if (indices->type == ElementType::i32)
+      untaken_to_plane_start<std::int32_t>(values, *indices, g);
+    else
+      untaken_to_plane_start<std::int64_t>(values, *indices, g);
+    return;
+  }
   // A band's positions count its own input alone: as i32 they must not wrap.
   const std::size_t a = 3 - g.spatial_rank;
   const std::int64_t row_in = g.in_plane_size() / std::max<std::int64_t>(1, g.in[a]);
