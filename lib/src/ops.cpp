@@ -13,6 +13,7 @@
 #include "irrun/blob.hpp"
 #include "irrun/checked.hpp"
 #include "irrun/number_text.hpp"
+#include "irrun/opset_ops.hpp"
 
 namespace irrun {
 namespace {
@@ -356,8 +357,6 @@ constexpr std::array<OpEntry, 11> kOps{{
      parse_adaptive_max_pool, infer_adaptive_max_pool_op},
 }};
 
-constexpr int kLatestOpset = 16;
-
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
@@ -392,10 +391,28 @@ const OpEntry* resolve_op(const Layer& layer) {
   if (!valid_opset && (known || opset_name))
     throw LayerError("unknown-opset", "Cannot create " + layer.type +
                                           " layer from unsupported opset: " + layer.version);
-  if (!known) return nullptr;
+  if (!valid_opset) return nullptr;
+  // OpenVINO's IR reader takes opset1's MVN, ROIPooling and ReorgYolo (so spelled) from opset2.
+  const bool from_opset2 =
+      *opset == 1 && (type == "MVN" || type == "ROIPooling" || type == "ReorgYolo");
+  if (!opset_contains(from_opset2 ? 2 : *opset, type)) {
+    std::string message =
+        "Opset " + layer.version + " doesn't contain the operation with type: " + layer.type;
+    if (const auto in = opsets_of(type); !in.empty())
+      message += " (" + std::string(type) + " is in " + in + ")";
+    else if (const auto near = nearest_op(*opset, type))
+      message += " (did you mean " + std::string(*near) + "?" +
+                 (type.find_first_of(" \t\n\r\f\v") != std::string_view::npos
+                      ? " the type \"" + layer.type + "\" has whitespace"
+                      : "") +
+                 ")";
+    throw LayerError("unknown-opset", message);
+  }
+  if (!known) return nullptr;  // an op of OpenVINO's that irrun does not implement: opaque
   for (const auto& op : kOps) {
     if (iequals(op.type, type) && *opset >= op.first_opset && *opset <= op.last_opset) return &op;
   }
+  // kOps covers every opset the table gives an op irrun implements (tests/opset_ops_test.cpp).
   throw LayerError("unknown-opset", "Opset " + layer.version +
                                         " doesn't contain the operation with type: " + layer.type);
 }
