@@ -175,6 +175,18 @@ TEST_CASE("a type the opset does not register is an unknown-opset error", "[opse
        "is in opset8..opset15)"},
       {"MaxPool", "opset16", "(MaxPool is in opset1..opset15)"},
       {"Result", "opset16", "Opset opset16 doesn't contain the operation with type: Result"},
+      // The IR reader renames Const, PReLU, ReLU and SoftMax, so spelled, before the lookup,
+      // and its message names the new name; "const" is not renamed, and is no op.
+      {"Const", "opset16",
+       "Opset opset16 doesn't contain the operation with type: Constant (Constant is in "
+       "opset1..opset15)"},
+      {"SoftMax", "opset16",
+       "Opset opset16 doesn't contain the operation with type: Softmax (Softmax is in "
+       "opset1..opset15)"},
+      {"const", "opset1",
+       "Opset opset1 doesn't contain the operation with type: const (did you mean Const? Only "
+       "that spelling is Constant)"},
+      {"CONST", "opset1", "type: CONST (did you mean Const?"},
       // Valid: opaque ops of OpenVINO's opsets, in any case (OpenVINO ignores it).
       {"Convolution", "opset1", std::nullopt},
       {"ReLU", "opset1", std::nullopt},
@@ -193,6 +205,8 @@ TEST_CASE("a type the opset does not register is an unknown-opset error", "[opse
       {"AvgPool", "opset16", std::nullopt, false},
       {"Parameter", "opset16", std::nullopt, false},
       {"Const", "opset1", std::nullopt, false},
+      {"CONSTANT", "opset1", std::nullopt, false},
+      {"PReLU", "opset1", std::nullopt},
       {"Result", "opset15", std::nullopt, false},
       {"avgpool", "opset1", std::nullopt, false},
       // Other versions: an extension's, OpenVINO's internal opsets, a custom domain. Opaque.

@@ -376,11 +376,20 @@ std::optional<int> opset_number(std::string_view version) {
   return n;
 }
 
+// The name OpenVINO's IR reader looks a type up by (translate_type_name): four spellings, exactly
+// so written, are renamed; "const" is not Const.
+std::string_view reader_type_name(std::string_view type) {
+  if (type == "Const") return "Constant";
+  if (type == "PReLU") return "PRelu";
+  if (type == "ReLU") return "Relu";
+  if (type == "SoftMax") return "Softmax";
+  return type;
+}
+
 }  // namespace
 
 const OpEntry* resolve_op(const Layer& layer) {
-  const std::string_view type =
-      iequals(layer.type, "Const") ? std::string_view("Constant") : std::string_view(layer.type);
+  const std::string_view type = reader_type_name(layer.type);
   bool known = false;
   for (const auto& op : kOps) known = known || iequals(op.type, type);
   const auto opset = opset_number(layer.version);
@@ -397,8 +406,10 @@ const OpEntry* resolve_op(const Layer& layer) {
       *opset == 1 && (type == "MVN" || type == "ROIPooling" || type == "ReorgYolo");
   if (!opset_contains(from_opset2 ? 2 : *opset, type)) {
     std::string message =
-        "Opset " + layer.version + " doesn't contain the operation with type: " + layer.type;
-    if (const auto in = opsets_of(type); !in.empty())
+        "Opset " + layer.version + " doesn't contain the operation with type: " + std::string(type);
+    if (iequals(type, "Const"))
+      message += " (did you mean Const? Only that spelling is Constant)";
+    else if (const auto in = opsets_of(type); !in.empty())
       message += " (" + std::string(type) + " is in " + in + ")";
     else if (const auto near = nearest_op(*opset, type))
       message += " (did you mean " + std::string(*near) + "?" +
@@ -413,8 +424,9 @@ const OpEntry* resolve_op(const Layer& layer) {
     if (iequals(op.type, type) && *opset >= op.first_opset && *opset <= op.last_opset) return &op;
   }
   // kOps covers every opset the table gives an op irrun implements (tests/opset_ops_test.cpp).
-  throw LayerError("unknown-opset", "Opset " + layer.version +
-                                        " doesn't contain the operation with type: " + layer.type);
+  throw LayerError(
+      "unknown-opset",
+      "Opset " + layer.version + " doesn't contain the operation with type: " + std::string(type));
 }
 
 std::string op_label(const OpEntry& op) {
