@@ -412,9 +412,9 @@ TEST_CASE("opset resolution", "[analysis]") {
       {"Const", "opset1", 1, ""},
       {"Constant", "opset15", 1, ""},
       {"Parameter", "opset16", 1, ""},
-      // Ops irrun does not implement: opaque in an opset OpenVINO has (irrun does not know
-      // which ops each holds), or in an extension's; a version beginning with "opset" that is
-      // not one of OpenVINO's fails whatever the type.
+      // Ops irrun does not implement: opaque in an opset of OpenVINO's that registers them
+      // (tests/opset_ops_test.cpp has the ones that do not), or in an extension's; a version
+      // beginning with "opset" that is not one of OpenVINO's fails whatever the type.
       {"Convolution", "opset1", 0, ""},
       {"Convolution", "opset8", 0, ""},
       {"GRUCell", "experimental", 0, ""},

@@ -390,15 +390,19 @@ std::vector<Case> cases() {
        false,
        {{"no-weights", W, std::nullopt, {"no weights file"}}},
        {0, 1, 2, 3}},
-      // The type is looked up case-insensitively (section 1), so `const` is a Const too and
-      // needs the weights just the same (model.hpp: a "no-weights" warning if the model has
-      // Consts).
+      // The type is looked up case-insensitively, but only `Const` so spelled is renamed
+      // Constant first (OpenVINO's translate_type_name): `const` is no op of opset1. It still
+      // draws the no-weights warning (model.hpp: the model has a Const-like layer).
       {"missing .bin with a lower-case const layer",
        adaptive_model(lower_case_const(), "1,3,3,5"),
        std::nullopt,
        false,
-       {{"no-weights", W, std::nullopt, {"no weights file"}}},
-       {0, 1, 2, 3}},
+       {{"no-weights", W, std::nullopt, {"no weights file"}},
+        {"unknown-opset",
+         E,
+         1,
+         {"Opset opset1 doesn't contain the operation with type: const (did you mean Const?"}}},
+       {0, 2, 3}},
       {"a validation failure does not stop the other layers",
        ir(parameter_text(0, "in", "1,3,8,8") +
               layer(1, "big", "AvgPool", "opset1", "kernel=\"10,2\" strides=\"1,1\"",

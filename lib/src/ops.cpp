@@ -13,6 +13,7 @@
 #include "irrun/blob.hpp"
 #include "irrun/checked.hpp"
 #include "irrun/number_text.hpp"
+#include "irrun/opset_ops.hpp"
 
 namespace irrun {
 namespace {
@@ -356,8 +357,6 @@ constexpr std::array<OpEntry, 11> kOps{{
      parse_adaptive_max_pool, infer_adaptive_max_pool_op},
 }};
 
-constexpr int kLatestOpset = 16;
-
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
@@ -377,11 +376,20 @@ std::optional<int> opset_number(std::string_view version) {
   return n;
 }
 
+// The name OpenVINO's IR reader looks a type up by (translate_type_name): four spellings, exactly
+// so written, are renamed; "const" is not Const.
+std::string_view reader_type_name(std::string_view type) {
+  if (type == "Const") return "Constant";
+  if (type == "PReLU") return "PRelu";
+  if (type == "ReLU") return "Relu";
+  if (type == "SoftMax") return "Softmax";
+  return type;
+}
+
 }  // namespace
 
 const OpEntry* resolve_op(const Layer& layer) {
-  const std::string_view type =
-      iequals(layer.type, "Const") ? std::string_view("Constant") : std::string_view(layer.type);
+  const std::string_view type = reader_type_name(layer.type);
   bool known = false;
   for (const auto& op : kOps) known = known || iequals(op.type, type);
   const auto opset = opset_number(layer.version);
@@ -392,12 +400,33 @@ const OpEntry* resolve_op(const Layer& layer) {
   if (!valid_opset && (known || opset_name))
     throw LayerError("unknown-opset", "Cannot create " + layer.type +
                                           " layer from unsupported opset: " + layer.version);
-  if (!known) return nullptr;
+  if (!valid_opset) return nullptr;
+  // OpenVINO's IR reader takes opset1's MVN, ROIPooling and ReorgYolo (so spelled) from opset2.
+  const bool from_opset2 =
+      *opset == 1 && (type == "MVN" || type == "ROIPooling" || type == "ReorgYolo");
+  if (!opset_contains(from_opset2 ? 2 : *opset, type)) {
+    std::string message =
+        "Opset " + layer.version + " doesn't contain the operation with type: " + std::string(type);
+    if (iequals(type, "Const"))
+      message += " (did you mean Const? Only that spelling is Constant)";
+    else if (const auto in = opsets_of(type); !in.empty())
+      message += " (" + std::string(type) + " is in " + in + ")";
+    else if (const auto near = nearest_op(*opset, type))
+      message += " (did you mean " + std::string(*near) + "?" +
+                 (type.find_first_of(" \t\n\r\f\v") != std::string_view::npos
+                      ? " the type \"" + layer.type + "\" has whitespace"
+                      : "") +
+                 ")";
+    throw LayerError("unknown-opset", message);
+  }
+  if (!known) return nullptr;  // an op of OpenVINO's that irrun does not implement: opaque
   for (const auto& op : kOps) {
     if (iequals(op.type, type) && *opset >= op.first_opset && *opset <= op.last_opset) return &op;
   }
-  throw LayerError("unknown-opset", "Opset " + layer.version +
-                                        " doesn't contain the operation with type: " + layer.type);
+  // kOps covers every opset the table gives an op irrun implements (tests/opset_ops_test.cpp).
+  throw LayerError(
+      "unknown-opset",
+      "Opset " + layer.version + " doesn't contain the operation with type: " + std::string(type));
 }
 
 std::string op_label(const OpEntry& op) {

@@ -205,6 +205,12 @@ bad_pool("batch_zero", {}, 1, "Batch size is zero.", in_shape=(0, 3, 8, 8), out_
 bad_pool("channels_zero", {}, 1, "Channel count is zero.", in_shape=(1, 0, 8, 8), out_shape=(1, 0, 4, 4))
 bad_pool("unknown_opset", {}, 1, "Cannot create AvgPool layer from unsupported opset: opset99 [unknown-opset]", version="opset99")
 bad_pool("op_not_in_opset", {}, 1, "Opset opset1 doesn't contain the operation with type: AdaptiveAvgPool", type_="AdaptiveAvgPool")
+# Any type opset1 does not register, not only the pools': OpenVINO's read_model refuses it.
+bad_pool("op_misspelled", {}, 1, "Opset opset1 doesn't contain the operation with type: AvgPol (did you mean AvgPool?) [unknown-opset]", type_="AvgPol")
+case("op misspelled, --strict", 1, "FAILED: 2 layer(s) checked, 1 error(s)", "check --strict {dir}/op_misspelled.xml")
+case("op misspelled (run)", 3, "layer 1 'pool' (AvgPol opset1): Opset opset1 doesn't contain the operation with type: AvgPol", "run {dir}/op_misspelled.xml --random-input -o {out}")
+bad_pool("op_trailing_space", {}, 1, "(did you mean AvgPool? the type \"AvgPool \" has whitespace) [unknown-opset]", type_="AvgPool ")
+bad_pool("op_of_later_opset", {}, 1, "Opset opset1 doesn't contain the operation with type: Gelu (Gelu is in opset2..opset15)", type_="Gelu")
 bad_pool("declared_dims_wrong", {}, 1, "declared [1,3,5,5], inferred [1,3,4,4] [dim-mismatch]", out_shape=(1, 3, 5, 5))
 bad_pool("param_bad_element_type", {}, 1, "\"float\" is not a member of enum element::Type_t", param_data=[("shape", "1,3,8,8"), ("element_type", "float")])
 bad_pool("param_no_shape", {}, 1, "Expected a 3D, 4D or 5D tensor for the input. Got: []", param_data=[("element_type", "f32")])

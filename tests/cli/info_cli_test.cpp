@@ -238,6 +238,9 @@ TEST_CASE("irrun info ends with what irrun check finds, and exits 3 on an error"
        "output port 1: declared [1,3,4,4], inferred [1,3,5,5] [dim-mismatch]"},
       {std::string(IRRUN_TESTS_DIR) + "/bad_inputs/kernel_too_big.xml", "[validation]"},
       {std::string(IRRUN_TESTS_DIR) + "/bad_inputs/unknown_opset.xml", "[unknown-opset]"},
+      {std::string(IRRUN_TESTS_DIR) + "/bad_inputs/op_misspelled.xml",
+       "(AvgPol opset1): Opset opset1 doesn't contain the operation with type: AvgPol (did you "
+       "mean AvgPool?) [unknown-opset]"},
   };
   for (const auto& c : cases) {
     INFO(c.model);

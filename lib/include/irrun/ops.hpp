@@ -76,7 +76,9 @@ struct OpEntry {
 };
 
 // The entry for a layer, nullptr if its type is not one irrun implements (an opaque node).
-// Throws LayerError when the type is known but `version` names no opset that contains it.
+// Throws LayerError ("unknown-opset") when `version` is one of OpenVINO's opset1..opset16 and that
+// opset does not register the type (opset_ops.hpp), and when `version` begins with "opset" but is
+// none of them, or is no opset of OpenVINO's for a type irrun implements.
 const OpEntry* resolve_op(const Layer& layer);
 
 // "AvgPool-14"
