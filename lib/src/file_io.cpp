@@ -42,7 +42,9 @@ bool write_all(int fd, std::span<const std::byte> data) {
 
 // The temporary files being written, for remove_temporary_files(): a signal handler reads these
 // slots, so they are lock-free atomics, and a path stays alive while its slot holds it.
-std::array<std::atomic<const char*>, 64> in_progress{};
+// 4096: a golden directory's files wait in a FileBatch until all are written (a run of more
+// outputs keeps the temporary files past that many on a signal).
+std::array<std::atomic<const char*>, 4096> in_progress{};
 static_assert(std::atomic<const char*>::is_always_lock_free);
 
 // A slot is taken before the temporary file is created and holds its path from before open()

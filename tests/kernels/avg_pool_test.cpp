@@ -552,6 +552,11 @@ TEST_CASE("avg_pool in bands along a long first axis gives the bits of one call"
       {3, {2, 2, 30000}, {1, 1, 4}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 0}, false},
       // ... but not where H pools too: W stays whole.
       {2, {1, 2, 20000}, {1, 2, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1}, false},
+      // A pads_end of whole bands past the input (found by a review: a negative band pad),
+      // counted or not, and an empty input axis (a division by its 0 rows).
+      {1, {1, 1, 10}, {1, 1, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 40000}, true},
+      {1, {1, 1, 10}, {1, 1, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 40000}, false},
+      {1, {1, 1, 0}, {1, 1, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 10000}, {0, 0, 10000}, true},
   };
   SplitMix64 rng(0xBA4D5ull);
   const Parallel par(2);

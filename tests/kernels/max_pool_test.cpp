@@ -400,12 +400,16 @@ TEMPLATE_TEST_CASE(
       // item or the row), in bands along W.
       {{1, 2, 3, 40001}, {}, {1, 3}, {1, 2}, {1, 1}, {0, 1}},
       {{2, 1, 2, 2, 20000}, {}, {1, 1, 2}, {1, 1, 1}, {1, 1, 2}, {0, 0, 1}},
+      // Outputs given: a pads_end of whole bands past the input (found by a review: a negative
+      // band pad), and an empty input axis (a division by its 0 rows).
+      {{1, 1, 10}, {1, 1, 40009}, {2}, {1}, {1}, {0}},
+      {{1, 2, 0}, {1, 2, 19999}, {2}, {1}, {1}, {10000}},
   };
   Rng rng(0xBA4D5 + sizeof(T));
   const Parallel par(2);
   for (Spec s : specs) {
-    s.out = {s.in[0], s.in[1]};
-    for (std::size_t a = 0; a + 2 < s.in.size(); ++a)
+    if (s.out.empty()) s.out = {s.in[0], s.in[1]};
+    for (std::size_t a = 0; s.out.size() < s.in.size(); ++a)
       s.out.push_back((s.in[a + 2] + s.pads_begin[a] - (s.kernel[a] - 1) * s.dilation[a] - 1) /
                           s.stride[a] +
                       1 + (s.in[a + 2] > (1 << 14) ? 3 : 0));

@@ -20,8 +20,10 @@ namespace irrun::kernels::detail {
 
 constexpr std::int64_t kBandRows = std::int64_t{1} << 14;
 
+// (An empty input axis has no rows to band: its windows are all padding.)
 inline bool in_bands(const PoolGeometry& g) {
-  return !g.adaptive && g.out[3 - g.spatial_rank] > kBandRows;
+  const std::size_t a = 3 - g.spatial_rank;
+  return !g.adaptive && g.out[a] > kBandRows && g.in[a] > 0;
 }
 
 // A pooling that leaves every axis but W alone (kernel, stride and dilation 1, no pads) is a

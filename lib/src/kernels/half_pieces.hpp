@@ -117,7 +117,9 @@ void for_each_piece(const PoolGeometry& g, const Pieces& p, F&& f) {
       gc.index_axis = 0;
       gc.in[a] = r1 - r0;
       gc.out[a] = o1 - o0;
-      gc.pad_begin[a] = r0 - lo;
+      // A band past the input's end (a pads_end of more than a band) has no rows and no taps
+      // whatever its pad, which stays >= 0.
+      gc.pad_begin[a] = std::max<std::int64_t>(0, r0 - lo);
       gc.pad_end[a] = 0;
       for (std::size_t b = a; b < 3; ++b) {
         piece.in_shape.push_back(gc.in[b]);
