@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -98,40 +99,46 @@ std::uint64_t lowest_bits(ElementType type) {
   }
 }
 
-// A band's indices, positions in the band's input, moved to the whole tensor's count: the plane's
-// start `base`, plus for a taken tap the band's first input row `shift` (an output that took none
-// keeps position 0 of its plane), modulo `range`; an i32 count wraps like a cast, as the kernels'.
-template <class I>
-void move_band_indices(const Tensor& values, Tensor& indices, std::int64_t base, std::int64_t shift,
-                       std::int64_t range) {
+// Calls f(i, idx[i], taken) for every output i of a MaxPool's values and indices (I: i32 or
+// i64), taken: whether its value is a tap's (not lowest()).
+template <class F>
+void for_each_index(const Tensor& values, Tensor& indices, F&& f) {
   const std::size_t size = bit_width(values.type) / 8;
   const std::uint64_t lowest = lowest_bits(values.type);
   const std::byte* v = values.buffer.data();
-  I* idx = indices.mutable_data<I>();
-  for (std::size_t i = 0; i < values.element_count(); ++i) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, v + i * size, size);
-    const std::int64_t at = base + (bits != lowest ? shift : 0) + static_cast<std::int64_t>(idx[i]);
-    idx[i] = static_cast<I>(at % range);
-  }
+  const auto run = [&](auto* idx) {
+    for (std::size_t i = 0; i < values.element_count(); ++i) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, v + i * size, size);
+      f(i, idx[i], bits != lowest);
+    }
+  };
+  if (indices.type == ElementType::i32)
+    run(indices.mutable_data<std::int32_t>());
+  else
+    run(indices.mutable_data<std::int64_t>());
+}
+
+// A band's indices, positions in the band's input, moved to the whole tensor's count: the plane's
+// start `base`, plus for a taken tap the band's first input row `shift` (an output that took none
+// keeps position 0 of its plane), modulo `range`; an i32 count wraps like a cast, as the kernels'.
+void move_band_indices(const Tensor& values, Tensor& indices, std::int64_t base, std::int64_t shift,
+                       std::int64_t range) {
+  for_each_index(values, indices, [&](std::size_t, auto& idx, bool taken) {
+    const std::int64_t at = base + (taken ? shift : 0) + static_cast<std::int64_t>(idx);
+    idx = static_cast<std::remove_reference_t<decltype(idx)>>(at % range);
+  });
 }
 
 // After a run as rows (bands.hpp, as_rows): an output that took no tap got position 0 of its
 // row; the whole op gives position 0 of its (n, c) plane.
-template <class I>
 void untaken_to_plane_start(const Tensor& values, Tensor& indices, const PoolGeometry& g) {
-  const std::size_t size = bit_width(values.type) / 8;
-  const std::uint64_t lowest = lowest_bits(values.type);
   const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
-  const std::byte* v = values.buffer.data();
-  I* idx = indices.mutable_data<I>();
-  for (std::size_t i = 0; i < values.element_count(); ++i) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, v + i * size, size);
-    if (bits != lowest) continue;
+  for_each_index(values, indices, [&](std::size_t i, auto& idx, bool taken) {
+    if (taken) return;
     const auto plane = static_cast<std::int64_t>(i) / g.out_plane_size();
-    idx[i] = static_cast<I>(plane * g.in_plane_size() % range);
-  }
+    idx = static_cast<std::remove_reference_t<decltype(idx)>>(plane * g.in_plane_size() % range);
+  });
 }
 
 }  // namespace
@@ -148,11 +155,7 @@ void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeome
     Tensor i = Tensor::wrap(indices->type, detail::rows_shape(*rows, rows->out),
                             indices->buffer.mutable_data());
     max_pool(x, y, &i, *rows, par, kernels);
-    if (indices->type == ElementType::i32)
-      untaken_to_plane_start<std::int32_t>(values, *indices, g);
-    else
-      untaken_to_plane_start<std::int64_t>(values, *indices, g);
-    return;
+    return untaken_to_plane_start(values, *indices, g);
   }
   // A band's positions count its own input alone: as i32 they must not wrap.
   const std::size_t a = 3 - g.spatial_rank;
@@ -171,11 +174,7 @@ void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeome
           Tensor::wrap(indices->type, pc.out_shape,
                        indices->buffer.mutable_data() + packed_byte_size(indices->type, pc.out_at));
       max_pool(x, y, &band_indices, pc.g, par, kernels);
-      const std::int64_t base = pc.p0 * g.in_plane_size(), shift = pc.r0 * row_in;
-      if (indices->type == ElementType::i32)
-        move_band_indices<std::int32_t>(y, band_indices, base, shift, range);
-      else
-        move_band_indices<std::int64_t>(y, band_indices, base, shift, range);
+      move_band_indices(y, band_indices, pc.p0 * g.in_plane_size(), pc.r0 * row_in, range);
     });
     return;
   }
