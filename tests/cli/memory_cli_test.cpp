@@ -28,37 +28,38 @@ using irrun::testing::ScratchDir;
 constexpr std::int64_t kChannels = 24, kSide = 1024;  // f32 [1,24,1024,1024]: 96 MiB
 constexpr long kTensorKiB = kChannels * kSide * kSide * 4 / 1024;
 
-// x -> AvgPool k3 s1 p1 (same shape) -> Result, in f32 or (element type "bf16") bf16.
-std::string model(const ScratchDir& dir, const std::string& type = "f32") {
+// x -> AvgPool with `data` (same shape) -> Result, written to dir/file.
+std::string avg_model(const ScratchDir& dir, const std::string& file,
+                      const std::vector<std::int64_t>& dims, const std::string& type,
+                      const std::string& data) {
   using namespace irrun::testing;
-  const std::vector<std::int64_t> dims = {1, kChannels, kSide, kSide};
-  return dir.write(
-      type + ".xml",
-      net(parameter(0, "x", "1,24,1024,1024", dims, type, type == "f32" ? "FP32" : "BF16", "x") +
-              avg_pool(1, "pool", "opset1",
-                       "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
-                       "exclude-pad=\"false\" rounding_type=\"floor\"",
-                       dims, dims) +
-              result(2, "r", dims),
-          edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  std::string shape;
+  for (auto d : dims) {
+    if (!shape.empty()) shape += ',';
+    shape += std::to_string(d);
+  }
+  const std::string precision = type == "f32" ? "FP32" : type == "f16" ? "FP16" : "BF16";
+  return dir.write(file,
+                   net(parameter(0, "x", shape, dims, type, precision, "x") +
+                           avg_pool(1, "pool", "opset1", data, dims, dims) + result(2, "r", dims),
+                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
 }
 
-// x -> AvgPool k3 s1 p1 exclude-pad -> Result over one long 1-D sequence of 96 MiB: f32
-// [1,1,24Mi] or f16 [1,1,48Mi]. The kernels' per-row tables (16-45 bytes an output) took it past
-// the budget until avg_pool ran such axes in bands.
+// AvgPool k3 s1 p1 over [1,24,1024,1024], in f32 or (element type "bf16") bf16.
+std::string model(const ScratchDir& dir, const std::string& type = "f32") {
+  return avg_model(dir, type + ".xml", {1, kChannels, kSide, kSide}, type,
+                   "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
+                   "exclude-pad=\"false\" rounding_type=\"floor\"");
+}
+
+// AvgPool k3 s1 p1 exclude-pad over one long 1-D sequence of 96 MiB: f32 [1,1,24Mi] or f16
+// [1,1,48Mi]. The kernels' per-row tables (16-45 bytes an output) took it past the budget until
+// avg_pool ran such axes in bands.
 std::string long_model(const ScratchDir& dir, const std::string& type) {
-  using namespace irrun::testing;
-  const std::int64_t n = kTensorKiB * 1024 / (type == "f32" ? 4 : 2);
-  const std::vector<std::int64_t> dims = {1, 1, n};
-  const std::string shape = "1,1," + std::to_string(n);
-  return dir.write("long_" + type + ".xml",
-                   net(parameter(0, "x", shape, dims, type, type == "f32" ? "FP32" : "FP16", "x") +
-                           avg_pool(1, "pool", "opset1",
-                                    "kernel=\"3\" strides=\"1\" pads_begin=\"1\" pads_end=\"1\" "
-                                    "exclude-pad=\"true\" rounding_type=\"floor\"",
-                                    dims, dims) +
-                           result(2, "r", dims),
-                       edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  return avg_model(dir, "long_" + type + ".xml",
+                   {1, 1, kTensorKiB * 1024 / (type == "f32" ? 4 : 2)}, type,
+                   "kernel=\"3\" strides=\"1\" pads_begin=\"1\" pads_end=\"1\" "
+                   "exclude-pad=\"true\" rounding_type=\"floor\"");
 }
 
 // x -> MaxPool-8 k3 s1 p1 with i64 indices -> two Results, over f32 [1,1,24Mi]: 96 MiB in, 96

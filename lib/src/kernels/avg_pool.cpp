@@ -180,11 +180,9 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_arguments("avg_pool", in, out, g);
   if (g.planes() * g.out_plane_size() == 0) return;
-  if (const auto rows = g.out[2] > detail::kBandRows ? detail::as_rows(g) : std::nullopt) {
-    const Tensor x = Tensor::wrap(in.type, detail::rows_shape(*rows, rows->in), in.buffer.data());
-    Tensor y =
-        Tensor::wrap(out.type, detail::rows_shape(*rows, rows->out), out.buffer.mutable_data());
-    return avg_pool(x, y, *rows, par, kernels);  // in bands along W
+  if (const auto rows = detail::long_rows(g)) {
+    Tensor y = detail::rows_view(out, *rows, rows->out);
+    return avg_pool(detail::rows_view(in, *rows, rows->in), y, *rows, par, kernels);
   }
   if (detail::in_bands(g)) {
     // Each output is its window's alone (the contract above): the bits are the whole call's.

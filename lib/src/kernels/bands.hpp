@@ -26,11 +26,12 @@ inline bool in_bands(const PoolGeometry& g) {
   return !g.adaptive && g.out[a] > kBandRows && g.in[a] > 0;
 }
 
-// A pooling that leaves every axis but W alone (kernel, stride and dilation 1, no pads) is a
-// 1-D pooling of N x C*D*H rows: the same windows, divisors and index counts where indices count
-// from the tensor (index_axis 0), a batch item (1) or the row (the last axis); none otherwise.
-inline std::optional<PoolGeometry> as_rows(const PoolGeometry& g) {
-  if (g.adaptive || g.spatial_rank == 1) return std::nullopt;
+// A pooling of a W of more than kBandRows outputs that leaves every other axis alone (kernel,
+// stride and dilation 1, no pads) as a 1-D pooling of N x C*D*H rows, which bands along W: the
+// same windows, divisors and index counts where indices count from the tensor (index_axis 0), a
+// batch item (1) or the row (the last axis); none otherwise.
+inline std::optional<PoolGeometry> long_rows(const PoolGeometry& g) {
+  if (g.adaptive || g.spatial_rank == 1 || g.out[2] <= kBandRows) return std::nullopt;
   for (std::size_t a = 3 - g.spatial_rank; a < 2; ++a)
     if (g.kernel[a] != 1 || g.stride[a] != 1 || g.dilation[a] != 1 || g.pad_begin[a] != 0 ||
         g.pad_end[a] != 0 || g.out[a] != g.in[a])
@@ -49,10 +50,15 @@ inline std::optional<PoolGeometry> as_rows(const PoolGeometry& g) {
   return r;
 }
 
-// The tensor shape [N, C*D*H, W] of a row geometry's input (spatial = r.in) or output (r.out).
-inline std::vector<std::int64_t> rows_shape(const PoolGeometry& r,
-                                            const std::array<std::int64_t, 3>& spatial) {
-  return {r.batch, r.channels, spatial[2]};
+// `t` seen as [N, C*D*H, W] for a row geometry r (spatial: r.in for an input, r.out for an
+// output), in place.
+inline Tensor rows_view(const Tensor& t, const PoolGeometry& r,
+                        const std::array<std::int64_t, 3>& spatial) {
+  return Tensor::wrap(t.type, {r.batch, r.channels, spatial[2]}, t.buffer.data());
+}
+inline Tensor rows_view(Tensor& t, const PoolGeometry& r,
+                        const std::array<std::int64_t, 3>& spatial) {
+  return Tensor::wrap(t.type, {r.batch, r.channels, spatial[2]}, t.buffer.mutable_data());
 }
 
 // Calls f(band_in, band_out, piece) for each band, in order: views of `in` and `out` (the

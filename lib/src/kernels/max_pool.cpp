@@ -130,7 +130,7 @@ void move_band_indices(const Tensor& values, Tensor& indices, std::int64_t base,
   });
 }
 
-// After a run as rows (bands.hpp, as_rows): an output that took no tap got position 0 of its
+// After a run as rows (bands.hpp, long_rows): an output that took no tap got position 0 of its
 // row; the whole op gives position 0 of its (n, c) plane.
 void untaken_to_plane_start(const Tensor& values, Tensor& indices, const PoolGeometry& g) {
   const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
@@ -141,32 +141,35 @@ void untaken_to_plane_start(const Tensor& values, Tensor& indices, const PoolGeo
   });
 }
 
+// Whether a band's own positions (bands.hpp) fit i32 indices without wrapping: they count its
+// input rows alone, at most (kBandRows - 1) strides and a window's extent (in double: no
+// overflow on any geometry).
+bool band_positions_fit_i32(const PoolGeometry& g) {
+  const std::size_t a = 3 - g.spatial_rank;
+  const double rows =
+      std::min(static_cast<double>(g.in[a]),
+               static_cast<double>(detail::kBandRows - 1) * static_cast<double>(g.stride[a]) +
+                   static_cast<double>(g.kernel[a] - 1) * static_cast<double>(g.dilation[a]) + 1);
+  return rows * static_cast<double>(g.in_plane_size() / g.in[a]) < 0x1p31;
+}
+
 }  // namespace
 
 void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
               const Parallel& par, Kernels kernels) {
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   check_max_pool_arguments(in, values, indices, g);
-  if (const auto rows = g.out[2] > detail::kBandRows ? detail::as_rows(g) : std::nullopt) {
-    const Tensor x = Tensor::wrap(in.type, detail::rows_shape(*rows, rows->in), in.buffer.data());
-    Tensor y = Tensor::wrap(values.type, detail::rows_shape(*rows, rows->out),
-                            values.buffer.mutable_data());
-    if (!indices) return max_pool(x, y, nullptr, *rows, par, kernels);  // in bands along W
-    Tensor i = Tensor::wrap(indices->type, detail::rows_shape(*rows, rows->out),
-                            indices->buffer.mutable_data());
+  if (const auto rows = detail::long_rows(g)) {
+    const Tensor x = detail::rows_view(in, *rows, rows->in);
+    Tensor y = detail::rows_view(values, *rows, rows->out);
+    if (!indices) return max_pool(x, y, nullptr, *rows, par, kernels);
+    Tensor i = detail::rows_view(*indices, *rows, rows->out);
     max_pool(x, y, &i, *rows, par, kernels);
     return untaken_to_plane_start(values, *indices, g);
   }
-  // A band's positions count its own input alone: as i32 they must not wrap.
-  const std::size_t a = 3 - g.spatial_rank;
-  const std::int64_t row_in = g.in_plane_size() / std::max<std::int64_t>(1, g.in[a]);
-  const double band_rows_in =  // in double: no overflow on any geometry
-      std::min(static_cast<double>(g.in[a]),
-               static_cast<double>(detail::kBandRows - 1) * static_cast<double>(g.stride[a]) +
-                   static_cast<double>(g.kernel[a] - 1) * static_cast<double>(g.dilation[a]) + 1);
   if (detail::in_bands(g) && g.planes() * g.out_plane_size() > 0 &&
-      (!indices || indices->type == ElementType::i64 ||
-       band_rows_in * static_cast<double>(row_in) < 0x1p31)) {
+      (!indices || indices->type == ElementType::i64 || band_positions_fit_i32(g))) {
+    const std::int64_t row_in = g.in_plane_size() / g.in[3 - g.spatial_rank];  // in[a] > 0
     const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
     detail::for_each_band(in, values, g, [&](const Tensor& x, Tensor& y, const detail::Piece& pc) {
       if (!indices) return max_pool(x, y, nullptr, pc.g, par, kernels);
