@@ -62,22 +62,40 @@ std::string long_model(const ScratchDir& dir, const std::string& type) {
                    "exclude-pad=\"true\" rounding_type=\"floor\"");
 }
 
-// x -> MaxPool-8 k3 s1 p1 with i64 indices -> two Results, over f32 [1,1,24Mi]: 96 MiB in, 96
-// MiB of values, 192 MiB of indices.
-std::string long_max_model(const ScratchDir& dir) {
+// Wide rows under 3 x 3 windows (k3 s1 p1): f32 [1,1,3,8Mi] or f16 [1,1,3,16Mi], 96 MiB. Their
+// per-column tables and V rows took the f32 run to 3.4 GB (inputs + outputs + 2.8 GB) until
+// avg_pool and max_pool ran them in tiles.
+std::vector<std::int64_t> wide_dims(const std::string& type) {
+  return {1, 1, 3, kTensorKiB * 1024 / 3 / (type == "f32" ? 4 : 2)};
+}
+std::string wide_model(const ScratchDir& dir, const std::string& type) {
+  return avg_model(dir, "wide_" + type + ".xml", wide_dims(type), type,
+                   "kernel=\"3,3\" strides=\"1,1\" pads_begin=\"1,1\" pads_end=\"1,1\" "
+                   "exclude-pad=\"true\" rounding_type=\"floor\"");
+}
+
+// x -> MaxPool-8 k3 s1 p1 with i64 indices -> two Results, over f32 `dims` of 96 MiB: 96 MiB in,
+// 96 MiB of values, 192 MiB of indices.
+std::string max_model(const ScratchDir& dir, const std::string& file,
+                      const std::vector<std::int64_t>& dims) {
   using namespace irrun::testing;
-  const std::int64_t n = kTensorKiB * 1024 / 4;
-  const std::vector<std::int64_t> dims = {1, 1, n};
+  std::string shape, ones, kernel;
+  for (std::size_t a = 0; a < dims.size(); ++a) {
+    if (a) shape += ',';
+    shape += std::to_string(dims[a]);
+    if (a < 2) continue;
+    ones += a > 2 ? ",1" : "1";
+    kernel += a > 2 ? ",3" : "3";
+  }
   return dir.write(
-      "long_max.xml",
-      net(parameter(0, "x", "1,1," + std::to_string(n), dims, "f32", "FP32", "x") +
-              layer(1, "pool", "MaxPool", "opset8",
-                    "kernel=\"3\" strides=\"1\" dilations=\"1\" pads_begin=\"1\" "
-                    "pads_end=\"1\" rounding_type=\"floor\" index_element_type=\"i64\" "
-                    "axis=\"0\"",
-                    port(0, dims), port(1, dims, "FP32", "v") + port(2, dims, "I64", "i")) +
-              result(2, "rv", dims) + result(3, "ri", dims, "I64"),
-          edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(1, 2, 3, 0)));
+      file, net(parameter(0, "x", shape, dims, "f32", "FP32", "x") +
+                    layer(1, "pool", "MaxPool", "opset8",
+                          "kernel=\"" + kernel + "\" strides=\"" + ones + "\" dilations=\"" + ones +
+                              "\" pads_begin=\"" + ones + "\" pads_end=\"" + ones +
+                              "\" rounding_type=\"floor\" index_element_type=\"i64\" axis=\"0\"",
+                          port(0, dims), port(1, dims, "FP32", "v") + port(2, dims, "I64", "i")) +
+                    result(2, "rv", dims) + result(3, "ri", dims, "I64"),
+                edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(1, 2, 3, 0)));
 }
 
 // Runs irrun with `args` and returns the result with the run's peak RSS (KiB) as its stdout.
@@ -139,18 +157,26 @@ TEST_CASE("run and bench peak within inputs + outputs + 64 MiB", "[cli][run][ben
         run_measured({bf16, "--random-input", "--seed", "7", "--output-dir", dir.file("b")}), 1);
     check_budget(run_measured({bf16, "--expect", dir.file("b")}), 2);
   }
-  SECTION("one long 1-D sequence, f32 and f16, fast and reference kernels") {
+  SECTION("a long 1-D sequence and wide rows, f32 and f16, fast and reference kernels") {
     for (const char* type : {"f32", "f16"}) {
-      const auto long_xml = long_model(dir, type);
-      for (const char* kernels : {"best", "reference"}) {
-        INFO(type << " --kernels " << kernels);
-        check_budget(
-            run_measured({long_xml, "--random-input", "--threads", "2", "--kernels", kernels}));
+      for (const auto& xml_of : {long_model, wide_model}) {
+        const auto long_xml = xml_of(dir, type);
+        for (const char* kernels : {"best", "reference"}) {
+          INFO(long_xml << " --kernels " << kernels);
+          check_budget(
+              run_measured({long_xml, "--random-input", "--threads", "2", "--kernels", kernels}));
+        }
       }
     }
   }
-  SECTION("one long 1-D sequence through MaxPool with i64 indices") {
-    check_budget(run_measured({long_max_model(dir), "--random-input", "--threads", "2"}), 4);
+  SECTION("a long 1-D sequence and wide rows through MaxPool with i64 indices") {
+    const std::vector<std::int64_t> dims{1, 1, kTensorKiB * 1024 / 4};
+    for (const auto& [file, shape] :
+         {std::pair{"long_max.xml", dims}, {"wide_max.xml", wide_dims("f32")}}) {
+      INFO(file);
+      check_budget(run_measured({max_model(dir, file, shape), "--random-input", "--threads", "2"}),
+                   4);
+    }
   }
   SECTION("bench, random inputs") {
     check_budget(run_measured({"bench", xml, "--repeat", "3", "--warmup", "1", "--threads", "2"}));

@@ -528,12 +528,13 @@ TEST_CASE("avg_pool output is bit-identical for any thread count", "[kernels][av
 }
 
 // avg_pool runs a first spatial axis of more than 2^14 output rows in bands of that many, each a
-// tensor of its own (its per-row tables passed a run's memory budget on long sequences). Each
+// tensor of its own (its per-row tables passed a run's memory budget on long sequences), and
+// wide rows in tiles of 2^14 output columns, copied. Each
 // output is its window's alone, so the bits are those of one call over the whole tensor: the
 // fast f32 kernel's, and the reference kernel's for the others and with Kernels::reference.
 // The geometries cut windows at band edges, start and end in padding, and end with windows
 // past the input (bands of no input rows).
-TEST_CASE("avg_pool in bands along a long first axis gives the bits of one call",
+TEST_CASE("avg_pool in bands and tiles along long axes gives the bits of one call",
           "[kernels][avg_pool]") {
   using irrun::kernels::Kernels;
   struct Long {
@@ -550,8 +551,11 @@ TEST_CASE("avg_pool in bands along a long first axis gives the bits of one call"
       // A long W under 1 x K windows: rows of a 1-D pooling, in bands along W.
       {2, {1, 3, 40001}, {1, 1, 3}, {1, 1, 2}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1}, true},
       {3, {2, 2, 30000}, {1, 1, 4}, {1, 1, 1}, {1, 1, 2}, {0, 0, 3}, {0, 0, 0}, false},
-      // ... but not where H pools too: W stays whole.
+      // ... but not where H pools too: W stays whole up to 2^16 input columns (2^18 in f32),
+      // and goes in tiles past that, copied (bands.hpp).
       {2, {1, 2, 20000}, {1, 2, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 1}, {0, 0, 1}, false},
+      {2, {1, 3, 262203}, {1, 3, 3}, {1, 1, 2}, {1, 1, 1}, {0, 1, 1}, {0, 1, 1}, true},
+      {3, {2, 2, 70001}, {1, 2, 3}, {1, 1, 1}, {1, 1, 2}, {0, 0, 2}, {0, 0, 0}, false},
       // A pads_end of whole bands past the input (found by a review: a negative band pad),
       // counted or not, and an empty input axis (a division by its 0 rows).
       {1, {1, 1, 10}, {1, 1, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 40000}, true},

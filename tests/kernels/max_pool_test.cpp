@@ -379,13 +379,13 @@ TEMPLATE_TEST_CASE("max_pool matches the naive oracle on random geometries", "[k
   }
 }
 
-// max_pool runs a first spatial axis of more than 2^14 output rows in bands (bands.hpp), each
-// counting its indices over its own input: moved to the whole tensor's count, they must be the
-// oracle's, with ties, NaN and lowest() (an output that took no tap keeps position 0 of its
-// plane, whatever band it is in), windows past the end (bands of no input rows), every index
-// axis, i32 and i64, the fast kernels and the reference.
+// max_pool runs a first spatial axis of more than 2^14 output rows in bands (bands.hpp), and
+// wide rows in tiles, each counting its indices over its own input: moved to the whole tensor's
+// count, they must be the oracle's, with ties, NaN and lowest() (an output that took no tap keeps
+// position 0 of its plane, whatever band it is in), windows past the end (bands of no input rows),
+// every index axis, i32 and i64, the fast kernels and the reference.
 TEMPLATE_TEST_CASE(
-    "max_pool in bands along a long first axis gives the oracle's values and indices",
+    "max_pool in bands and tiles along long axes gives the oracle's values and indices",
     "[kernels][max_pool]", float, Eigen::half, std::int32_t, std::uint8_t) {
   using T = TestType;
   using irrun::kernels::Kernels;
@@ -400,6 +400,9 @@ TEMPLATE_TEST_CASE(
       // item or the row), in bands along W.
       {{1, 2, 3, 40001}, {}, {1, 3}, {1, 2}, {1, 1}, {0, 1}},
       {{2, 1, 2, 2, 20000}, {}, {1, 1, 2}, {1, 1, 1}, {1, 1, 2}, {0, 0, 1}},
+      // Wide rows under windows that pool H too: tiles (copied) past 2^16 input columns, 2^18
+      // in f32.
+      {{1, 2, 3, 66000}, {}, {3, 3}, {1, 2}, {1, 1}, {1, 1}},
       // Outputs given: a pads_end of whole bands past the input (found by a review: a negative
       // band pad), and an empty input axis (a division by its 0 rows).
       {{1, 1, 10}, {1, 1, 40009}, {2}, {1}, {1}, {0}},

@@ -184,6 +184,13 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
     Tensor y = detail::rows_view(out, *rows, rows->out);
     return avg_pool(detail::rows_view(in, *rows, rows->in), y, *rows, par, kernels);
   }
+  if (const auto tiles = detail::tiles(g, in.type)) {
+    detail::for_each_tile(in, out, nullptr, g, *tiles, par,
+                          [&](const Tensor& x, Tensor& y, Tensor*, const detail::Tile& t) {
+                            avg_pool(x, y, t.g, par, kernels);
+                          });
+    return;
+  }
   if (detail::in_bands(g)) {
     // Each output is its window's alone (the contract above): the bits are the whole call's.
     detail::for_each_band(in, out, g, [&](const Tensor& x, Tensor& y, const detail::Piece& pc) {

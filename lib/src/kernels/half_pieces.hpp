@@ -82,45 +82,59 @@ struct Piece {
   std::int64_t n_in, n_out;    // its inputs and outputs
 };
 
+// Output rows [o0, o1) along axis a of g, and the input rows [r0, r1) their windows read (none
+// when every window is padding); a geometry of them alone keeps its windows where they are in the
+// whole axis: pad_begin from r0 (at least 0: a band past the input's end, under a pads_end of more
+// than a band, has no rows and no taps whatever its pad), no pad_end (kernels clip windows at the
+// input's end).
+struct AxisSpan {
+  std::int64_t o0, o1, r0, r1, pad_begin;
+};
+inline AxisSpan axis_span(const PoolGeometry& g, std::size_t a, std::int64_t o0, std::int64_t o1) {
+  const std::int64_t lo = o0 * g.stride[a] - g.pad_begin[a];
+  const std::int64_t hi =
+      (o1 - 1) * g.stride[a] - g.pad_begin[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
+  const std::int64_t r0 = std::clamp<std::int64_t>(lo, 0, g.in[a]);
+  return {o0, o1, r0, std::clamp<std::int64_t>(hi, r0, g.in[a]),
+          std::max<std::int64_t>(0, r0 - lo)};
+}
+inline void narrow_axis(PoolGeometry& g, std::size_t a, const AxisSpan& s) {
+  g.in[a] = s.r1 - s.r0;
+  g.out[a] = s.o1 - s.o0;
+  g.pad_begin[a] = s.pad_begin;
+  g.pad_end[a] = 0;
+}
+
 // f(piece) for the pieces in order.
 template <class F>
 void for_each_piece(const PoolGeometry& g, const Pieces& p, F&& f) {
   const std::size_t a = 3 - g.spatial_rank;
   const std::int64_t n_in = g.in_plane_size(), n_out = g.out_plane_size();
   const std::int64_t row_in = n_in / g.in[a], row_out = n_out / g.out[a];
-  const std::int64_t extent = (g.kernel[a] - 1) * g.dilation[a] + 1;
   for (std::int64_t p0 = 0; p0 < g.planes(); p0 += p.planes) {
     const std::int64_t c = std::min(p.planes, g.planes() - p0);
     for (std::int64_t o0 = 0; o0 < g.out[a]; o0 += p.rows) {
-      const std::int64_t o1 = std::min(g.out[a], o0 + p.rows);
+      AxisSpan s = axis_span(g, a, o0, std::min(g.out[a], o0 + p.rows));
       // Whole planes keep all their rows, so that they stay one after the other.
-      const std::int64_t lo = o0 * g.stride[a] - g.pad_begin[a];
-      const std::int64_t hi = (o1 - 1) * g.stride[a] - g.pad_begin[a] + extent;
-      const std::int64_t r0 = p.whole ? 0 : std::clamp<std::int64_t>(lo, 0, g.in[a]);
-      const std::int64_t r1 = p.whole ? g.in[a] : std::clamp<std::int64_t>(hi, r0, g.in[a]);
+      if (p.whole) s = {s.o0, s.o1, 0, g.in[a], g.pad_begin[a]};
       Piece piece{p0,
                   c,
-                  o0,
-                  o1,
-                  r0,
-                  r1,
+                  s.o0,
+                  s.o1,
+                  s.r0,
+                  s.r1,
                   g,
                   {1, c},
                   {1, c},
-                  p0 * n_in + r0 * row_in,
-                  p0 * n_out + o0 * row_out,
-                  c * (r1 - r0) * row_in,
-                  c * (o1 - o0) * row_out};
+                  p0 * n_in + s.r0 * row_in,
+                  p0 * n_out + s.o0 * row_out,
+                  c * (s.r1 - s.r0) * row_in,
+                  c * (s.o1 - s.o0) * row_out};
       PoolGeometry& gc = piece.g;
       gc.batch = 1;
       gc.channels = c;
       gc.index_axis = 0;
-      gc.in[a] = r1 - r0;
-      gc.out[a] = o1 - o0;
-      // A band past the input's end (a pads_end of more than a band) has no rows and no taps
-      // whatever its pad, which stays >= 0.
-      gc.pad_begin[a] = std::max<std::int64_t>(0, r0 - lo);
-      gc.pad_end[a] = 0;
+      narrow_axis(gc, a, s);
       for (std::size_t b = a; b < 3; ++b) {
         piece.in_shape.push_back(gc.in[b]);
         piece.out_shape.push_back(gc.out[b]);

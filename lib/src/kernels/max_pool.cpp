@@ -3,17 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include <Eigen/Core>
 
 #include "../fp_control.hpp"
 #include "bands.hpp"
 #include "irrun/error.hpp"
+#include "max_indices.hpp"
 #include "max_reduce.hpp"
 #include "window.hpp"
 
@@ -23,6 +21,9 @@ namespace {
 using detail::AxisWindows;
 using detail::bin_max;
 using detail::Max;
+using detail::move_band_indices;
+using detail::move_tile_indices;
+using detail::untaken_to_plane_start;
 using detail::Window;
 using detail::window_max;
 
@@ -69,78 +70,6 @@ void check_max_pool_arguments(const Tensor& in, const Tensor& values, const Tens
   }
 }
 
-// The bits of lowest() in a tensor of `type`: an output that took no tap (the kernels start there
-// at position 0, and take only a tap above it).
-std::uint64_t lowest_bits(ElementType type) {
-  const auto bits = []<class T>(T lowest) {
-    std::uint64_t b = 0;
-    std::memcpy(&b, &lowest, sizeof lowest);
-    return b;
-  };
-  switch (type) {
-    case ElementType::f32:
-      return bits(std::numeric_limits<float>::lowest());
-    case ElementType::f64:
-      return bits(std::numeric_limits<double>::lowest());
-    case ElementType::f16:
-      return bits(std::numeric_limits<Eigen::half>::lowest());
-    case ElementType::bf16:
-      return bits(std::numeric_limits<Eigen::bfloat16>::lowest());
-    case ElementType::i8:
-      return bits(std::numeric_limits<std::int8_t>::lowest());
-    case ElementType::i16:
-      return bits(std::numeric_limits<std::int16_t>::lowest());
-    case ElementType::i32:
-      return bits(std::numeric_limits<std::int32_t>::lowest());
-    case ElementType::i64:
-      return bits(std::numeric_limits<std::int64_t>::lowest());
-    default:  // unsigned: 0
-      return 0;
-  }
-}
-
-// Calls f(i, idx[i], taken) for every output i of a MaxPool's values and indices (I: i32 or
-// i64), taken: whether its value is a tap's (not lowest()).
-template <class F>
-void for_each_index(const Tensor& values, Tensor& indices, F&& f) {
-  const std::size_t size = bit_width(values.type) / 8;
-  const std::uint64_t lowest = lowest_bits(values.type);
-  const std::byte* v = values.buffer.data();
-  const auto run = [&](auto* idx) {
-    for (std::size_t i = 0; i < values.element_count(); ++i) {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, v + i * size, size);
-      f(i, idx[i], bits != lowest);
-    }
-  };
-  if (indices.type == ElementType::i32)
-    run(indices.mutable_data<std::int32_t>());
-  else
-    run(indices.mutable_data<std::int64_t>());
-}
-
-// A band's indices, positions in the band's input, moved to the whole tensor's count: the plane's
-// start `base`, plus for a taken tap the band's first input row `shift` (an output that took none
-// keeps position 0 of its plane), modulo `range`; an i32 count wraps like a cast, as the kernels'.
-void move_band_indices(const Tensor& values, Tensor& indices, std::int64_t base, std::int64_t shift,
-                       std::int64_t range) {
-  for_each_index(values, indices, [&](std::size_t, auto& idx, bool taken) {
-    const std::int64_t at = base + (taken ? shift : 0) + static_cast<std::int64_t>(idx);
-    idx = static_cast<std::remove_reference_t<decltype(idx)>>(at % range);
-  });
-}
-
-// After a run as rows (bands.hpp, long_rows): an output that took no tap got position 0 of its
-// row; the whole op gives position 0 of its (n, c) plane.
-void untaken_to_plane_start(const Tensor& values, Tensor& indices, const PoolGeometry& g) {
-  const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
-  for_each_index(values, indices, [&](std::size_t i, auto& idx, bool taken) {
-    if (taken) return;
-    const auto plane = static_cast<std::int64_t>(i) / g.out_plane_size();
-    idx = static_cast<std::remove_reference_t<decltype(idx)>>(plane * g.in_plane_size() % range);
-  });
-}
-
 // Whether a band's own positions (bands.hpp) fit i32 indices without wrapping: they count its
 // input rows alone, at most (kBandRows - 1) strides and a window's extent (in double: no
 // overflow on any geometry).
@@ -166,6 +95,14 @@ void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeome
     Tensor i = detail::rows_view(*indices, *rows, rows->out);
     max_pool(x, y, &i, *rows, par, kernels);
     return untaken_to_plane_start(values, *indices, g);
+  }
+  if (const auto tiles = detail::tiles(g, in.type)) {
+    detail::for_each_tile(in, values, indices, g, *tiles, par,
+                          [&](const Tensor& x, Tensor& y, Tensor* i, const detail::Tile& t) {
+                            max_pool(x, y, i, t.g, par, kernels);
+                            if (i) move_tile_indices(y, *i, g, t);
+                          });
+    return;
   }
   if (detail::in_bands(g) && g.planes() * g.out_plane_size() > 0 &&
       (!indices || indices->type == ElementType::i64 || band_positions_fit_i32(g))) {
