@@ -298,6 +298,18 @@ TEST_CASE("fast avg_pool keeps only proven double sums", "[kernels][avg_pool_fas
     geometries.push_back(window(nc, in, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, exclude));
     geometries.push_back(window(nc, in, {5, 5}, {1, 1}, {2, 2}, {2, 2}, ceil, exclude));
   }
+  // Wide rows: bands of one to three output rows, whose groups are no longer (a group never
+  // spans bands), under each fused row kernel, a generic one and adaptive bins.
+  for (const std::int64_t w : {9000, 20001}) {
+    const std::vector<std::int64_t> nc{1, 2}, in{5, w};
+    for (const std::int64_t k : {2, 3, 5, 7})
+      geometries.push_back(
+          window(nc, in, {k, k}, {1, 1}, {k / 2, k / 2}, {k / 2, k / 2}, false, k % 2 == 1));
+    geometries.push_back(window(nc, in, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true, true));
+    geometries.push_back(window(nc, in, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, false));
+    geometries.push_back(window(nc, in, {4, 4}, {3, 3}, {1, 1}, {2, 2}, true, true));
+    geometries.push_back(adaptive(nc, in, {2, w / 3}));
+  }
   const Parallel pools[] = {Parallel(1), Parallel(2), Parallel(3)};
   int iter = 0, outputs = 0, double_sums_wrong = 0;
   for (const PoolGeometry& g : geometries) {

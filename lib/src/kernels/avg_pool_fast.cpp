@@ -280,8 +280,12 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   const i64 vlen = v_stride(pl);
   // Group functions that keep no V rows take at least kFusedRows rows, as do those that sum
   // that many at once (Ops::min_group): band_s1_avx512 and band_s1_avx2 run four rows at a time,
-  // and S9's rows of 1024 would otherwise make groups of three.
-  const i64 group = std::max<i64>(ops.keeps_v ? ops.min_group : kFusedRows, kVBufferDoubles / vlen);
+  // and S9's rows of 1024 would otherwise make groups of three. A group never spans bands: no
+  // more rows than a band's (rows of 200000 columns, a band each: V rows of 1.6 MB, five of
+  // them zeroed for each chunk of a thread's range made two threads slower than one).
+  const i64 group =
+      std::min(std::max<i64>(1, pl.units_per_band * pl.rows_per_unit),
+               std::max<i64>(ops.keeps_v ? ops.min_group : kFusedRows, kVBufferDoubles / vlen));
   // The scratch is made on first use: whole planes checked after their group (S2, S6) need it
   // only when a check fails, and its zeroed 32 KB cost S2 5% at two threads (eight calls a run).
   Scratch sc;
