@@ -160,23 +160,30 @@ TEST_CASE("tiles() takes wide rows and keeps its tiles within budget", "[kernels
   CHECK_FALSE(tiles(irrun::testing::window({1, 1}, {3000, (1 << 18) + 1}, {3000, 3}, {1, 1}, {0, 0},
                                            {0, 0}, false, true),
                     ElementType::f32));
-  // Tiles within kTileBytes of input: planes of few rows go several at a time, whole; tall
-  // planes in bands of rows; 3-D planes with their middle axis whole.
+  // Tiles within kTileBytes of input and output: planes of few rows go several at a time, whole;
+  // tall planes in bands of rows; 3-D planes with their middle axis whole.
   const PoolGeometry cases[] = {
       irrun::testing::window({2, 8}, {3, 300000}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
       irrun::testing::window({1, 2}, {700, 300000}, {3, 3}, {2, 1}, {1, 1}, {1, 1}, true, true),
       irrun::testing::window({1, 2}, {9, 5, 300000}, {2, 3, 3}, {1, 1, 2}, {0, 1, 1}, {0, 1, 1},
                              false, false),
+      // Few input rows padded to many output rows (found by a review: tiles of whole planes
+      // took 16384 columns of every output row).
+      irrun::testing::window({1, 1}, {3, 300000}, {3, 3}, {1, 1}, {5000, 1}, {5000, 1}, false,
+                             false),
   };
   for (const PoolGeometry& g : cases) {
     INFO(irrun::testing::describe(g));
     const auto t = tiles(g, ElementType::f32);
     REQUIRE(t);
-    const std::int64_t mid = g.spatial_rank == 3 ? g.in[1] : 1;
+    const std::int64_t mid_in = g.spatial_rank == 3 ? g.in[1] : 1;
+    const std::int64_t mid_out = g.spatial_rank == 3 ? g.out[1] : 1;
     CHECK(t->cols == kTileCols);
-    CHECK(t->planes * t->rows_in * mid * t->cols_in * 4 <= kTileBytes);
+    CHECK(t->planes * (t->rows_in * mid_in * t->cols_in + t->rows * mid_out * t->cols) * 4 <=
+          kTileBytes);
     CHECK((t->rows == g.out[3 - g.spatial_rank] || t->planes == 1));
   }
   CHECK(tiles(cases[0], ElementType::f32)->planes > 1);
   CHECK(tiles(cases[1], ElementType::f32)->rows < 700);
+  CHECK(tiles(cases[3], ElementType::f32)->rows < 10001);
 }

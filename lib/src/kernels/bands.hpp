@@ -85,16 +85,16 @@ void for_each_band(const Tensor& in, Tensor& out, const PoolGeometry& g, F&& f) 
 
 // Wide rows (a W of more than kTileCols outputs that long_rows leaves, 3 x 3 windows over
 // [1, 1, 3, 40M] say) in tiles of kTileCols output columns, and of as many planes and output
-// rows along the first spatial axis as keep a tile's input within kTileBytes (one output row's
-// at least), each copied out of the tensor and its outputs back (its rows lie apart there). The
-// kernels keep tables of 16-45 bytes an output column, and the f32 kernel V rows of 8 bytes an
-// input column a thread (made anew by each band of a 16-bit tensor's f32 copies): [1,1,3,40M]
-// took 2.8 GB above its tensors and 3x the reference kernel's time. The copy costs a pass over
-// the tensor: f32 tiles from 2^18 input columns (planes of 64 rows of 20000 ran 1.3-3x slower in
-// tiles), other types from 2^16 (bench/HISTORY.md, round 61). None where one output row's input
-// passes kTileMaxBytes (windows or strides over thousands of rows or columns).
+// rows along the first spatial axis as keep a tile's input and output within kTileBytes (one
+// output row's at least), each copied out of the tensor and its outputs back (its rows lie apart
+// there). The kernels keep tables of 16-45 bytes an output column, and the f32 kernel V rows of 8
+// bytes an input column a thread (made anew by each band of a 16-bit tensor's f32 copies):
+// [1,1,3,40M] took 2.8 GB above its tensors and 1.6x the reference kernel's time. The copy costs a
+// pass over the tensor: f32 tiles from 2^18 input columns (planes of 64 rows of 20000 ran 1.3-3x
+// slower in tiles), other types from 2^16 (bench/HISTORY.md, round 61). None where one output row's
+// input and output pass kTileMaxBytes (windows or strides over thousands of rows or columns).
 constexpr std::int64_t kTileCols = kBandRows;
-constexpr std::int64_t kTileBytes = std::int64_t{4} << 20;
+constexpr std::int64_t kTileBytes = std::int64_t{8} << 20;
 constexpr std::int64_t kTileMaxBytes = std::int64_t{32} << 20;
 
 struct Tiles {
@@ -110,16 +110,21 @@ inline std::optional<Tiles> tiles(const PoolGeometry& g, ElementType type) {
     return std::min(g.in[d], (outs - 1) * g.stride[d] + (g.kernel[d] - 1) * g.dilation[d] + 1);
   };
   Tiles t{1, g.out[a], g.in[a], kTileCols, reach(2, kTileCols)};
-  // Bytes of a tile's input row along the first spatial axis (its inputs along the middle one
+  // Bytes of a tile's input and output row along the first spatial axis (with the middle axis
   // of three and the tile's columns).
-  const std::int64_t row = (g.spatial_rank == 3 ? g.in[1] : 1) * t.cols_in * bit_width(type) / 8;
-  if (row * g.in[a] <= kTileBytes) {
-    t.planes = std::clamp<std::int64_t>(kTileBytes / std::max<std::int64_t>(1, row * g.in[a]), 1,
-                                        g.planes());
+  const std::int64_t bytes = bit_width(type) / 8;
+  const std::int64_t row_in = (g.spatial_rank == 3 ? g.in[1] : 1) * t.cols_in * bytes;
+  const std::int64_t row_out = (g.spatial_rank == 3 ? g.out[1] : 1) * t.cols * bytes;
+  if (const std::int64_t plane = g.in[a] * row_in + g.out[a] * row_out; plane <= kTileBytes) {
+    t.planes =
+        std::clamp<std::int64_t>(kTileBytes / std::max<std::int64_t>(1, plane), 1, g.planes());
   } else {
-    if (row * reach(a, 1) > kTileMaxBytes) return std::nullopt;
-    const std::int64_t next = std::min(g.stride[a], g.in[a]);
-    t.rows = std::clamp<std::int64_t>((kTileBytes / row - reach(a, 1)) / next + 1, 1, g.out[a]);
+    // r rows read at most reach(a, 1) + (r - 1) * next input rows.
+    const std::int64_t one = reach(a, 1) * row_in + row_out;
+    if (one > kTileMaxBytes) return std::nullopt;
+    const std::int64_t next = std::min(g.stride[a], g.in[a]) * row_in + row_out;
+    t.rows = std::clamp<std::int64_t>((kTileBytes - one) / std::max<std::int64_t>(1, next) + 1, 1,
+                                      g.out[a]);
     t.rows_in = reach(a, t.rows);
   }
   return t;
