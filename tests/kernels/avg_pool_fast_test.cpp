@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -281,6 +282,29 @@ Tensor wide_input(Rng& rng, const PoolGeometry& g) {
     if (const std::size_t j = i + (rng.coin() ? 1 : iw); j < n) p[j] = rest - big;
   }
   return t;
+}
+
+// A thread keeps the plan of its last geometry (avg_pool_fast.cpp, plan_of): a run on a kept
+// plan, after runs of the same geometry on other data and ISAs, gives the bits of a run on a
+// fresh one (a thread of its own), so nothing in a plan depends on the data or changes in a run.
+TEST_CASE("fast avg_pool on a kept plan gives a fresh plan's bits", "[kernels][avg_pool_fast]") {
+  Rng rng(0xCAC4Eull);
+  std::vector<PoolGeometry> geometries = pattern_geometries();
+  for (int i = 0; i < 60; ++i) geometries.push_back(random_geometry(rng));
+  geometries.push_back(window({1, 1}, {3, 16386}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true));
+  const Parallel par(2);
+  for (const PoolGeometry& g : geometries) {
+    INFO(describe(g));
+    const Tensor first = wide_input(rng, g), in = wide_input(rng, g);
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      INFO("isa " << static_cast<int>(isa));
+      run_fast(g, first, par, isa);  // the plan kept, its first data run
+      const Tensor kept = run_fast(g, in, par, isa);
+      Tensor fresh;
+      std::thread([&] { fresh = run_fast(g, in, par, isa); }).join();
+      CHECK(irrun::testing::same_bits(kept, fresh));
+    }
+  }
 }
 
 // Every output within one ulp of its window's exact average (the big-integer oracle), on data

@@ -69,6 +69,7 @@ struct PoolGeometry {
   std::int64_t out_plane_size() const { return out[0] * out[1] * out[2]; }
   // The number of input elements from dimension index_axis on: indices are taken modulo this.
   std::int64_t index_range() const;
+  friend bool operator==(const PoolGeometry&, const PoolGeometry&) = default;
 };
 
 struct PoolInference {

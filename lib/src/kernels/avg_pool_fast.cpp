@@ -453,6 +453,37 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   }
 }
 
+// A plan and the ops chosen for it, from the geometry and the ISA alone.
+struct Planned {
+  PoolGeometry g;
+  Isa isa = Isa::best;
+  Plan pl;
+  Ops ops;
+};
+
+// The plan and ops of g (g has outputs), or none where the fast kernel does not cover g. A
+// thread keeps its last one whose tables fit kKeptPlanBytes: tiles and bands of long axes
+// (bands.hpp) run one geometry many times, and the plan of their 2^14 columns took 63% of
+// their time (f32 [1,1,3,4M] 3x3: 13.5 ms).
+constexpr std::size_t kKeptPlanBytes = std::size_t{1} << 20;
+
+std::shared_ptr<const Planned> plan_of(const PoolGeometry& g, Isa isa) {
+  thread_local std::shared_ptr<const Planned> kept;
+  if (kept && kept->isa == isa && kept->g == g) return kept;
+  auto p = std::make_shared<Planned>();
+  p->g = g;  // the plan points at this copy
+  p->isa = isa;
+  if (!make_plan(p->g, p->pl)) return nullptr;
+  const bool avx512 = isa == Isa::best && cpu_has_avx512();
+  const bool avx2 = !avx512 && (isa == Isa::best || isa == Isa::avx2) && cpu_has_avx2();
+  p->ops = avx512 ? select_avx512(p->pl) : avx2 ? select_avx2(p->pl) : select_portable(p->pl);
+  // The exact-first routes trust the precision flag: none where it is not seen to work.
+  if (!irrun::detail::inexact_flag_works())
+    p->ops.exact_plane_sums = nullptr, p->ops.exact_band = nullptr, p->ops.exact_planes = nullptr;
+  if (table_bytes(p->pl) <= kKeptPlanBytes) kept = p;
+  return p;
+}
+
 }  // namespace
 
 bool avg_pool_fast_covers(ElementType type, const PoolGeometry& g) {
@@ -465,16 +496,14 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
                    Isa isa, ExactRouteCounts* counts) {
   if (in.type != ElementType::f32 || out.type != ElementType::f32) return false;
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
-  Plan pl;
-  if (!make_plan(g, pl)) return false;
-  if (g.planes() * g.out_plane_size() == 0) return true;
-
-  const bool avx512 = isa == Isa::best && cpu_has_avx512();
-  const bool avx2 = !avx512 && (isa == Isa::best || isa == Isa::avx2) && cpu_has_avx2();
-  Ops ops = avx512 ? select_avx512(pl) : avx2 ? select_avx2(pl) : select_portable(pl);
-  // The exact-first routes trust the precision flag: none where it is not seen to work.
-  if (!irrun::detail::inexact_flag_works())
-    ops.exact_plane_sums = nullptr, ops.exact_band = nullptr, ops.exact_planes = nullptr;
+  if (g.planes() * g.out_plane_size() == 0) {
+    Plan pl;
+    return make_plan(g, pl);
+  }
+  const std::shared_ptr<const Planned> planned = plan_of(g, isa);
+  if (!planned) return false;
+  const Plan& pl = planned->pl;
+  const Ops& ops = planned->ops;
 
   const float* x = in.data<float>();
   float* y = out.mutable_data<float>();

@@ -192,6 +192,16 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   return true;
 }
 
+std::size_t table_bytes(const Plan& pl) {
+  std::size_t bytes = 0;
+  const auto add = [&](const auto&... v) { ((bytes += v.size() * sizeof(v[0])), ...); };
+  for (const Axis& ax : pl.ax) add(ax.first, ax.taps);
+  add(pl.inv_w, pl.inv_w_swap, pl.row_begin, pl.row_off, pl.row_rinv, pl.step_end,
+      pl.band_span_begin, pl.band_span_len, pl.run_end, pl.flat_r, pl.full_r, pl.bins4_start,
+      pl.bins4_rows, pl.flat_lanes);
+  return bytes;
+}
+
 bool rows_consecutive(const Plan& pl, i64 rows) {
   const i64 IW = pl.g->in[2];
   for (std::size_t q = 0; q + 1 < pl.row_begin.size(); ++q) {

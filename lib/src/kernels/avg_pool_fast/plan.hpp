@@ -127,6 +127,9 @@ struct Plan {
 // taps).
 bool make_plan(const PoolGeometry& g, Plan& pl);
 
+// The bytes of pl's tables.
+std::size_t table_bytes(const Plan& pl);
+
 // Whether every output row sums `rows` consecutive input rows; whether all output rows are one
 // run (Plan::step_end: the first input row steps by row_step from each to the next).
 bool rows_consecutive(const Plan& pl, i64 rows);
