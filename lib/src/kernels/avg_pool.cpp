@@ -193,9 +193,10 @@ void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parall
   }
   if (detail::in_bands(g)) {
     // Each output is its window's alone (the contract above): the bits are the whole call's.
-    detail::for_each_band(in, out, g, [&](const Tensor& x, Tensor& y, const detail::Piece& pc) {
-      avg_pool(x, y, pc.g, par, kernels);
-    });
+    detail::for_each_band(in, out, g, par,
+                          [&](const Tensor& x, Tensor& y, const detail::Piece& pc) {
+                            avg_pool(x, y, pc.g, par, kernels);
+                          });
     return;
   }
   const Isa isa = isa_of(kernels);

@@ -66,20 +66,24 @@ inline Tensor rows_view(Tensor& t, const PoolGeometry& r,
   return Tensor::wrap(t.type, {r.batch, r.channels, spatial[2]}, t.buffer.mutable_data());
 }
 
-// Calls f(band_in, band_out, piece) for each band, in order: views of `in` and `out` (the
-// piece's geometry their own, pad_begin from the band's first input row, indices counted over
-// the band alone).
+// Calls f(band_in, band_out, piece) for each band, the threads of `par` a range of bands each
+// (f's calls then run serially): views of `in` and `out` (the piece's geometry their own,
+// pad_begin from the band's first input row, indices counted over the band alone).
 template <class F>
-void for_each_band(const Tensor& in, Tensor& out, const PoolGeometry& g, F&& f) {
+void for_each_band(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
+                   F&& f) {
   const Pieces bands{false, 1, kBandRows, 0};
   const std::byte* x = in.buffer.data();
   std::byte* y = out.buffer.mutable_data();
-  for_each_piece(g, bands, [&](const Piece& pc) {
-    const Tensor band_in =
-        Tensor::wrap(in.type, pc.in_shape, x + packed_byte_size(in.type, pc.in_at));
-    Tensor band_out =
-        Tensor::wrap(out.type, pc.out_shape, y + packed_byte_size(out.type, pc.out_at));
-    f(band_in, band_out, pc);
+  par.for_range(piece_count(g, bands), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t k = b; k < e; ++k) {
+      const Piece pc = piece_at(g, bands, k);
+      const Tensor band_in =
+          Tensor::wrap(in.type, pc.in_shape, x + packed_byte_size(in.type, pc.in_at));
+      Tensor band_out =
+          Tensor::wrap(out.type, pc.out_shape, y + packed_byte_size(out.type, pc.out_at));
+      f(band_in, band_out, pc);
+    }
   });
 }
 

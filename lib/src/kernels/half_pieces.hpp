@@ -105,43 +105,50 @@ inline void narrow_axis(PoolGeometry& g, std::size_t a, const AxisSpan& s) {
   g.pad_end[a] = 0;
 }
 
-// f(piece) for the pieces in order.
-template <class F>
-void for_each_piece(const PoolGeometry& g, const Pieces& p, F&& f) {
+// How many pieces there are, and piece k of them (planes first, then rows).
+inline std::int64_t piece_count(const PoolGeometry& g, const Pieces& p) {
+  const std::size_t a = 3 - g.spatial_rank;
+  return (g.planes() + p.planes - 1) / p.planes * ((g.out[a] + p.rows - 1) / p.rows);
+}
+inline Piece piece_at(const PoolGeometry& g, const Pieces& p, std::int64_t k) {
   const std::size_t a = 3 - g.spatial_rank;
   const std::int64_t n_in = g.in_plane_size(), n_out = g.out_plane_size();
   const std::int64_t row_in = n_in / g.in[a], row_out = n_out / g.out[a];
-  for (std::int64_t p0 = 0; p0 < g.planes(); p0 += p.planes) {
-    const std::int64_t c = std::min(p.planes, g.planes() - p0);
-    for (std::int64_t o0 = 0; o0 < g.out[a]; o0 += p.rows) {
-      AxisSpan s = axis_span(g, a, o0, std::min(g.out[a], o0 + p.rows));
-      // Whole planes keep all their rows, so that they stay one after the other.
-      if (p.whole) s = {s.o0, s.o1, 0, g.in[a], g.pad_begin[a]};
-      Piece piece{p0,
-                  c,
-                  s.o0,
-                  s.o1,
-                  s.r0,
-                  s.r1,
-                  g,
-                  {1, c},
-                  {1, c},
-                  p0 * n_in + s.r0 * row_in,
-                  p0 * n_out + s.o0 * row_out,
-                  c * (s.r1 - s.r0) * row_in,
-                  c * (s.o1 - s.o0) * row_out};
-      PoolGeometry& gc = piece.g;
-      gc.batch = 1;
-      gc.channels = c;
-      gc.index_axis = 0;
-      narrow_axis(gc, a, s);
-      for (std::size_t b = a; b < 3; ++b) {
-        piece.in_shape.push_back(gc.in[b]);
-        piece.out_shape.push_back(gc.out[b]);
-      }
-      f(piece);
-    }
+  const std::int64_t bands = (g.out[a] + p.rows - 1) / p.rows;
+  const std::int64_t p0 = k / bands * p.planes, o0 = k % bands * p.rows;
+  const std::int64_t c = std::min(p.planes, g.planes() - p0);
+  AxisSpan s = axis_span(g, a, o0, std::min(g.out[a], o0 + p.rows));
+  // Whole planes keep all their rows, so that they stay one after the other.
+  if (p.whole) s = {s.o0, s.o1, 0, g.in[a], g.pad_begin[a]};
+  Piece piece{p0,
+              c,
+              s.o0,
+              s.o1,
+              s.r0,
+              s.r1,
+              g,
+              {1, c},
+              {1, c},
+              p0 * n_in + s.r0 * row_in,
+              p0 * n_out + s.o0 * row_out,
+              c * (s.r1 - s.r0) * row_in,
+              c * (s.o1 - s.o0) * row_out};
+  PoolGeometry& gc = piece.g;
+  gc.batch = 1;
+  gc.channels = c;
+  gc.index_axis = 0;
+  narrow_axis(gc, a, s);
+  for (std::size_t b = a; b < 3; ++b) {
+    piece.in_shape.push_back(gc.in[b]);
+    piece.out_shape.push_back(gc.out[b]);
   }
+  return piece;
+}
+
+// f(piece) for the pieces in order.
+template <class F>
+void for_each_piece(const PoolGeometry& g, const Pieces& p, F&& f) {
+  for (std::int64_t k = 0, n = piece_count(g, p); k < n; ++k) f(piece_at(g, p, k));
 }
 
 }  // namespace irrun::kernels::detail

@@ -108,14 +108,15 @@ void max_pool(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeome
       (!indices || indices->type == ElementType::i64 || band_positions_fit_i32(g))) {
     const std::int64_t row_in = g.in_plane_size() / g.in[3 - g.spatial_rank];  // in[a] > 0
     const std::int64_t range = std::max<std::int64_t>(g.index_range(), 1);
-    detail::for_each_band(in, values, g, [&](const Tensor& x, Tensor& y, const detail::Piece& pc) {
-      if (!indices) return max_pool(x, y, nullptr, pc.g, par, kernels);
-      Tensor band_indices =
-          Tensor::wrap(indices->type, pc.out_shape,
-                       indices->buffer.mutable_data() + packed_byte_size(indices->type, pc.out_at));
-      max_pool(x, y, &band_indices, pc.g, par, kernels);
-      move_band_indices(y, band_indices, pc.p0 * g.in_plane_size(), pc.r0 * row_in, range);
-    });
+    detail::for_each_band(
+        in, values, g, par, [&](const Tensor& x, Tensor& y, const detail::Piece& pc) {
+          if (!indices) return max_pool(x, y, nullptr, pc.g, par, kernels);
+          Tensor band_indices = Tensor::wrap(
+              indices->type, pc.out_shape,
+              indices->buffer.mutable_data() + packed_byte_size(indices->type, pc.out_at));
+          max_pool(x, y, &band_indices, pc.g, par, kernels);
+          move_band_indices(y, band_indices, pc.p0 * g.in_plane_size(), pc.r0 * row_in, range);
+        });
     return;
   }
   if (kernels != Kernels::reference &&
