@@ -9,6 +9,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -239,6 +240,29 @@ TEST_CASE("max_pool_fast column-first rows and flat groups", "[kernels][max_pool
             if (it != ElementType::f32) CHECK(same_bits(got.indices, want.indices));
           }
       }
+    }
+  }
+}
+
+// A thread keeps the tables of its last geometry (max_pool_fast.cpp, plan_of): a run on kept
+// tables, after a run of the same geometry on other data, gives the bits of a run on fresh ones
+// (a thread of its own).
+TEST_CASE("max_pool_fast on a kept plan gives a fresh plan's values and indices",
+          "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0xCAC4F);
+  const Parallel par(2);
+  for (int iter = 0; iter < 150; ++iter) {
+    const PoolGeometry g = random_max_pool_geometry(rng);
+    INFO(describe_max(g));
+    const Tensor first = random_input<float>(rng, g), in = random_input<float>(rng, g);
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      INFO("isa " << isa_name(isa));
+      run(g, first, ElementType::i64, par, true, isa);
+      const Result kept = run(g, in, ElementType::i64, par, true, isa);
+      Result fresh;
+      std::thread([&] { fresh = run(g, in, ElementType::i64, par, true, isa); }).join();
+      CHECK(same_bits(kept.values, fresh.values));
+      CHECK(same_bits(kept.indices, fresh.indices));
     }
   }
 }

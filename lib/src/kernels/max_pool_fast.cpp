@@ -36,6 +36,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -689,28 +690,39 @@ bool any_nan(const T* x, i64 n) {
   return nan != 0;
 }
 
-// `adaptive`: g is the window form of an AdaptiveMaxPool with equal bins, whose outputs follow
-// detail::bin_max instead of window_max: an output row whose input rows hold a NaN, and any
-// output the window recurrence left at lowest(), are redone with bin_max (rare in real data).
-template <class T, class I>
-void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
-         const Parallel& par, Isa isa, bool adaptive) {
-  const auto axes = detail::axis_windows(g);
-  const i64 out_rows = g.out[0] * g.out[1];
-  RowGeo w{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
-           g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
+// The tables of a geometry for the group functions, from the geometry, the element type and the
+// ISA alone.
+template <class T>
+struct MaxPlan {
+  PoolGeometry g;
+  Isa isa = Isa::best;
+  std::array<detail::AxisWindows, 3> axes;
+  RowGeo w{};
   BlockTaps block_taps;
   Spread spread;
-  const GroupFn<T> group_fn = pick_group<T>(w, out_rows, block_taps, spread, isa);
-  const T* x = in.data<T>();
-  T* y = values.mutable_data<T>();
-  I* idx = indices ? indices->mutable_data<I>() : nullptr;
-  const i64 in_plane = g.in_plane_size(), out_w = g.out[2];
-  const i64 range = g.index_range();
-  // range is a multiple of the plane size (axis <= 2: add a per-plane offset) or divides it.
-  const bool per_plane_offset = range % in_plane == 0;
-
+  GroupFn<T> group_fn = nullptr;
   RowTable rt;
+};
+
+// A thread keeps its last plan whose tables fit kKeptPlanBytes, as avg_pool_fast does: bands of
+// a long sequence (bands.hpp) run one geometry many times, and their window tables were half
+// the time of a MaxPool over one.
+constexpr std::size_t kKeptPlanBytes = std::size_t{1} << 20;
+
+template <class T>
+std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
+  thread_local std::shared_ptr<const MaxPlan<T>> kept;
+  if (kept && kept->isa == isa && kept->g == g) return kept;
+  auto p = std::make_shared<MaxPlan<T>>();
+  p->g = g;
+  p->isa = isa;
+  p->axes = detail::axis_windows(g);
+  const auto& axes = p->axes;
+  const i64 out_rows = g.out[0] * g.out[1];
+  p->w = RowGeo{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
+                g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
+  p->group_fn = pick_group<T>(p->w, out_rows, p->block_taps, p->spread, isa);
+  RowTable& rt = p->rt;
   for (i64 q = 0; q < out_rows; ++q) {
     const auto od = static_cast<std::size_t>(q / g.out[1]);
     const auto oh = static_cast<std::size_t>(q % g.out[1]);
@@ -721,6 +733,35 @@ void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& 
     }
     rt.begin.push_back(static_cast<i64>(rt.off.size()));
   }
+  std::size_t bytes = 0;
+  const auto add = [&](const auto&... v) { ((bytes += v.size() * sizeof(v[0])), ...); };
+  for (const auto& ax : axes) add(ax.first, ax.taps);
+  const BlockTaps& bt = p->block_taps;
+  const Spread& sp = p->spread;
+  add(bt.slot, bt.count, bt.taps, sp.idx, sp.mask, sp.bits, sp.first, sp.count, rt.begin, rt.off);
+  if (bytes <= kKeptPlanBytes) kept = p;
+  return p;
+}
+
+// `adaptive`: g is the window form of an AdaptiveMaxPool with equal bins, whose outputs follow
+// detail::bin_max instead of window_max: an output row whose input rows hold a NaN, and any
+// output the window recurrence left at lowest(), are redone with bin_max (rare in real data).
+template <class T, class I>
+void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+         const Parallel& par, Isa isa, bool adaptive) {
+  const std::shared_ptr<const MaxPlan<T>> plan = plan_of<T>(g, isa);
+  const auto& axes = plan->axes;
+  const RowGeo& w = plan->w;
+  const RowTable& rt = plan->rt;
+  const GroupFn<T> group_fn = plan->group_fn;
+  const i64 out_rows = g.out[0] * g.out[1];
+  const T* x = in.data<T>();
+  T* y = values.mutable_data<T>();
+  I* idx = indices ? indices->mutable_data<I>() : nullptr;
+  const i64 in_plane = g.in_plane_size(), out_w = g.out[2];
+  const i64 range = g.index_range();
+  // range is a multiple of the plane size (axis <= 2: add a per-plane offset) or divides it.
+  const bool per_plane_offset = range % in_plane == 0;
 
   // Units: groups of w.group output rows of one plane (the last group of a plane may be short).
   const i64 groups = (out_rows + w.group - 1) / w.group;
