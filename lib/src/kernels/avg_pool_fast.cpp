@@ -106,6 +106,7 @@
 
 #include "../fp_control.hpp"
 #include "irrun/kernels/avg_pool.hpp"
+#include "kept_plan.hpp"
 
 namespace irrun::kernels {
 namespace {
@@ -453,35 +454,27 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   }
 }
 
-// A plan and the ops chosen for it, from the geometry and the ISA alone.
+// A plan and the ops chosen for it, from the geometry and the ISA alone (kept_plan.hpp).
 struct Planned {
   PoolGeometry g;
   Isa isa = Isa::best;
   Plan pl;
   Ops ops;
+  std::size_t table_bytes() const { return avg_fast::table_bytes(pl); }
 };
 
-// The plan and ops of g (g has outputs), or none where the fast kernel does not cover g. A
-// thread keeps its last one whose tables fit kKeptPlanBytes: tiles and bands of long axes
-// (bands.hpp) run one geometry many times, and the plan of their 2^14 columns took 63% of
-// their time (f32 [1,1,3,4M] 3x3: 13.5 ms).
-constexpr std::size_t kKeptPlanBytes = std::size_t{1} << 20;
-
+// The plan and ops of g (g has outputs), or none where the fast kernel does not cover g.
 std::shared_ptr<const Planned> plan_of(const PoolGeometry& g, Isa isa) {
-  thread_local std::shared_ptr<const Planned> kept;
-  if (kept && kept->isa == isa && kept->g == g) return kept;
-  auto p = std::make_shared<Planned>();
-  p->g = g;  // the plan points at this copy
-  p->isa = isa;
-  if (!make_plan(p->g, p->pl)) return nullptr;
-  const bool avx512 = isa == Isa::best && cpu_has_avx512();
-  const bool avx2 = !avx512 && (isa == Isa::best || isa == Isa::avx2) && cpu_has_avx2();
-  p->ops = avx512 ? select_avx512(p->pl) : avx2 ? select_avx2(p->pl) : select_portable(p->pl);
-  // The exact-first routes trust the precision flag: none where it is not seen to work.
-  if (!irrun::detail::inexact_flag_works())
-    p->ops.exact_plane_sums = nullptr, p->ops.exact_band = nullptr, p->ops.exact_planes = nullptr;
-  if (table_bytes(p->pl) <= kKeptPlanBytes) kept = p;
-  return p;
+  return detail::kept_plan<Planned>(g, isa, [](Planned& p) {
+    if (!make_plan(p.g, p.pl)) return false;
+    const bool avx512 = p.isa == Isa::best && cpu_has_avx512();
+    const bool avx2 = !avx512 && (p.isa == Isa::best || p.isa == Isa::avx2) && cpu_has_avx2();
+    p.ops = avx512 ? select_avx512(p.pl) : avx2 ? select_avx2(p.pl) : select_portable(p.pl);
+    // The exact-first routes trust the precision flag: none where it is not seen to work.
+    if (!irrun::detail::inexact_flag_works())
+      p.ops.exact_plane_sums = nullptr, p.ops.exact_band = nullptr, p.ops.exact_planes = nullptr;
+    return true;
+  });
 }
 
 }  // namespace

@@ -197,11 +197,8 @@ void for_each_tile(const Tensor& in, Tensor& out, Tensor* indices, const PoolGeo
       t.g.index_axis = 0;
       narrow_axis(t.g, a, t.rows);
       narrow_axis(t.g, 2, t.cols);
-      std::vector<std::int64_t> in_shape{1, t.planes}, out_shape{1, t.planes};
-      for (std::size_t d = a; d < 3; ++d) {
-        in_shape.push_back(t.g.in[d]);
-        out_shape.push_back(t.g.out[d]);
-      }
+      const std::vector<std::int64_t> in_shape = expected_shape(t.g, t.g.in);
+      const std::vector<std::int64_t> out_shape = expected_shape(t.g, t.g.out);
       copy_box(g, g.in, bytes(in), t, false, in.buffer.data(), x.buffer.mutable_data(), true);
       const Tensor tile_in = Tensor::wrap(in.type, in_shape, x.buffer.data());
       Tensor tile_out = Tensor::wrap(out.type, out_shape, y.buffer.mutable_data());

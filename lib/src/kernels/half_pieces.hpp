@@ -13,6 +13,7 @@
 
 #include "irrun/pool_geometry.hpp"
 #include "scratch.hpp"
+#include "window.hpp"
 
 namespace irrun::kernels::detail {
 
@@ -127,8 +128,8 @@ inline Piece piece_at(const PoolGeometry& g, const Pieces& p, std::int64_t k) {
               s.r0,
               s.r1,
               g,
-              {1, c},
-              {1, c},
+              {},
+              {},
               p0 * n_in + s.r0 * row_in,
               p0 * n_out + s.o0 * row_out,
               c * (s.r1 - s.r0) * row_in,
@@ -138,10 +139,8 @@ inline Piece piece_at(const PoolGeometry& g, const Pieces& p, std::int64_t k) {
   gc.channels = c;
   gc.index_axis = 0;
   narrow_axis(gc, a, s);
-  for (std::size_t b = a; b < 3; ++b) {
-    piece.in_shape.push_back(gc.in[b]);
-    piece.out_shape.push_back(gc.out[b]);
-  }
+  piece.in_shape = expected_shape(gc, gc.in);
+  piece.out_shape = expected_shape(gc, gc.out);
   return piece;
 }
 

@@ -42,6 +42,7 @@
 
 #include "../fp_control.hpp"
 #include "irrun/kernels/max_pool.hpp"
+#include "kept_plan.hpp"
 #include "max_reduce.hpp"
 #include "window.hpp"
 
@@ -691,7 +692,7 @@ bool any_nan(const T* x, i64 n) {
 }
 
 // The tables of a geometry for the group functions, from the geometry, the element type and the
-// ISA alone.
+// ISA alone (kept_plan.hpp).
 template <class T>
 struct MaxPlan {
   PoolGeometry g;
@@ -702,45 +703,38 @@ struct MaxPlan {
   Spread spread;
   GroupFn<T> group_fn = nullptr;
   RowTable rt;
+  std::size_t table_bytes() const {
+    std::size_t bytes = 0;
+    for (const auto& ax : axes) bytes += detail::vector_bytes(ax.first, ax.taps);
+    const BlockTaps& bt = block_taps;
+    const Spread& sp = spread;
+    return bytes + detail::vector_bytes(bt.slot, bt.count, bt.taps, sp.idx, sp.mask, sp.bits,
+                                        sp.first, sp.count, rt.begin, rt.off);
+  }
 };
-
-// A thread keeps its last plan whose tables fit kKeptPlanBytes, as avg_pool_fast does: bands of
-// a long sequence (bands.hpp) run one geometry many times, and their window tables were half
-// the time of a MaxPool over one.
-constexpr std::size_t kKeptPlanBytes = std::size_t{1} << 20;
 
 template <class T>
 std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
-  thread_local std::shared_ptr<const MaxPlan<T>> kept;
-  if (kept && kept->isa == isa && kept->g == g) return kept;
-  auto p = std::make_shared<MaxPlan<T>>();
-  p->g = g;
-  p->isa = isa;
-  p->axes = detail::axis_windows(g);
-  const auto& axes = p->axes;
-  const i64 out_rows = g.out[0] * g.out[1];
-  p->w = RowGeo{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
-                g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
-  p->group_fn = pick_group<T>(p->w, out_rows, p->block_taps, p->spread, isa);
-  RowTable& rt = p->rt;
-  for (i64 q = 0; q < out_rows; ++q) {
-    const auto od = static_cast<std::size_t>(q / g.out[1]);
-    const auto oh = static_cast<std::size_t>(q % g.out[1]);
-    for (i64 td = 0; td < axes[0].taps[od]; ++td) {
-      const i64 id = axes[0].first[od] + td * axes[0].step;
-      for (i64 th = 0; th < axes[1].taps[oh]; ++th)
-        rt.off.push_back((id * g.in[1] + axes[1].first[oh] + th * axes[1].step) * g.in[2]);
+  return detail::kept_plan<MaxPlan<T>>(g, isa, [](MaxPlan<T>& p) {
+    const PoolGeometry& g = p.g;
+    p.axes = detail::axis_windows(g);
+    const auto& axes = p.axes;
+    const i64 out_rows = g.out[0] * g.out[1];
+    p.w = RowGeo{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
+                 g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
+    p.group_fn = pick_group<T>(p.w, out_rows, p.block_taps, p.spread, p.isa);
+    for (i64 q = 0; q < out_rows; ++q) {
+      const auto od = static_cast<std::size_t>(q / g.out[1]);
+      const auto oh = static_cast<std::size_t>(q % g.out[1]);
+      for (i64 td = 0; td < axes[0].taps[od]; ++td) {
+        const i64 id = axes[0].first[od] + td * axes[0].step;
+        for (i64 th = 0; th < axes[1].taps[oh]; ++th)
+          p.rt.off.push_back((id * g.in[1] + axes[1].first[oh] + th * axes[1].step) * g.in[2]);
+      }
+      p.rt.begin.push_back(static_cast<i64>(p.rt.off.size()));
     }
-    rt.begin.push_back(static_cast<i64>(rt.off.size()));
-  }
-  std::size_t bytes = 0;
-  const auto add = [&](const auto&... v) { ((bytes += v.size() * sizeof(v[0])), ...); };
-  for (const auto& ax : axes) add(ax.first, ax.taps);
-  const BlockTaps& bt = p->block_taps;
-  const Spread& sp = p->spread;
-  add(bt.slot, bt.count, bt.taps, sp.idx, sp.mask, sp.bits, sp.first, sp.count, rt.begin, rt.off);
-  if (bytes <= kKeptPlanBytes) kept = p;
-  return p;
+    return true;
+  });
 }
 
 // `adaptive`: g is the window form of an AdaptiveMaxPool with equal bins, whose outputs follow

@@ -71,15 +71,14 @@ inline AxisWindows adaptive_axis(std::int64_t in, std::int64_t out) {
   return a;
 }
 
-// The windows of all three (D, H, W) axes of a geometry.
+// The windows of axis a (0: D, 1: H, 2: W) of a geometry, and of all three.
+inline AxisWindows axis_windows(const PoolGeometry& g, std::size_t a) {
+  return g.adaptive ? adaptive_axis(g.in[a], g.out[a])
+                    : window_axis(g.in[a], g.out[a], g.kernel[a], g.stride[a], g.dilation[a],
+                                  g.pad_begin[a]);
+}
 inline std::array<AxisWindows, 3> axis_windows(const PoolGeometry& g) {
-  std::array<AxisWindows, 3> axes;
-  for (std::size_t a = 0; a < 3; ++a) {
-    axes[a] = g.adaptive ? adaptive_axis(g.in[a], g.out[a])
-                         : window_axis(g.in[a], g.out[a], g.kernel[a], g.stride[a], g.dilation[a],
-                                       g.pad_begin[a]);
-  }
-  return axes;
+  return {axis_windows(g, 0), axis_windows(g, 1), axis_windows(g, 2)};
 }
 
 // One output's window: its in-bounds taps on each axis.

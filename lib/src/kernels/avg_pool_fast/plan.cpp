@@ -7,35 +7,14 @@
 #include <numeric>
 
 #include "../exact_sum.hpp"
+#include "../kept_plan.hpp"
 
 namespace irrun::kernels::avg_fast {
 namespace {
 
 Axis make_axis(const PoolGeometry& g, std::size_t a) {
-  Axis ax;
-  const i64 in = g.in[a], out = g.out[a];
-  ax.first.resize(static_cast<std::size_t>(out));
-  ax.taps.resize(static_cast<std::size_t>(out));
-  if (!g.adaptive) ax.step = g.dilation[a];
-  for (i64 o = 0; o < out; ++o) {
-    i64 first = 0, taps = 0;
-    if (g.adaptive) {
-      first = adaptive_bin_start(o, in, out);
-      taps = adaptive_bin_end(o, in, out) - first;
-    } else {
-      const i64 d = g.dilation[a], start = o * g.stride[a] - g.pad_begin[a];
-      // (Divisions by d only where d > 1: on a row of millions they were most of the plan.)
-      const i64 lo = start >= 0 ? 0 : d == 1 ? -start : (-start + d - 1) / d;
-      const i64 hi = start >= in ? 0
-                     : d == 1    ? std::min(g.kernel[a], in - start)
-                                 : std::min(g.kernel[a], (in - start + d - 1) / d);
-      first = start + lo * d;
-      taps = std::max<i64>(0, hi - lo);
-    }
-    ax.first[static_cast<std::size_t>(o)] = first;
-    ax.taps[static_cast<std::size_t>(o)] = taps;
-    ax.max_taps = std::max(ax.max_taps, taps);
-  }
+  Axis ax{detail::axis_windows(g, a)};
+  for (const i64 taps : ax.taps) ax.max_taps = std::max(ax.max_taps, taps);
   return ax;
 }
 
@@ -194,12 +173,11 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
 
 std::size_t table_bytes(const Plan& pl) {
   std::size_t bytes = 0;
-  const auto add = [&](const auto&... v) { ((bytes += v.size() * sizeof(v[0])), ...); };
-  for (const Axis& ax : pl.ax) add(ax.first, ax.taps);
-  add(pl.inv_w, pl.inv_w_swap, pl.row_begin, pl.row_off, pl.row_rinv, pl.step_end,
-      pl.band_span_begin, pl.band_span_len, pl.run_end, pl.flat_r, pl.full_r, pl.bins4_start,
-      pl.bins4_rows, pl.flat_lanes);
-  return bytes;
+  for (const Axis& ax : pl.ax) bytes += detail::vector_bytes(ax.first, ax.taps);
+  return bytes + detail::vector_bytes(pl.inv_w, pl.inv_w_swap, pl.row_begin, pl.row_off,
+                                      pl.row_rinv, pl.step_end, pl.band_span_begin,
+                                      pl.band_span_len, pl.run_end, pl.flat_r, pl.full_r,
+                                      pl.bins4_start, pl.bins4_rows, pl.flat_lanes);
 }
 
 bool rows_consecutive(const Plan& pl, i64 rows) {

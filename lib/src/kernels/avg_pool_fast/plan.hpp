@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../exact_sum.hpp"
+#include "../window.hpp"
 #include "irrun/pool_geometry.hpp"
 
 namespace irrun::kernels::avg_fast {
@@ -52,9 +53,8 @@ struct LineAligned {
 template <class T>
 using LineVector = std::vector<T, LineAligned<T>>;
 
-struct Axis {
-  std::vector<i64> first, taps;
-  i64 step = 1;
+// An axis's windows (window.hpp) and the most taps of any.
+struct Axis : detail::AxisWindows {
   i64 max_taps = 0;
 };
 
