@@ -19,6 +19,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <utility>
@@ -30,6 +31,7 @@
 #include "half_formats.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
+#include "kept_plan.hpp"
 #include "scratch.hpp"
 #include "simd.hpp"
 #include "window.hpp"
@@ -177,24 +179,51 @@ void widen_portable(const std::uint16_t* x, i64 n, double* d) {
   for (i64 i = 0; i < n; ++i) d[i] = F::to_double(x[i]);
 }
 
+// Output rows [od0, od1) x [oh0, oh1) of a plane and the input rows they read, D rows [d.first,
+// d.second] x H rows [h.first, h.second]: their W sums are what a band keeps.
+struct Band {
+  i64 od0, od1, oh0, oh1;
+  std::pair<i64, i64> d, h;
+  i64 rows() const {
+    return std::max<i64>(0, d.second - d.first + 1) * std::max<i64>(0, h.second - h.first + 1);
+  }
+};
+
+// The tables of a geometry, which a thread keeps for its next call (kept_plan.hpp): rebuilding
+// them took some 90% of a call on long rows of few planes (a 1-D sequence in bands of 2^14
+// outputs: 20 ns an output, against 1.4 ns over 64 planes; bench/HISTORY.md, round 62).
 struct Layout {
-  const PoolGeometry& g;
-  const std::array<detail::AxisWindows, 3>& ax;
-  bool full_kernel_divisor;
-  double kernel_volume, kernel_inverse;
-  bool avx2;      // the CPU has AVX2, FMA and F16C
-  bool fast_end;  // and finish_avx2 may end the outputs (set once the inputs are scanned)
+  PoolGeometry g;
+  Isa isa = Isa::best;
+  std::array<detail::AxisWindows, 3> ax;
+  i64 max_taps = 1;  // 0: no window has a tap (no other tables are made)
+  bool full_kernel_divisor = false;
+  double kernel_volume = 0, kernel_inverse = 0;
+  bool avx2 = false;  // the CPU has AVX2, FMA and F16C
   // The input D and H rows some window reads, and whether that is all of them (strides past
   // the kernel leave rows between windows, which a band then skips).
   std::vector<char> read_d, read_h;
-  std::vector<std::pair<i64, i64>> h_runs;  // the runs [h0, h1) of H rows read
-  bool read_all;
+  std::vector<std::pair<i64, i64>> h_runs;     // the runs [h0, h1) of H rows read
+  std::vector<std::pair<i64, i64>> scan_runs;  // the same, each within a widened chunk's values
+  bool read_all = false;
   // w_four[ow]: 1 or 2 when outputs ow..ow+3 have windows of as many taps, each that many taps
   // after the last; else 0.
   std::vector<char> w_four;
   std::vector<double> w_taps;     // the W taps of each output's window, at least 1
   std::vector<double> w_inverse;  // inverse(w_taps)
   std::vector<i64> w_empty;       // w_empty[ow]: outputs before ow whose W windows have no tap
+  bool global = false;            // one window over the whole plane
+  // Per thread: input rows widened at a time, outputs ended at a time, and the most W sums of a
+  // band (the bands of a plane).
+  i64 chunk = 0, ends = 0, band_sums = 0;
+  std::vector<Band> bands;
+
+  std::size_t table_bytes() const {
+    std::size_t bytes = 0;
+    for (const auto& a : ax) bytes += detail::vector_bytes(a.first, a.taps);
+    return bytes + detail::vector_bytes(read_d, read_h, h_runs, scan_runs, w_four, w_taps,
+                                        w_inverse, w_empty, bands);
+  }
 };
 
 std::vector<char> four_in_step(const detail::AxisWindows& a) {
@@ -272,28 +301,18 @@ std::pair<i64, i64> span(const detail::AxisWindows& a, i64 o0, i64 o1) {
   return s;
 }
 
-// Output rows [od0, od1) x [oh0, oh1) of a plane and the input rows they read, D rows [d.first,
-// d.second] x H rows [h.first, h.second]: their W sums are what a band keeps.
-struct Band {
-  i64 od0, od1, oh0, oh1;
-  std::pair<i64, i64> d, h;
-  i64 rows() const {
-    return std::max<i64>(0, d.second - d.first + 1) * std::max<i64>(0, h.second - h.first + 1);
-  }
-};
-
 Band band(const Layout& l, i64 od0, i64 od1, i64 oh0, i64 oh1) {
   return {od0, od1, oh0, oh1, span(l.ax[0], od0, od1), span(l.ax[1], oh0, oh1)};
 }
 
 // One band of a plane: x (the plane's 16-bit inputs) -> rows (W sums of the band's input rows, via
 // xs, a chunk of input rows widened to doubles) -> finish (sums and divisors of outputs to end) ->
-// y (the plane's outputs).
+// y (the plane's outputs). fast_end: finish_avx2 may end the outputs (normal_averages).
 template <class F>
 __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band& b,
                                                      const std::uint16_t* x, double* xs, i64 chunk,
                                                      double* rows, double* finish, i64 ends,
-                                                     std::uint16_t* y) {
+                                                     bool fast_end, std::uint16_t* y) {
   const PoolGeometry& g = l.g;
   const auto &ad = l.ax[0], &ah = l.ax[1],
              &aw = l.ax[2];  // not a structured binding: clang 14 lambdas cannot capture one
@@ -389,7 +408,7 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
       for (i64 ow0 = 0; ow0 < OW; ow0 += ends) {
         const i64 ow1 = std::min(OW, ow0 + ends);
         if (pending + ow1 - ow0 > ends) {
-          end_outputs<F>(sums, divisors, inverses, pending, l.fast_end, yp);
+          end_outputs<F>(sums, divisors, inverses, pending, fast_end, yp);
           yp += pending;
           pending = 0;
         }
@@ -451,7 +470,7 @@ __attribute__((always_inline)) inline void pool_band(const Layout& l, const Band
       }
     }
   }
-  end_outputs<F>(sums, divisors, inverses, pending, l.fast_end, yp);
+  end_outputs<F>(sums, divisors, inverses, pending, fast_end, yp);
 }
 
 // pool_band built for the CPU's AVX2 (its sums four doubles a vector) and for any x86-64.
@@ -459,13 +478,13 @@ template <class F>
 __attribute__((target("avx2,fma,f16c"))) void band_avx2(const Layout& l, const Band& b,
                                                         const std::uint16_t* x, double* xs,
                                                         i64 chunk, double* rows, double* finish,
-                                                        i64 ends, std::uint16_t* y) {
-  pool_band<F>(l, b, x, xs, chunk, rows, finish, ends, y);
+                                                        i64 ends, bool fast_end, std::uint16_t* y) {
+  pool_band<F>(l, b, x, xs, chunk, rows, finish, ends, fast_end, y);
 }
 template <class F>
 void band_portable(const Layout& l, const Band& b, const std::uint16_t* x, double* xs, i64 chunk,
-                   double* rows, double* finish, i64 ends, std::uint16_t* y) {
-  pool_band<F>(l, b, x, xs, chunk, rows, finish, ends, y);
+                   double* rows, double* finish, i64 ends, bool fast_end, std::uint16_t* y) {
+  pool_band<F>(l, b, x, xs, chunk, rows, finish, ends, fast_end, y);
 }
 
 // The bands of a plane, each within `budget` W sums: the whole plane when it fits (each input
@@ -497,6 +516,75 @@ std::vector<Band> plane_bands(const Layout& l, i64 budget, i64 band_rows) {
   return bands;
 }
 
+// The tables of g (kept_plan.hpp), or none where this kernel does not cover it whatever the
+// inputs: windows of more than 2^13 taps, kernel volumes mean_of would not end, rows of much
+// walking for few taps, and rows too wide for the per-thread buffers.
+std::shared_ptr<const Layout> layout_of(const PoolGeometry& g, Isa isa, i64 band_rows) {
+  return detail::kept_plan<Layout>(
+      g, isa,
+      [band_rows](Layout& l) {
+        l.ax = detail::axis_windows(l.g);
+        for (const auto& a : l.ax) l.max_taps *= *std::max_element(a.taps.begin(), a.taps.end());
+        if (l.max_taps == 0) return true;
+        if (l.max_taps > kMaxExactTaps) return false;
+        const detail::Divisor volume = detail::volume_divisor(l.g.kernel.data());
+        l.full_kernel_divisor = !l.g.adaptive && l.g.pads_in_avg;
+        // Not a double (mean_of's rest), or past finish4_avx2's bound (kernels of 2^40 values,
+        // with at most 2^13 taps, are nearly all padding).
+        if (l.full_kernel_divisor && (volume.lo != 0 || volume.hi >= 0x1p40)) return false;
+        l.kernel_volume = volume.hi;
+        l.kernel_inverse = inverse(volume.hi);
+        l.avx2 = detail::cpu_has_f16c() && l.isa != Isa::portable;
+        const PoolGeometry& g = l.g;
+        const auto& ax = l.ax;
+        l.read_d = rows_read(ax[0], g.in[0]);
+        l.read_h = rows_read(ax[1], g.in[1]);
+        l.w_four = four_in_step(ax[2]);
+        const auto ow_count = ax[2].taps.size();
+        l.w_taps.resize(ow_count);
+        l.w_inverse.resize(ow_count);
+        l.w_empty.assign(ow_count + 1, 0);
+        for (std::size_t w = 0; w < ow_count; ++w) {
+          const i64 taps = ax[2].taps[w];
+          l.w_taps[w] = static_cast<double>(std::max<i64>(1, taps));
+          l.w_inverse[w] = inverse(l.w_taps[w]);
+          l.w_empty[w + 1] = l.w_empty[w] + (taps == 0);
+        }
+        l.h_runs = read_runs(l.read_h, g.in[1]);
+        l.read_all = std::find(l.read_d.begin(), l.read_d.end(), 0) == l.read_d.end() &&
+                     std::find(l.read_h.begin(), l.read_h.end(), 0) == l.read_h.end();
+        // This kernel's work (a walk of every row, and every value of the rows read widened,
+        // scanned and summed) against the reference's taps (an exact sum each, some 16 times the
+        // cost): rows whose windows read a few of their columns (W strides far past the kernel)
+        // took hundreds of times the reference's time.
+        const auto count = [](const std::vector<char>& v) {
+          return static_cast<double>(std::count(v.begin(), v.end(), 1));
+        };
+        const double work = static_cast<double>(g.planes()) *
+                            (static_cast<double>(g.in[0] * g.in[1]) +
+                             count(l.read_d) * count(l.read_h) * static_cast<double>(g.in[2]));
+        const double taps = static_cast<double>(g.planes() * g.out_plane_size() * l.max_taps);
+        if (work > kWorkPerTap * taps && work > kWorkAnyway) return false;
+        // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long,
+        // and no more than the plane's rows, which no run passes), sums and divisors of outputs
+        // to end, and the W sums of a band's input rows in what is left.
+        l.chunk = std::max<i64>(
+            4, std::min(g.in[0] * g.in[1], kWidenDoubles / std::max<i64>(1, g.in[2])));
+        l.ends = std::clamp(g.out[2], kEndOutputs, kMostEnded);
+        const i64 widened = l.chunk * g.in[2], end_buffer = 3 * l.ends;
+        if (widened + end_buffer >= kMaxScratchDoubles) return false;
+        l.bands = plane_bands(l, kMaxScratchDoubles - widened - end_buffer, band_rows);
+        if (l.bands.empty()) return false;
+        for (const auto& b : l.bands) l.band_sums = std::max(l.band_sums, b.rows() * g.out[2]);
+        if (!l.read_all)
+          l.scan_runs = read_runs(l.read_h, std::max<i64>(1, kWidenDoubles / g.in[2]));
+        l.global = g.out_plane_size() == 1;
+        for (std::size_t a = 0; a < 3; ++a) l.global = l.global && ax[a].taps[0] == g.in[a];
+        return true;
+      },
+      band_rows);
+}
+
 template <class F>
 bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par, Isa isa,
           i64 band_rows) {
@@ -504,68 +592,15 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   // and the others' sizes unbounded by any buffer: their products (this kernel's spans times OW,
   // in_plane_size()) could pass 2^63.
   if (std::find(g.in.begin(), g.in.end(), 0) != g.in.end()) return false;
-  const auto ax = detail::axis_windows(g);
-  i64 max_taps = 1;
-  for (const auto& a : ax) max_taps *= *std::max_element(a.taps.begin(), a.taps.end());
+  const std::shared_ptr<const Layout> plan = layout_of(g, isa, band_rows);
+  if (!plan) return false;
+  const Layout& l = *plan;
   // No window has a tap (an axis's all in padding): the reference's +0s, at once (the rows read
   // and the row sums below would walk the other axes' taps for every output).
-  if (max_taps == 0) {
+  if (l.max_taps == 0) {
     std::fill_n(out.mutable_data<std::uint16_t>(), g.planes() * g.out_plane_size(), 0);
     return true;
   }
-  const detail::Divisor volume = detail::volume_divisor(g.kernel.data());
-  const bool full_kernel_divisor = !g.adaptive && g.pads_in_avg;
-  if (max_taps > kMaxExactTaps) return false;
-  // Not a double (mean_of's rest), or past finish4_avx2's bound (kernels of 2^40 values, with at
-  // most 2^13 taps, are nearly all padding).
-  if (full_kernel_divisor && (volume.lo != 0 || volume.hi >= 0x1p40)) return false;
-  Layout l{g,
-           ax,
-           full_kernel_divisor,
-           volume.hi,
-           inverse(volume.hi),
-           detail::cpu_has_f16c() && isa != Isa::portable,
-           false,
-           rows_read(ax[0], g.in[0]),
-           rows_read(ax[1], g.in[1]),
-           {},
-           false,
-           four_in_step(ax[2]),
-           {},
-           {},
-           {0}};
-  for (const i64 taps : ax[2].taps) {
-    l.w_taps.push_back(static_cast<double>(std::max<i64>(1, taps)));
-    l.w_inverse.push_back(inverse(l.w_taps.back()));
-    l.w_empty.push_back(l.w_empty.back() + (taps == 0));
-  }
-  l.h_runs = read_runs(l.read_h, g.in[1]);
-  l.read_all = std::find(l.read_d.begin(), l.read_d.end(), 0) == l.read_d.end() &&
-               std::find(l.read_h.begin(), l.read_h.end(), 0) == l.read_h.end();
-  // This kernel's work (a walk of every row, and every value of the rows read widened, scanned
-  // and summed) against the reference's taps (an exact sum each, some 16 times the cost): rows
-  // whose windows read a few of their columns (W strides far past the kernel) took hundreds of
-  // times the reference's time.
-  const auto count = [](const std::vector<char>& v) {
-    return static_cast<double>(std::count(v.begin(), v.end(), 1));
-  };
-  const double work = static_cast<double>(g.planes()) *
-                      (static_cast<double>(g.in[0] * g.in[1]) +
-                       count(l.read_d) * count(l.read_h) * static_cast<double>(g.in[2]));
-  const double taps = static_cast<double>(g.planes() * g.out_plane_size() * max_taps);
-  if (work > kWorkPerTap * taps && work > kWorkAnyway) return false;
-  // Per thread: a chunk of input rows widened (at least four, enough for F16C to run long, and
-  // no more than the plane's rows, which no run passes), sums and divisors of outputs to end, and
-  // the W sums of a band's input rows in what is left.
-  const i64 chunk =
-      std::max<i64>(4, std::min(g.in[0] * g.in[1], kWidenDoubles / std::max<i64>(1, g.in[2])));
-  const i64 ends = std::clamp(g.out[2], kEndOutputs, kMostEnded);
-  const i64 widened = chunk * g.in[2], end_buffer = 3 * ends;
-  if (widened + end_buffer >= kMaxScratchDoubles) return false;
-  const auto bands = plane_bands(l, kMaxScratchDoubles - widened - end_buffer, band_rows);
-  if (bands.empty()) return false;
-  i64 band_sums = 0;
-  for (const auto& b : bands) band_sums = std::max(band_sums, b.rows() * g.out[2]);
 
   const auto* x = in.data<std::uint16_t>();
   const i64 n_in = g.in_plane_size();
@@ -577,9 +612,7 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
   std::mutex seen_mutex;
   const i64 ID = g.in[0], IH = g.in[1], IW = g.in[2];
   const auto scan = l.avx2 ? exponents_avx2<F> : exponents_portable<F>;
-  const auto runs = l.read_all ? std::vector<std::pair<i64, i64>>{}
-                               : read_runs(l.read_h, std::max<i64>(1, kWidenDoubles / IW));
-  const auto n_runs = static_cast<i64>(runs.size());
+  const auto n_runs = static_cast<i64>(l.scan_runs.size());
   par.for_range(l.read_all ? g.planes() * ID * IH : g.planes() * ID * n_runs, [&](i64 b, i64 e) {
     Exponents local;
     if (l.read_all) {
@@ -588,23 +621,22 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
       for (i64 t = b; t < e; ++t) {
         const i64 pd = t / n_runs;  // plane * ID + D row
         if (!l.read_d[static_cast<std::size_t>(pd % ID)]) continue;
-        const auto [h0, h1] = runs[static_cast<std::size_t>(t % n_runs)];
+        const auto [h0, h1] = l.scan_runs[static_cast<std::size_t>(t % n_runs)];
         local.join(scan(x + (pd * IH + h0) * IW, (h1 - h0) * IW));
       }
     }
     const std::lock_guard lock(seen_mutex);
     seen.join(local);
   });
-  if (!sums_exact<F>(seen, max_taps)) return false;
-  l.fast_end = l.avx2 && normal_averages<F>(
-                             seen, full_kernel_divisor ? volume.hi : static_cast<double>(max_taps));
+  if (!sums_exact<F>(seen, l.max_taps)) return false;
+  const bool fast_end =
+      l.avx2 && normal_averages<F>(seen, l.full_kernel_divisor ? l.kernel_volume
+                                                               : static_cast<double>(l.max_taps));
 
   auto* y = out.mutable_data<std::uint16_t>();
   // A window over the whole plane (a global pool) sums the plane at once, and four planes end
   // together: a band a plane made a pass per input row and left a division's latency exposed.
-  bool global = g.out_plane_size() == 1;
-  for (std::size_t a = 0; a < 3; ++a) global = global && ax[a].taps[0] == g.in[a];
-  if (global) {
+  if (l.global) {
     const double divisor = l.full_kernel_divisor ? l.kernel_volume : static_cast<double>(n_in);
     const auto sum = l.avx2 ? sum_avx2<F> : sum_portable<F>;
     par.for_range(g.planes(), [&](i64 b, i64 e) {
@@ -614,20 +646,21 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
       for (i64 p = b; p < e; p += 4) {
         const i64 m = std::min<i64>(4, e - p);
         for (i64 k = 0; k < m; ++k) sums[k] = sum(x + (p + k) * n_in, n_in);
-        end_outputs<F>(sums, divisors, inverses, m, l.fast_end, y + p);
+        end_outputs<F>(sums, divisors, inverses, m, fast_end, y + p);
       }
     });
     return true;
   }
   // A task is a band of a plane (bands write disjoint outputs), so that the bands of a single
   // large plane spread over the threads too.
-  const auto per_plane = static_cast<i64>(bands.size());
+  const auto per_plane = static_cast<i64>(l.bands.size());
   par.for_range(g.planes() * per_plane, [&](i64 b, i64 e) {
     // Not zeroed: a band writes each value before it reads it (the W sums of rows no window
     // reads are neither; zeroing them made a tall plane with few rows read cost 15x the
     // reference kernel).
-    const auto nx = static_cast<std::size_t>(widened), nr = static_cast<std::size_t>(band_sums),
-               nf = static_cast<std::size_t>(end_buffer);
+    const auto nx = static_cast<std::size_t>(l.chunk * IW),
+               nr = static_cast<std::size_t>(l.band_sums),
+               nf = static_cast<std::size_t>(3 * l.ends);
     using detail::Scratch;
     Scratch scratch(detail::Slot::avg_half_sums, Scratch::part_bytes<double>(nx) +
                                                      Scratch::part_bytes<double>(nr) +
@@ -637,9 +670,10 @@ bool pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& 
     double* const finish = scratch.take<double>(nf);
     for (i64 t = b; t < e; ++t) {
       const i64 p = t / per_plane;
-      (l.avx2 ? band_avx2<F> : band_portable<F>)(l, bands[static_cast<std::size_t>(t % per_plane)],
-                                                 x + p * n_in, xs, chunk, rows, finish, ends,
-                                                 y + p * g.out_plane_size());
+      (l.avx2 ? band_avx2<F> : band_portable<F>)(l,
+                                                 l.bands[static_cast<std::size_t>(t % per_plane)],
+                                                 x + p * n_in, xs, l.chunk, rows, finish, l.ends,
+                                                 fast_end, y + p * g.out_plane_size());
     }
   });
   return true;
