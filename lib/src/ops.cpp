@@ -226,12 +226,13 @@ OpAttrs parse_max_pool(AttrReader& r, int version) {
 }
 
 // Values take the input's type; MaxPool-8/14 add indices of the same shape. i32 indices beyond
-// 2^31 - 1 wrap (as in OpenVINO, which casts them): a warning says so.
+// 2^31 - 1 wrap (as in OpenVINO, which casts them): a warning says so when some position can be
+// past it (a range of 2^31 positions ends at 2^31 - 1, which fits).
 InferResult with_indices(InferResult r, int version, ElementType index_type) {
   if (version < 8) return r;
   r.outputs.push_back(ValueInfo{r.outputs[0].shape, index_type, std::nullopt});
   if (index_type == ElementType::i32 && r.geometry &&
-      r.geometry->index_range() > std::numeric_limits<std::int32_t>::max()) {
+      r.geometry->index_range() - 1 > std::numeric_limits<std::int32_t>::max()) {
     Diagnostic d;
     d.severity = Severity::warning;
     d.rule = "index-overflow";

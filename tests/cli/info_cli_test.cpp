@@ -221,6 +221,32 @@ TEST_CASE("irrun info shows types, attributes, shapes and the run column", "[cli
     CHECK(t.row("adaptive_max")->at("outputs") == "[1,2,3,4] [1,2,3,4]");
     CHECK(t.row("adaptive_max")->at("run") == "yes");
   }
+  SECTION("an AdaptiveAvgPool-8 whose output_size a Parameter feeds does not run") {
+    // run refuses it (exit 6: its output shape is not static), so neither does the model.
+    ScratchDir dir;
+    const auto model = dir.write("param_size.xml", R"(<?xml version="1.0"?>
+<net name="t" version="11"><layers>
+<layer id="0" name="input" type="Parameter" version="opset1"><data shape="1,2,7,9" element_type="f32"/>
+<output><port id="0" precision="FP32"><dim>1</dim><dim>2</dim><dim>7</dim><dim>9</dim></port></output></layer>
+<layer id="1" name="size" type="Parameter" version="opset1"><data shape="2" element_type="i64"/>
+<output><port id="0" precision="I64"><dim>2</dim></port></output></layer>
+<layer id="2" name="ap" type="AdaptiveAvgPool" version="opset8">
+<input><port id="0"><dim>1</dim><dim>2</dim><dim>7</dim><dim>9</dim></port><port id="1"><dim>2</dim></port></input>
+<output><port id="2" precision="FP32"><dim>1</dim><dim>2</dim><dim>-1</dim><dim>-1</dim></port></output></layer>
+<layer id="3" name="out" type="Result" version="opset1">
+<input><port id="0"><dim>1</dim><dim>2</dim><dim>-1</dim><dim>-1</dim></port></input></layer>
+</layers><edges><edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/></edges></net>
+)");
+    const auto r = run_irrun({"info", model});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto t = Table::parse(r.out_lines());
+    for (const auto& row : t.rows) CHECK(row.at("run") == "no");
+    CHECK(t.rows.size() == 4);
+    CHECK(run_irrun({model, "--random-input"}).exit_code == 6);
+  }
   SECTION("bad_dim_v11: declared -> inferred where they differ") {
     const auto t = info_table("bad_dim_v11.xml");
     REQUIRE(t.row("pool"));
