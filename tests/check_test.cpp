@@ -64,6 +64,16 @@ std::string pool_model(const std::string& version, const std::string& data,
             edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
 }
 
+// Parameter(0) of `element_type` -> `type`-`version`(1) -> Result(2), declared in `precision`.
+std::string typed_pool_model(const std::string& element_type, const std::string& precision,
+                             const std::string& type, const std::string& version) {
+  return ir(parameter_text(0, "in", "1,1,8", element_type, precision) +
+                layer(1, "pool", type, version, "kernel=\"2\" strides=\"2\"", in_port(0, "1,1,8"),
+                      out_port(1, precision, "1,1,4")) +
+                result(2, "out", "1,1,4"),
+            edge(0, 0, 1, 0) + edge(1, 1, 2, 0));
+}
+
 const std::string kPool2 = "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\"";
 
 // Parameter(0) -> Convolution(1, opaque) -> AvgPool(2) -> Result(3).
@@ -584,6 +594,32 @@ std::vector<Case> cases() {
        false,
        {},
        {0, 1, 2, 3}},
+      // OpenVINO's shape inference takes boolean and string inputs (its template plugin runs
+      // boolean AvgPool-1): a warning, an error under --strict; no element type is an error.
+      {"AvgPool-1 over a boolean input",
+       typed_pool_model("boolean", "BOOL", "AvgPool", "opset1"),
+       std::nullopt,
+       false,
+       {{"bad-type", W, 1, {"input 0 has element type boolean, not a number"}}},
+       {0, 1, 2}},
+      {"AvgPool-1 over a boolean input, --strict",
+       typed_pool_model("boolean", "BOOL", "AvgPool", "opset1"),
+       std::nullopt,
+       true,
+       {{"bad-type", E, 1, {"input 0 has element type boolean, not a number"}}},
+       {0, 1, 2}},
+      {"MaxPool-1 over a string input",
+       typed_pool_model("string", "STRING", "MaxPool", "opset1"),
+       std::nullopt,
+       false,
+       {{"bad-type", W, 1, {"input 0 has element type string, not a number"}}},
+       {0, 1, 2}},
+      {"AvgPool-14 over an input of undefined element type",
+       typed_pool_model("undefined", "UNSPECIFIED", "AvgPool", "opset14"),
+       std::nullopt,
+       false,
+       {{"bad-type", E, 1, {"input 0 has element type undefined, expected a float or integer"}}},
+       {0, 2}},
       {"AdaptiveMaxPool-8 index type u8",
        adaptive_max_model("index_element_type=\"u8\"", "1,3,3,5", "U8"),
        bytes_of<std::int64_t>({3, 5}),

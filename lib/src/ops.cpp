@@ -175,10 +175,11 @@ OpAttrs parse_avg_pool(AttrReader& r, int version) {
   return a;
 }
 
-void require_numeric_input(const InferContext& ctx, std::size_t i) {
+// An input of no element type is an error, as in OpenVINO; boolean and string ones, which its
+// shape inference takes (and its template plugin runs boolean AvgPool-1), are to_result's warning.
+void require_typed_input(const InferContext& ctx, std::size_t i) {
   const auto t = ctx.inputs[i].type;
-  if (t == ElementType::undefined || t == ElementType::dynamic || t == ElementType::string ||
-      t == ElementType::boolean)
+  if (t == ElementType::undefined || t == ElementType::dynamic)
     throw LayerError("bad-type", "input " + std::to_string(i) + " has element type " +
                                      std::string(to_string(t)) +
                                      ", expected a float or integer type");
@@ -188,6 +189,15 @@ InferResult to_result(PoolInference&& p, ElementType type) {
   InferResult r;
   r.outputs.push_back(ValueInfo{std::move(p.output), type, std::nullopt});
   r.geometry = p.geometry;
+  if (type == ElementType::boolean || type == ElementType::string) {
+    Diagnostic d;
+    d.severity = Severity::warning;
+    d.rule = "bad-type";
+    d.message = "input 0 has element type " + std::string(to_string(type)) +
+                ", not a number: OpenVINO's shape inference accepts it, but the op averages or "
+                "compares numbers (irrun does not run it)";
+    r.warnings.push_back(std::move(d));
+  }
   if (p.empty_bins_axis) {
     Diagnostic d;
     d.severity = Severity::warning;
@@ -201,7 +211,7 @@ InferResult to_result(PoolInference&& p, ElementType type) {
 }
 
 InferResult infer_avg_pool_op(const OpAttrs& attrs, int version, const InferContext& ctx) {
-  require_numeric_input(ctx, 0);
+  require_typed_input(ctx, 0);
   try {
     return to_result(infer_avg_pool(std::get<PoolAttrs>(attrs), version, ctx.inputs[0].shape),
                      ctx.inputs[0].type);
@@ -244,7 +254,7 @@ InferResult with_indices(InferResult r, int version, ElementType index_type) {
 }
 
 InferResult infer_max_pool_op(const OpAttrs& attrs, int version, const InferContext& ctx) {
-  require_numeric_input(ctx, 0);
+  require_typed_input(ctx, 0);
   const auto& a = std::get<PoolAttrs>(attrs);
   try {
     return with_indices(
@@ -304,7 +314,7 @@ std::optional<std::vector<std::int64_t>> output_size_dims(const ValueInfo& size)
 }
 
 InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& ctx) {
-  require_numeric_input(ctx, 0);
+  require_typed_input(ctx, 0);
   const auto& size = ctx.inputs[1];
   try {
     auto r =
@@ -318,7 +328,7 @@ InferResult infer_adaptive_avg_pool_op(const OpAttrs&, int, const InferContext& 
 }
 
 InferResult infer_adaptive_max_pool_op(const OpAttrs& attrs, int, const InferContext& ctx) {
-  require_numeric_input(ctx, 0);
+  require_typed_input(ctx, 0);
   const auto& a = std::get<PoolAttrs>(attrs);
   const auto& size = ctx.inputs[1];
   try {
