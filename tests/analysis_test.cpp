@@ -440,7 +440,7 @@ TEST_CASE("opset resolution", "[analysis]") {
       const auto* op = irrun::resolve_op(l);
       REQUIRE(op != nullptr);
       CHECK(op->version == *c.op_version);
-      CHECK_THAT(irrun::describe_op(l),
+      CHECK_THAT(irrun::describe(l),
                  Catch::Contains("-" + std::to_string(*c.op_version) + " " + c.version + ")"));
     } else {
       try {

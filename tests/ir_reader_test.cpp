@@ -584,7 +584,7 @@ TEST_CASE("where() and describe() format locations", "[ir_reader]") {
   l.name = "pool1";
   l.type = "AvgPool";
   l.version = "opset1";
-  CHECK(irrun::describe(l) == "layer 3 'pool1' (AvgPool opset1)");
+  CHECK(irrun::describe(l) == "layer 3 'pool1' (AvgPool-1 opset1)");
 }
 
 TEST_CASE("default_weights_path replaces the extension", "[ir_reader]") {

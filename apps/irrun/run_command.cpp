@@ -157,7 +157,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
           if (d.rule == "name-collision")
             spdlog::warn("{}{}: {} (OpenVINO's read_model refuses the model; irrun runs it)",
                          escape_controls(where(full.ir, d.line)),
-                         escape_controls(describe_op(full.ir.layers[*d.layer])),
+                         escape_controls(describe(full.ir.layers[*d.layer])),
                          escape_controls(d.message));
         }
         if (wrong)

@@ -15,7 +15,7 @@ std::vector<ValueInfo> declared_outputs(const Layer& layer) {
 std::string format(const IrModel& model, const Diagnostic& d) {
   std::string s = where(model, d.line);
   s += d.severity == Severity::error ? "error: " : "warning: ";
-  if (d.layer) s += describe_op(model.layers[*d.layer]);
+  if (d.layer) s += describe(model.layers[*d.layer]);
   if (!d.port.empty()) s += (d.layer ? " " : "") + d.port;
   if (d.layer || !d.port.empty()) s += ": ";
   s += d.message;

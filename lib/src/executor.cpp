@@ -32,7 +32,7 @@ Analysis analyze_or_throw(const Model& m, const std::map<std::size_t, PartialSha
   auto a = analyze(m.ir, m.graph, weights, shapes);
   for (const auto& d : a.diagnostics) {
     if (d.severity != Severity::error) continue;
-    const auto what = describe_op(m.ir.layers[*d.layer]) + ": " + d.message + " [" + d.rule + "]";
+    const auto what = describe(m.ir.layers[*d.layer]) + ": " + d.message + " [" + d.rule + "]";
     const auto& declared = analyze(m.ir, m.graph, weights).diagnostics;
     const bool model_fails = std::any_of(declared.begin(), declared.end(), [](const auto& e) {
       return e.severity == Severity::error;
@@ -48,7 +48,7 @@ Analysis analyze_or_throw(const Model& m, const std::map<std::size_t, PartialSha
 
 ModelError no_weights_error(const Model& m, std::size_t n) {
   return ModelError(m.ir.path, m.ir.layers[n].line,
-                    describe_op(m.ir.layers[n]) + ": needs weights, but there is no " +
+                    describe(m.ir.layers[n]) + ": needs weights, but there is no " +
                         m.weights_path + " (give --weights FILE)");
 }
 
@@ -96,7 +96,7 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
       const auto& out = info.outputs[0];
       if (!info.geometry || !out.shape.is_static())
         throw unsupported_error(
-            m.ir.path + ": " + describe_op(layer) + ": output shape " + to_string(out.shape) +
+            m.ir.path + ": " + describe(layer) + ": output shape " + to_string(out.shape) +
             " is not static, so it cannot run (adaptive pooling needs its "
             "output_size from a Const, and none of its values -1, a dynamic dim)");
       const auto shape = out.shape.to_static();
@@ -113,7 +113,7 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
       }
       const auto total = bytes ? checked_add(live, *bytes) : std::nullopt;
       if (!total)
-        require_memory(std::nullopt, m.ir.path + ": " + describe_op(layer) + ": its output " +
+        require_memory(std::nullopt, m.ir.path + ": " + describe(layer) + ": its output " +
                                          std::string(to_string(out.type)) + " " + to_string(shape));
       held[n] = *bytes;
       live = *total;
@@ -127,7 +127,7 @@ void preflight(const Model& m, const Analysis& a, std::vector<std::size_t> uses)
   }
   if (peak)
     require_memory(peak, m.ir.path + ": running the model (largest output: " +
-                             describe_op(m.ir.layers[largest_layer]) + ", " +
+                             describe(m.ir.layers[largest_layer]) + ", " +
                              std::string(to_string(a.nodes[largest_layer].outputs[0].type)) + " " +
                              to_string(a.nodes[largest_layer].outputs[0].shape) + ")");
 }
@@ -255,7 +255,7 @@ PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inp
     const auto kind = info.op->kind;
     if (is_pool(kind) && !kernel_supports(info.outputs[0].type))
       throw unsupported_error(
-          m.ir.path + ": " + describe_op(m.ir.layers[n]) + ": element type " +
+          m.ir.path + ": " + describe(m.ir.layers[n]) + ": element type " +
           std::string(to_string(info.outputs[0].type)) +
           " is not executed (irrun runs f32, f16, bf16, f64, i8, i16, i32, i64, "
           "u8, u16, u32 and u64)");
@@ -266,7 +266,7 @@ PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inp
     if (!m.graph.nodes[n].reachable || !info.op || !is_pool(info.op->kind) || info.geometry ||
         !info.outputs[0].shape.is_static())
       continue;
-    const auto what = describe_op(m.ir.layers[n]) + ": an input spatial dimension is 0, so every " +
+    const auto what = describe(m.ir.layers[n]) + ": an input spatial dimension is 0, so every " +
                       "adaptive bin is empty and there is nothing to average, as OpenVINO's " +
                       "kernel asserts";
     const auto declared = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr).diagnostics;
@@ -465,9 +465,9 @@ Model extract_layer(const Model& model, const std::string& layer_name) {
   const std::size_t outputs = output_count(*op);
   if (target.outputs.size() != outputs)
     throw ModelError(model.ir.path, target.line,
-                     describe_op(target) + ": " + op_label(*op) + " has " +
-                         std::to_string(outputs) + " output(s), the layer declares " +
-                         std::to_string(target.outputs.size()) + " output port(s)");
+                     describe(target) + ": " + op_label(*op) + " has " + std::to_string(outputs) +
+                         " output(s), the layer declares " + std::to_string(target.outputs.size()) +
+                         " output port(s)");
 
   Model sub;
   sub.ir.path = model.ir.path;

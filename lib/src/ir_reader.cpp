@@ -17,6 +17,7 @@
 
 #include "irrun/checked.hpp"
 #include "irrun/error.hpp"
+#include "irrun/ops.hpp"
 #include "irrun/tensor.hpp"
 #include "irrun/utf8.hpp"
 
@@ -359,8 +360,12 @@ bool is_const(const Layer& layer) {
 }
 
 std::string describe(const Layer& layer) {
-  return "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + layer.type + " " +
-         layer.version + ")";
+  std::string kind = layer.type + " " + layer.version;
+  try {
+    if (const auto* op = resolve_op(layer)) kind = op_label(*op) + " " + layer.version;
+  } catch (const LayerError&) {  // a version whose opset lacks the type: as written
+  }
+  return "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + kind + ")";
 }
 
 std::string where(const IrModel& model, std::size_t line) {

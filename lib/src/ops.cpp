@@ -465,15 +465,6 @@ bool is_pool(OpKind kind) {
          kind == OpKind::max_pool || kind == OpKind::adaptive_max_pool;
 }
 
-std::string describe_op(const Layer& layer) {
-  std::string kind = layer.type + " " + layer.version;
-  try {
-    if (const auto* op = resolve_op(layer)) kind = op_label(*op) + " " + layer.version;
-  } catch (const LayerError&) {
-  }
-  return "layer " + std::to_string(layer.id) + " '" + layer.name + "' (" + kind + ")";
-}
-
 bool kernel_supports(ElementType type) {
   switch (type) {
     case ElementType::f32:

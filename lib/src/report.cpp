@@ -135,7 +135,7 @@ void CheckJunit::add(const CheckReport& r) {
   auto file_case = add_case("(file)");
   std::map<std::size_t, pugi::xml_node> layer_cases;
   if (r.model)
-    for (auto n : r.checked) layer_cases[n] = add_case(describe_op(r.model->ir.layers[n]));
+    for (auto n : r.checked) layer_cases[n] = add_case(describe(r.model->ir.layers[n]));
 
   std::vector<std::pair<pugi::xml_node, std::string>> outs;
   for (const auto& d : r.diagnostics) {
@@ -145,8 +145,7 @@ void CheckJunit::add(const CheckReport& r) {
       // A layer whose error kept it from being checked (a validation failure) still fails
       // as itself, not as the file: a CI history then shows that layer failing.
       if (it == layer_cases.end() && d.severity == Severity::error && r.model)
-        it = layer_cases.emplace(*d.layer, add_case(describe_op(r.model->ir.layers[*d.layer])))
-                 .first;
+        it = layer_cases.emplace(*d.layer, add_case(describe(r.model->ir.layers[*d.layer]))).first;
       if (it != layer_cases.end()) tc = it->second;
     }
     const auto text = format(r, d);

@@ -220,7 +220,7 @@ bad_pool("param_bad_shape", {}, 1, "attribute 'shape' = \"1,x,8,8\"", param_data
 for t, precision in (("undefined", "UNSPECIFIED"), ("dynamic", "FP32"), ("string", "STRING")):
     xml_file("run_%s_input.xml" % t, pool_model(element_type=t, precision=precision))
     # -q: dynamic has no precision of its own, and FP32 declared draws a warning line
-    case("run %s input" % t, 3, "layer 0 'input' (Parameter opset1): element_type %s has no fixed size" % t,
+    case("run %s input" % t, 3, "layer 0 'input' (Parameter-1 opset1): element_type %s has no fixed size" % t,
          "-q run {dir}/run_%s_input.xml --random-input -o {out}" % t)
 case("bench string input", 3, "element_type string has no fixed size", "bench {dir}/run_string_input.xml")
 xml_file("run_i4_pool.xml", pool_model(element_type="i4", precision="I4"))

@@ -75,7 +75,8 @@ bool has_type(const Layer& layer, std::string_view type);
 // A Const layer ("Const" or "Constant", any case).
 bool is_const(const Layer& layer);
 
-// "layer 3 'pool1' (AvgPool opset1)": how every message names a layer.
+// "layer 3 'pool1' (AvgPool-1 opset1)": how every message names a layer, with the op's version
+// where irrun knows the op ("layer 7 'conv' (Convolution opset1)" where it does not).
 std::string describe(const Layer& layer);
 
 // "<path>:<line>: " prefix for messages about a place in the file.

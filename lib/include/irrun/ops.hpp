@@ -96,9 +96,6 @@ std::string v10_output_name(const Layer& producer, std::size_t output);
 // Pooling ops, which run a kernel on a PoolGeometry.
 bool is_pool(OpKind kind);
 
-// "layer 3 'pool1' (AvgPool-1 opset1)": describe() with the op version when irrun knows the op.
-std::string describe_op(const Layer& layer);
-
 // The executed element types of the pooling kernels (every pooling op runs the same types).
 bool kernel_supports(ElementType type);
 
