@@ -848,7 +848,7 @@ TEST_CASE("unreadable files give one unreadable diagnostic", "[check]") {
       {"empty", dir.write("empty.xml", ""), "empty file", 0},
       {"not well-formed", dir.write("bad.xml", "<net version=\"10\">\n<layers>\n</net>\n"),
        "not well-formed XML", 3},
-      {"IR version 9", dir.write("v9.xml", "<net version=\"9\"/>\n"), "IR version '9'", 0},
+      {"IR version 9", dir.write("v9.xml", "<net version=\"9\"/>\n"), "IR version '9'", 1},
       {"dangling edge",
        dir.write("edge.xml", ir(parameter_text(0, "in", "1,1,4"), edge(5, 0, 0, 0))),
        "from-layer 5 does not exist", 0},

@@ -67,7 +67,8 @@ Command add_bench(CLI::App& app, const Globals& globals) {
   cmd->add_option("--weights", o->weights, "Weights file (default: MODEL.bin)");
   cmd->add_option("-i,--input", o->inputs.inputs,
                   "[NAME=]FILE (.npy or raw .bin); inputs not given are random (see --seed)");
-  cmd->add_option("--shape", o->inputs.shapes, "NAME=d0,d1,...: fixes dynamic dims for a raw .bin");
+  cmd->add_option("--shape", o->inputs.shapes,
+                  "NAME=d0,d1,...: fixes dynamic dims for a raw .bin or a generated input");
   cmd->add_option("--seed", o->seed, "Seed for the random inputs")
       ->capture_default_str()
       ->transform(seed_number());
@@ -83,7 +84,7 @@ Command add_bench(CLI::App& app, const Globals& globals) {
   cmd->add_option("--format", o->format, "text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--layer", o->layer, "Time only this pooling layer");
+  cmd->add_option("--layer", o->layer, "Time only this pooling layer")->check(layer_name());
   add_kernels_option(cmd, o->kernels);
   cmd->footer(
       "Times the graph's execution on inputs already in memory, each run into the outputs of the\n"

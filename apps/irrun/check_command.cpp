@@ -40,7 +40,7 @@ Command add_check(CLI::App& app, const Globals& globals) {
   cmd->footer(
       "One line per problem: FILE:LINE: error: layer ID 'NAME' (TYPE-VERSION opsetN) PORT: what\n"
       "Exit 0 when every file is clean, 1 when any file has a problem, 2 on usage errors,\n"
-      "5 when the --junit file cannot be written.");
+      "5 when the --junit file or the report on stdout cannot be written.");
 
   return {
       cmd, [opts, &globals]() {

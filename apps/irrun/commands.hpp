@@ -27,11 +27,13 @@ void add_kernels_option(CLI::App* cmd, kernels::Kernels& choice);
 std::string kernels_name(kernels::Kernels choice);
 
 // Option validators with one clear message each: a whole number in [min, max]; a --seed (any
-// uint64, no sign, no wrap); a tolerance (finite, >= 0). The first two rewrite the value in
-// canonical decimal, so they go in ->transform(), not ->check() (which hands them a copy).
+// uint64, no sign, no wrap); a tolerance (finite, >= 0); a --layer (not empty). The first two
+// rewrite the value in canonical decimal, so they go in ->transform(), not ->check() (which hands
+// them a copy).
 CLI::Validator whole_number(std::int64_t min, std::int64_t max);
 CLI::Validator seed_number();
 CLI::Validator tolerance_number();
+CLI::Validator layer_name();
 
 Command add_check(CLI::App& app, const Globals& globals);
 Command add_info(CLI::App& app, const Globals& globals);

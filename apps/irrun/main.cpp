@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   std::string max_memory;
   app.add_option("--max-memory", max_memory,
                  "Memory irrun may allocate for tensors, e.g. 512M, 8G (default: 75% of RAM); "
-                 "more fails with exit code 7")
+                 "more fails with exit code 7 (check: exit 1, and it goes on with the next file)")
       ->check(
           [](const std::string& v) {
             return irrun::parse_memory_size(v) ? std::string()

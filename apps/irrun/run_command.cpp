@@ -78,7 +78,8 @@ Command add_run(CLI::App& app, const Globals& globals) {
   cmd->add_option("--weights", o->weights, "Weights file (default: MODEL.bin)");
   cmd->add_option("-i,--input", o->inputs.inputs,
                   "[NAME=]FILE: raw little-endian .bin in the input's element type, or .npy");
-  cmd->add_option("--shape", o->inputs.shapes, "NAME=d0,d1,...: fixes dynamic dims for a raw .bin");
+  cmd->add_option("--shape", o->inputs.shapes,
+                  "NAME=d0,d1,...: fixes dynamic dims for a raw .bin or a generated input");
   auto* random =
       cmd->add_flag("--random-input", o->random, "Generate every input not given (see --seed)");
   cmd->add_option("--seed", o->seed, "Seed for --random-input")
@@ -101,7 +102,8 @@ Command add_run(CLI::App& app, const Globals& globals) {
       ->needs(output_dir);
   cmd->add_option("--layer", o->layer,
                   "Run only this pooling layer; --input feeds its data input, Consts come from "
-                  "the .bin");
+                  "the .bin")
+      ->check(layer_name());
   auto* expect = cmd->add_option(
       "--expect", o->expect,
       "Compare the outputs with a golden DIR (written by --output-dir) or a single .npy/.bin; "

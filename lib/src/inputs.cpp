@@ -153,6 +153,8 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
     const auto& p = info(*param);
     if (bound.tensors.count(*param))
       throw input_error("--input " + arg + ": " + describe_param(p) + " is given twice");
+    if (path.empty())
+      throw input_error("--input " + arg + ": no file named for " + describe_param(p));
     Tensor t;
     const bool npy = is_npy_path(path);
     if (npy) {

@@ -133,13 +133,13 @@ class Reader {
                            std::to_string(parsed.offset));
     const auto net = doc.document_element();
     if (!net || !iequals(net.name(), "net"))
-      throw ModelError(model_.path, 0,
+      throw ModelError(model_.path, net ? line(net) : 0,
                        "not an OpenVINO IR: the root element is <" +
                            std::string(net ? net.name() : "") + ">, expected <net>");
     const std::string version = net.attribute("version").as_string();
     if (version != "10" && version != "11")
       throw ModelError(
-          model_.path, 0,
+          model_.path, line(net),
           "IR version '" + version + "' is not supported: OpenVINO reads IR versions 10 and 11");
     model_.ir_version = std::stoi(version);
     model_.name = net.attribute("name").as_string();

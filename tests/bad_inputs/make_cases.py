@@ -314,6 +314,7 @@ files["short.bin"] = f32s(191)
 run_input("raw .bin one element short", 4, "expected 768 bytes (f32 [1,3,8,8]), found 764", "{dir}/short.bin")
 run_input("unknown input name", 4, "'image' is not an input of", "image={dir}/good.npy")
 run_input("input given twice", 4, "is given twice", "{dir}/good.npy --input input={dir}/good.npy")
+run_input("input named with no file", 4, "--input input=: no file named for input 'input'", "input=")
 run_input("--shape that does not fit", 4, "does not fit the input's shape [1,3,8,8]", "{dir}/good.bin", " --shape input=1,3,8,9")
 run_input("--shape not static", 4, "is not a static shape", "{dir}/good.bin", " --shape input=1,3,?,8")
 

@@ -484,6 +484,12 @@ TEST_CASE("--layer pool runs the pool of a network irrun cannot run", "[cli][run
     r = run_irrun({model, "--layer", "nope", "--random-input"});
     CHECK(r.exit_code == 2);
     CHECK(has(r.err, "no layer named 'nope'"));
+    // An empty name read as no --layer: the whole model ran (here: exit 6 on the Convolution).
+    for (const char* command : {"run", "bench"}) {
+      r = run_irrun({command, model, "--layer", "", "--random-input"});
+      CHECK(r.exit_code == 2);
+      CHECK(has(r.err, "--layer: expected a layer name or id, got an empty string"));
+    }
   }
 }
 

@@ -1,5 +1,6 @@
-// Validators for numeric options: one clear message each (CLI11's ranges print DBL_MAX in full),
-// and no silent wrap or saturation (std::strtoull takes "-5" and clamps 2^64).
+// Validators for options: one clear message each (CLI11's ranges print DBL_MAX in full), no
+// silent wrap or saturation of numbers (std::strtoull takes "-5" and clamps 2^64), and no empty
+// --layer (which read as none given: the whole model ran).
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -62,6 +63,15 @@ CLI::Validator tolerance_number() {
                    : "expected a finite number >= 0, got '" + v + "'";
       },
       "FLOAT >= 0");
+}
+
+CLI::Validator layer_name() {
+  return CLI::Validator(
+      [](std::string& v) {
+        return v.empty() ? std::string("expected a layer name or id, got an empty string")
+                         : std::string();
+      },
+      "NAME|ID");
 }
 
 }  // namespace irrun::cli
