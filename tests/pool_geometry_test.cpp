@@ -237,6 +237,16 @@ const std::vector<Case> kAvgPoolCases = {
    {.kernel = {3}, .strides = {2}, .auto_pad = AutoPad::same_upper}, "[...]", "[?,?,?]"},
   {"dynamic rank 4-D kernel -> rank 6", 16,
    {.kernel = {2, 2, 2, 2}, .strides = {1, 1, 1, 1}}, "...", "[?,?,?,?,?,?]"},
+  // Section 2, auto_pad: "if the whole rank is dynamic, pads are untouched".
+  {"dynamic rank same_upper keeps the given pads", 14,
+   {.kernel = {3}, .strides = {2}, .pads_begin = {1}, .pads_end = {2},
+    .auto_pad = AutoPad::same_upper},
+   "...", "[?,?,?]", Pads{1}, Pads{2}},
+  // ... while valid zeroes them whatever the rank ("valid: pb = pe = 0").
+  {"dynamic rank valid zeroes the given pads", 1,
+   {.kernel = {2, 2}, .strides = {1, 1}, .pads_begin = {0, 3}, .pads_end = {1, 0},
+    .auto_pad = AutoPad::valid},
+   "...", "[?,?,?,?]", Pads{0, 0}, Pads{0, 0}},
 };
 // clang-format on
 
@@ -556,7 +566,23 @@ const std::vector<NegativeCase> kAvgPoolNegativeCases = {
    "at axis 0."},
   {"kernel 0", 1, {.kernel = {0}, .strides = {1}}, "[1,1,4]",
    "Kernel after dilation has size (dim: 18446744073709551615) larger than the data shape after "
-   "padding (dim: 4) at axis 0."},
+   "padding (dim: 4) at axis 0."},  // An empty kernel: every list is measured against the kernel's length, so the empty pads
+  // (resized to 0) and strides pass and the kernel-vs-rank rule fires; non-empty lists fail
+  // first, in order.
+  {"empty kernel", 1, {.kernel = {}, .strides = {}}, "[1,1,8,8]",
+   "Expected kernel size to be equal to input size - 2. Got: 0"},
+  {"empty kernel, v16", 16, {.kernel = {}, .strides = {}}, "[1,1,8]",
+   "Expected kernel size to be equal to input size - 2. Got: 0"},
+  {"empty kernel, strides of the input's rank", 1, {.kernel = {}, .strides = {1, 1}},
+   "[1,1,8,8]", "Expected strides size to be equal to input size - 2. Got: 2"},
+  {"empty kernel, pads_begin of the input's rank", 14,
+   {.kernel = {}, .strides = {1, 1}, .pads_begin = {0, 0}}, "[1,1,8,8]",
+   "Expected pads_begin size to be equal to input size - 2. Got: 2"},
+  {"empty kernel, dilations of the input's rank", 16,
+   {.kernel = {}, .strides = {}, .dilations = {1, 1}}, "[1,1,8,8]",
+   "Expected dilations size to be equal to kernel size. Got: 2"},
+  {"empty kernel, dynamic rank", 1, {.kernel = {}, .strides = {1}}, "...",
+   "Expected strides size to be equal to input size - 2. Got: 1"},
 };
 // clang-format on
 
@@ -912,7 +938,10 @@ const std::vector<NegativeCase> kMaxPoolNegativeCases = {
    "at axis 0."},
   {"kernel 0", 1, {.kernel = {0}, .strides = {1}}, "[1,1,4]",
    "Kernel after dilation has size (dim: 18446744073709551615) larger than the data shape after "
-   "padding (dim: 4) at axis 0."},
+   "padding (dim: 4) at axis 0."},  {"empty kernel", 8, {.kernel = {}, .strides = {}}, "[1,1,8,8]",
+   "Expected kernel size to be equal to input size - 2. Got: 0"},
+  {"empty kernel, strides of the input's rank", 14, {.kernel = {}, .strides = {2, 2}},
+   "[1,1,8,8]", "Expected strides size to be equal to input size - 2. Got: 2"},
 };
 // clang-format on
 
