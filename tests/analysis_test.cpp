@@ -274,6 +274,39 @@ TEST_CASE("bad bool keeps the default exclude-pad=true", "[analysis]") {
   CHECK(accepted.analysis.nodes[1].outputs[0].shape == fixed({1, 1, 5}));
 }
 
+TEST_CASE("exclude-pad spellings: OpenVINO's bool rules", "[analysis]") {
+  // Section 1, bool: lowercased, then true/1 or false/0; any other value (no trimming) is
+  // ignored, keeping the default true, which irrun warns about (bad-bool). The probe: a kernel
+  // entirely in the padding is a validation error only when exclude-pad is true.
+  struct Case {
+    const char* value;
+    bool exclude_pad;  // what the op ends up with
+    bool warned;
+  };
+  const std::vector<Case> cases = {
+      {"true", true, false},   {"True", true, false},   {"TRUE", true, false},
+      {"1", true, false},      {"false", false, false}, {"False", false, false},
+      {"fAlSe", false, false}, {"0", false, false},     {" false", true, true},
+      {"false ", true, true},  {"0 ", true, true},      {"00", true, true},
+      {"+0", true, true},      {"f", true, true},       {"off", true, true},
+  };
+  const std::string data = "kernel=\"2\" strides=\"1\" pads_begin=\"2\" pads_end=\"0\" ";
+  for (const auto& c : cases) {
+    CAPTURE(c.value);
+    const auto a = analyze_xml(pool_model(
+        "AvgPool", "opset1", data + "exclude-pad=\"" + c.value + "\"", "1,1,4", "1,1,5"));
+    CHECK(with_rule(a.analysis, "validation").size() == (c.exclude_pad ? 1u : 0u));
+    const auto warnings = with_rule(a.analysis, "bad-bool");
+    CHECK(warnings.size() == (c.warned ? 1u : 0u));
+    if (c.warned && warnings.size() == 1) {
+      CHECK(warnings[0]->severity == Severity::warning);
+      CHECK_THAT(warnings[0]->message, Catch::Contains("\"" + std::string(c.value) + "\"") &&
+                                           Catch::Contains("keeps the default true"));
+    }
+    CHECK(a.analysis.diagnostics.size() == (c.exclude_pad ? 1u : 0u) + (c.warned ? 1u : 0u));
+  }
+}
+
 TEST_CASE("attribute errors", "[analysis]") {
   struct Case {
     const char* name;
