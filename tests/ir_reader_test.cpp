@@ -224,6 +224,30 @@ TEST_CASE("the root element name is compared case-insensitively", "[ir_reader]")
   CHECK(m.edges.empty());
 }
 
+TEST_CASE("a <net> starting past byte 512 is read", "[ir_reader]") {
+  // Section 1 reads the version from the first 512 bytes; current OpenVINO (frontend.cpp
+  // get_ir_version) parses the whole stream when those do not give one, as behind a long
+  // comment or a long attribute before `version`.
+  const std::string comment = "<!--" + std::string(600, 'c') + "-->\n";
+  const std::string attr = "doc=\"" + std::string(600, 'a') + "\" ";
+  const std::string body = ir(kParameter + kResult, kEdge, "11");
+  const std::string declaration = "<?xml version=\"1.0\"?>\n";
+  REQUIRE(body.rfind(declaration, 0) == 0);
+  const std::string after_comment = declaration + comment + body.substr(declaration.size());
+  std::string long_attr = body;
+  long_attr.insert(long_attr.find("<net ") + 5, attr);
+  for (const auto& [name, xml] :
+       {std::pair{"comment", after_comment}, std::pair{"attribute", long_attr}}) {
+    CAPTURE(name);
+    REQUIRE(xml.find("version=\"11\"") > 512);
+    const auto m = parse_ir(xml, "m.xml");
+    CHECK(m.ir_version == 11);
+    CHECK(m.layers.size() == 2);
+    CHECK(m.edges.size() == 1);
+    CHECK(m.diagnostics.empty());
+  }
+}
+
 TEST_CASE("a net without layers and edges is an empty model", "[ir_reader]") {
   const auto m = parse_ir("<net version=\"11\"/>", "m.xml");
   CHECK(m.ir_version == 11);
