@@ -433,6 +433,25 @@ std::vector<Case> cases() {
        false,
        {{"bad-attribute", E, 1, {"missing mandatory attribute 'size'"}}},
        {0, 2, 3}},
+      // offset and size are read by get_uint64_attr (ir_reader.hpp, uint64_attr).
+      {"Const offset and size spelled +0 and 016",
+       adaptive_model(layer(1, "size", "Const", "opset1",
+                            "element_type=\"i64\" shape=\"2\" offset=\"+0\" size=\" 016\"", "",
+                            out_port(1, "I64", "2")),
+                      "1,3,3,5"),
+       bytes_of<std::int64_t>({3, 5}),
+       false,
+       {},
+       {0, 1, 2, 3}},
+      {"Const size with a trailing blank",
+       adaptive_model(layer(1, "size", "Const", "opset1",
+                            "element_type=\"i64\" shape=\"2\" offset=\"0\" size=\"16 \"", "",
+                            out_port(1, "I64", "2")),
+                      "1,3,3,5"),
+       bytes_of<std::int64_t>({3, 5}),
+       false,
+       {{"bad-attribute", E, 1, {"'size' = \"16 \" is not a non-negative integer"}}},
+       {0, 2, 3}},
       // Section 1, element types: the enum adapter takes F32 (case-insensitive) but
       // element::Type(string) does not; Type(string) takes FP32 but the enum does not. A Const
       // needs both. (The pool then reads the declared FP32 port: the usual output_size warning.)

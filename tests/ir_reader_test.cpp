@@ -165,6 +165,26 @@ std::vector<ErrorCase> error_cases() {
       {"edge without to-port",
        ir(kParameter + kResult, "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\"/>\n"),
        "missing mandatory attribute 'to-port'", "<edge "},
+      // get_uint64_attr refuses trailing text, blanks included, and negative values.
+      {"layer id with a trailing blank",
+       ir("<layer id=\"0 \" name=\"a\" type=\"Parameter\" version=\"opset1\"/>\n"),
+       "attribute 'id' of <layer> is '0 ', expected a non-negative integer", "<layer id=\"0 \""},
+      {"port id past 2^63 - 1",
+       ir("<layer id=\"0\" name=\"a\" type=\"Foo\" version=\"extension\">\n"
+          "<output><port id=\"9223372036854775808\" precision=\"FP32\"/></output>\n</layer>\n"),
+       "attribute 'id' of <port> is '9223372036854775808'", "<output>"},
+      {"edge with a signed negative port",
+       ir(kParameter + kResult,
+          "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"-1\"/>\n"),
+       "attribute 'to-port' of <edge> is '-1'", "<edge "},
+      {"edge with two signs",
+       ir(kParameter + kResult,
+          "<edge from-layer=\"+-0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/>\n"),
+       "attribute 'from-layer' of <edge> is '+-0'", "<edge "},
+      {"IR version with a trailing blank", ir(kParameter + kResult, kEdge, "11 "),
+       "IR version '11 ' is not supported", nullptr},
+      {"IR version 1e1", ir(kParameter + kResult, kEdge, "1e1"),
+       "IR version '1e1' is not supported", nullptr},
       {"edge with a non-numeric port",
        ir(kParameter + kResult,
           "<edge from-layer=\"0\" from-port=\"a\" to-layer=\"1\" to-port=\"0\"/>\n"),
@@ -222,6 +242,83 @@ TEST_CASE("the root element name is compared case-insensitively", "[ir_reader]")
   CHECK(m.ir_version == 10);
   CHECK(m.layers.empty());
   CHECK(m.edges.empty());
+}
+
+TEST_CASE("uint64 attributes: OpenVINO's get_uint64_attr spellings", "[ir_reader]") {
+  // get_uint64_attr (src/common/util/src/xml_parse_utils.cpp): std::stoll in base 10 must consume
+  // the whole text and give a value >= 0. stoll skips leading blanks, takes one sign and any
+  // number of leading zeros, and fails past 2^63 - 1.
+  using U = std::optional<std::uint64_t>;
+  const std::vector<std::pair<std::string, U>> cases = {
+      {"11", 11},
+      {" 11", 11},
+      {"  \t\n\v\f\r11", 11},
+      {"+11", 11},
+      {"011", 11},
+      {"000000000000000000000000011", 11},
+      {"0", 0},
+      {"+0", 0},
+      {"-0", 0},
+      {"-000", 0},
+      {" -0", 0},
+      {"9223372036854775807", 9223372036854775807u},
+      {"+09223372036854775807", 9223372036854775807u},
+      {"9223372036854775808", std::nullopt},
+      {"18446744073709551615", std::nullopt},
+      {"99999999999999999999999", std::nullopt},
+      {"11 ", std::nullopt},
+      {"11\t", std::nullopt},
+      {"1 1", std::nullopt},
+      {"", std::nullopt},
+      {" ", std::nullopt},
+      {"+", std::nullopt},
+      {"-", std::nullopt},
+      {"-1", std::nullopt},
+      {" -7", std::nullopt},
+      {"+-1", std::nullopt},
+      {"+-0", std::nullopt},
+      {"--0", std::nullopt},
+      {"-+0", std::nullopt},
+      {"-+1", std::nullopt},
+      {"--1", std::nullopt},
+      {"++1", std::nullopt},
+      {"+ 1", std::nullopt},
+      {"0x1A", std::nullopt},
+      {"1e2", std::nullopt},
+      {"1.0", std::nullopt},
+      {"11a", std::nullopt},
+      {"a11", std::nullopt},
+  };
+  for (const auto& [text, expected] : cases) {
+    CAPTURE(text);
+    CHECK(irrun::uint64_attr(text) == expected);
+  }
+
+  // The reader takes those spellings in layer and port ids, edges and <net version>.
+  const std::string xml =
+      "<?xml version=\"1.0\"?>\n<net name=\"m\" version=\" +011\">\n<layers>\n"
+      "<layer id=\" 7\" name=\"in\" type=\"Parameter\" version=\"opset1\">\n"
+      "<data shape=\"1\" element_type=\"f32\"/>\n"
+      "<output><port id=\"+03\" precision=\"FP32\"><dim>1</dim></port></output>\n</layer>\n"
+      "<layer id=\"-0\" name=\"out\" type=\"Result\" version=\"opset1\">\n"
+      "<input><port id=\"  00\"><dim>1</dim></port></input>\n</layer>\n"
+      "</layers>\n<edges>\n"
+      "<edge from-layer=\"007\" from-port=\" 3\" to-layer=\"+0\" to-port=\"-00\"/>\n"
+      "</edges>\n</net>\n";
+  const auto m = parse_ir(xml, "m.xml");
+  CHECK(m.ir_version == 11);
+  REQUIRE(m.layers.size() == 2);
+  CHECK(m.layers[0].id == 7);
+  CHECK(m.layers[1].id == 0);
+  REQUIRE(m.layers[0].outputs.size() == 1);
+  CHECK(m.layers[0].outputs[0].id == 3);
+  REQUIRE(m.layers[1].inputs.size() == 1);
+  CHECK(m.layers[1].inputs[0].id == 0);
+  REQUIRE(m.edges.size() == 1);
+  CHECK(m.edges[0].from_layer == 7);
+  CHECK(m.edges[0].from_port == 3);
+  CHECK(m.edges[0].to_layer == 0);
+  CHECK(m.edges[0].to_port == 0);
 }
 
 TEST_CASE("a <net> starting past byte 512 is read", "[ir_reader]") {

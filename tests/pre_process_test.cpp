@@ -286,6 +286,9 @@ TEST_CASE("pre-process: where OpenVINO's read_model fails", "[pre_process]") {
             "<channel id=\"x\"> is not an unsigned 64 bit integer"},
            {means("in", {" id=\"1 \"><mean value=\"1\"/>"}), "is not an unsigned 64 bit integer"},
            {means("in", {" id=\"-1\"><mean value=\"1\"/>"}), "is not an unsigned 64 bit integer"},
+           // stoll takes one sign, then digits.
+           {means("in", {" id=\"+-0\"><mean value=\"1\"/>"}), "is not an unsigned 64 bit integer"},
+           {means("in", {" id=\"--0\"><mean value=\"1\"/>"}), "is not an unsigned 64 bit integer"},
            {means("in", {" id=\"9223372036854775808\"><mean value=\"1\"/>"}),
             "is not an unsigned 64 bit integer"},
            {means("in", {"><mean offset=\"+x\" size=\"16\"/>"}), "not unsigned 64 bit integers"},

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <span>
 
+#include "irrun/ir_reader.hpp"
+
 namespace irrun {
 namespace {
 
@@ -157,13 +159,11 @@ std::uint64_t AttrReader::mandatory_u64(std::string_view key) {
   const auto* value = take(key);
   if (!value)
     throw LayerError("bad-attribute", "missing mandatory attribute '" + std::string(key) + "'");
-  const auto t = trim(*value);
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
+  const auto v = uint64_attr(*value);
+  if (!v)
     throw LayerError("bad-attribute", "attribute '" + std::string(key) + "' = \"" + *value +
                                           "\" is not a non-negative integer");
-  return v;
+  return *v;
 }
 
 void AttrReader::finish(std::span<const std::string_view> known) {

@@ -59,18 +59,6 @@ std::string_view trim(std::string_view s) {
   return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-std::optional<std::uint64_t> parse_u64(std::string_view text) {
-  text = trim(text);
-  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) {
-        return std::isdigit(static_cast<unsigned char>(c));
-      }))
-    return std::nullopt;
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
 // `names` attribute: comma-separated, `\,` escapes a comma.
 std::vector<std::string> split_names(std::string_view text) {
   std::vector<std::string> names;
@@ -136,12 +124,15 @@ class Reader {
       throw ModelError(model_.path, net ? line(net) : 0,
                        "not an OpenVINO IR: the root element is <" +
                            std::string(net ? net.name() : "") + ">, expected <net>");
+    // get_uint64_attr(root, "version", 0): " 11" and "011" are 11, "11 " is refused.
     const std::string version = net.attribute("version").as_string();
-    if (version != "10" && version != "11")
+    const std::optional<std::uint64_t> number =
+        net.attribute("version") ? uint64_attr(version) : std::uint64_t{0};
+    if (number != 10u && number != 11u)
       throw ModelError(
           model_.path, line(net),
           "IR version '" + version + "' is not supported: OpenVINO reads IR versions 10 and 11");
-    model_.ir_version = std::stoi(version);
+    model_.ir_version = static_cast<int>(*number);
     model_.name = net.attribute("name").as_string();
 
     for (auto layer : net.child("layers").children("layer")) read_layer(layer);
@@ -179,7 +170,7 @@ class Reader {
   std::uint64_t mandatory_u64(const pugi::xml_node& node, const char* attr,
                               const std::string& context) {
     const auto text = mandatory(node, attr, context);
-    const auto v = parse_u64(text);
+    const auto v = uint64_attr(text);
     if (!v)
       fail(node, context + "attribute '" + attr + "' of <" + node.name() + "> is '" + text +
                      "', expected a non-negative integer");
@@ -404,6 +395,20 @@ IrModel read_ir(const std::string& xml_path) {
   if (!utf8_from_wide(text.substr(0, 4)) && text.substr(0, 512).find('\0') != std::string::npos)
     throw ModelError(xml_path, 0, "binary data, not an IR .xml file");
   return parse_ir(text, xml_path);
+}
+
+std::optional<std::uint64_t> uint64_attr(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  // from_chars would take a second '-' ("+-0", "--0"); strtoll wants a digit here.
+  if (i == text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < 0 || (negative && v != 0))
+    return std::nullopt;
+  return static_cast<std::uint64_t>(v);
 }
 
 std::string default_weights_path(const std::string& xml_path) {

@@ -12,6 +12,7 @@
 #include "irrun/checked.hpp"
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
+#include "irrun/ir_reader.hpp"
 
 namespace irrun {
 namespace {
@@ -40,20 +41,6 @@ std::size_t target(const Model& m, const PreProcess& pre) {
 [[noreturn]] void not_executed(ElementType type) {
   throw unsupported_error("mean values on an input of type " + std::string(to_string(type)) +
                           " are not executed (only f16, bf16, f32 and f64)");
-}
-
-// get_uint64_attr: std::stoll (leading blanks, one sign, digits) that must reach the end, then
-// not negative ("-0" is 0).
-std::optional<std::uint64_t> uint64_attr(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  const bool negative = i < text.size() && text[i] == '-';
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
-  std::int64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size() || v < 0 || (negative && v != 0))
-    return std::nullopt;
-  return static_cast<std::uint64_t>(v);
 }
 
 // get_float_attr: `stream >> float` that must reach the end of the text (its failure is not

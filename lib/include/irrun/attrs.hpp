@@ -48,6 +48,7 @@ class AttrReader {
   // a trailing non-digit part is dropped, both with a warning; `fallback` when absent.
   std::int64_t int64(std::string_view key, std::int64_t fallback);
   std::optional<std::string> text(std::string_view key);
+  // Const offset/size: uint64_attr (ir_reader.hpp), as OpenVINO's get_uint64_attr.
   std::uint64_t mandatory_u64(std::string_view key);
 
   // Warns about every attribute that was never read: OpenVINO ignores those silently. `known`
