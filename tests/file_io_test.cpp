@@ -304,3 +304,17 @@ TEST_CASE("read_file_chunks reads a file in order, in chunks of at most 1 MiB", 
   CHECK(error_of([&] { irrun::read_file_chunks(dir.file("fifo"), none); },
                  irrun::ExitCode::bad_input) == dir.file("fifo") + ": not a regular file");
 }
+
+TEST_CASE("make_directories makes missing parents and names what is in the way", "[file_io]") {
+  TempDir dir("file-io");
+  irrun::make_directories(dir.file("a/b/c"), "the test's directory");
+  CHECK(fs::is_directory(dir.file("a/b/c")));
+  irrun::make_directories(dir.file("a/b/c"), "the test's directory");  // already there: fine
+  std::ofstream(dir.file("f")) << "x";
+  CHECK(error_of([&] { irrun::make_directories(dir.file("f"), "the test's directory"); },
+                 irrun::ExitCode::output_failed) ==
+        dir.file("f") + ": the test's directory is not a directory");
+  CHECK(error_of([&] { irrun::make_directories(dir.file("f/sub"), "the test's directory"); },
+                 irrun::ExitCode::output_failed)
+            .starts_with(dir.file("f/sub") + ": cannot create the test's directory: "));
+}

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "irrun/check.hpp"
 #include "irrun/error.hpp"
+#include "irrun/file_io.hpp"
 #include "irrun/ir_reader.hpp"
 #include "irrun/report.hpp"
 #include "irrun/utf8.hpp"
@@ -89,7 +90,12 @@ Command add_check(CLI::App& app, const Globals& globals) {
         }
         if (!text) std::fputs(json.str().c_str(), stdout);
         std::fflush(stdout);
-        if (!opts->junit.empty()) junit.write(opts->junit);
+        if (!opts->junit.empty()) {
+          // As --output-dir: CI writes reports/irrun-check.xml on a fresh checkout.
+          const auto parent = std::filesystem::path(opts->junit).parent_path();
+          if (!parent.empty()) make_directories(parent, "the directory of --junit");
+          junit.write(opts->junit);
+        }
         return static_cast<int>(all_passed ? ExitCode::ok : ExitCode::check_failed);
       }};
 }

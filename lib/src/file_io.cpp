@@ -182,6 +182,14 @@ void read_file_chunks(const std::string& path,
   }
 }
 
+void make_directories(const std::filesystem::path& dir, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw output_error(dir.string() + ": " + what + " is not a directory");
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw output_error(dir.string() + ": cannot create " + what + ": " + ec.message());
+}
+
 // A complete temporary file waiting for its rename (FileBatch), registered for a signal's
 // cleanup until then.
 struct FileBatch::Staged {

@@ -14,6 +14,7 @@
 #include "irrun/blob.hpp"
 #include "irrun/dim.hpp"
 #include "irrun/error.hpp"
+#include "irrun/file_io.hpp"
 #include "irrun/npy.hpp"
 #include "irrun/sha256.hpp"
 
@@ -31,15 +32,6 @@ std::string describe(const std::string& name, ElementType type,
   s.imbue(std::locale::classic());
   s << "'" << name << "' (" << to_string(type) << " " << to_string(shape) << ")";
   return s.str();
-}
-
-void make_directory(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw output_error(dir.string() + ": --output-dir is not a directory");
-  fs::create_directories(dir, ec);
-  if (ec)
-    throw output_error(dir.string() + ": cannot create the output directory: " + ec.message());
 }
 
 // A file name unique within `used`: STEM.EXT, else STEM_1.EXT, STEM_2.EXT...
@@ -193,7 +185,7 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
     if (!manifest.inputs[k].file.empty())
       refuse_own_file((fs::path(dir) / manifest.inputs[k].file).string(),
                       "saved input '" + inputs[k].name + "'", manifest, inputs, &inputs[k]);
-  make_directory(dir);
+  make_directories(dir, "--output-dir");
   // Runs writing the same directory at once take turns, so that the manifest describes the files
   // beside it.
   const GoldenLock lock(dir, true);
@@ -208,7 +200,7 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
   }
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (manifest.inputs[k].file.empty()) continue;
-    make_directory(fs::path(dir) / "inputs");
+    make_directories(fs::path(dir) / "inputs", "the saved inputs' directory");
     write_npy((fs::path(dir) / manifest.inputs[k].file).string(), *inputs[k].tensor, &batch);
   }
   batch.publish();

@@ -320,8 +320,10 @@ run_input("--shape not static", 4, "is not a static shape", "{dir}/good.bin", " 
 
 # --- outputs and limits -----------------------------------------------------------------------
 case("output dir is a file", 5, "--output-dir is not a directory", "run {dir}/good.xml --input {dir}/good.npy -o {outfile}")
-case("output dir below a file", 5, "cannot create the output directory", "run {dir}/good.xml --input {dir}/good.npy -o {outfile}/sub")
-case("output dir in /proc (denied even to root)", 5, "cannot create the output directory", "run {dir}/good.xml --input {dir}/good.npy -o /proc/irrun-bad-inputs-out")
+case("output dir below a file", 5, "cannot create --output-dir", "run {dir}/good.xml --input {dir}/good.npy -o {outfile}/sub")
+case("output dir in /proc (denied even to root)", 5, "cannot create --output-dir", "run {dir}/good.xml --input {dir}/good.npy -o /proc/irrun-bad-inputs-out")
+case("--junit's directory is a file", 5, "the directory of --junit is not a directory", "check {dir}/good.xml --junit {outfile}/report.xml")
+case("--junit's directory below a file", 5, "cannot create the directory of --junit", "check {dir}/good.xml --junit {outfile}/sub/report.xml")
 case("output dir read-only", 5, "cannot write: Permission denied", "run {dir}/good.xml --input {dir}/good.npy -o {rodir}")
 case("--max-memory not a size", 2, "expected a size such as 1048576, 512M or 8G", "--max-memory lots run {dir}/good.xml --random-input")
 # A generated input's errors name it, as a file input's do.

@@ -364,10 +364,17 @@ TEST_CASE("golden: check --format json and --junit", "[cli][golden]") {
   REQUIRE(doc.load_file(junit.c_str()));
   CHECK(doc.child("testsuites").attribute("failures").as_int() == 0);
 
-  const auto unwritable =
+  // Its missing directories are made, as --output-dir's are (CI's reports/ on a fresh checkout).
+  const auto deep =
       run_irrun({"check", sample("avgpool_v11.xml"), "--junit", dir.file("no/such/dir/junit.xml")});
+  CHECK(deep.exit_code == 0);
+  CHECK(doc.load_file(dir.file("no/such/dir/junit.xml").c_str()));
+  dir.write("file", "not a directory\n");
+  const auto unwritable =
+      run_irrun({"check", sample("avgpool_v11.xml"), "--junit", dir.file("file/sub/junit.xml")});
   CHECK(unwritable.exit_code == 5);
   CHECK(unwritable.err_lines().size() == 1);
+  CHECK(any_line_has_all(unwritable.err_lines(), {"cannot create the directory of --junit"}));
 
   // A report path that is one of the models is refused before anything is written.
   const auto model = dir.file("model.xml");

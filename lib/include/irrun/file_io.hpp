@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
@@ -21,6 +22,11 @@ Buffer read_file(const std::string& path);
 // Throws as read_file, and "<path>: cannot read: <reason>".
 void read_file_chunks(const std::string& path,
                       const std::function<void(std::span<const std::byte>)>& chunk);
+
+// Creates `dir` and its missing parents, as `mkdir -p` (an output directory, a report's
+// directory). Throws irrun::output_error: "<dir>: <what> is not a directory" when something else
+// has its name, "<dir>: cannot create <what>: <reason>".
+void make_directories(const std::filesystem::path& dir, const std::string& what);
 
 class FileBatch;
 
