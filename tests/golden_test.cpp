@@ -1,7 +1,15 @@
 #include "irrun/golden.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
 #include <string>
+#include <vector>
+
+#include "irrun/error.hpp"
+#include "irrun/npy.hpp"
+#include "support/scratch_dir.hpp"
 
 TEST_CASE("file_stem: safe characters kept, the rest '_', long names cut with a digest",
           "[golden]") {
@@ -32,4 +40,36 @@ TEST_CASE("file_stem: safe characters kept, the rest '_', long names cut with a 
   CHECK(sb.size() == irrun::kMaxStem);
   CHECK(sa != sb);  // same start, different names: different files
   CHECK(irrun::file_stem(a) == sa);
+}
+
+namespace {
+
+// The message of the irrun::Error `f` throws, checking its exit code.
+template <class F>
+std::string error_of(F&& f, irrun::ExitCode code) {
+  try {
+    f();
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == code);
+    return e.what();
+  }
+  FAIL("no irrun::Error thrown");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("write_golden: the manifest never replaces an input file", "[golden]") {
+  irrun::testing::ScratchDir dir("golden-own");
+  const auto t = irrun::Tensor::zeros(irrun::ElementType::f32, {2});
+  const auto input = dir.write("manifest.json", std::string(8, '\0'));
+  irrun::Manifest m;
+  m.model_xml = {dir.file("m.xml"), ""};
+  const auto msg = error_of(
+      [&] {
+        irrun::write_golden(dir.path().string(), m, {{"x", &t, input}}, {}, true, false);
+      },
+      irrun::ExitCode::usage);
+  CHECK(msg.find("the manifest would replace the file of input 'x'") != std::string::npos);
+  CHECK(irrun::testing::read_text(input) == std::string(8, '\0'));
 }

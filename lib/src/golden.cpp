@@ -66,8 +66,9 @@ void note_if_edited(ExpectResult& r, const std::string& file, const std::string&
 }
 
 // A file the run reads (the model, its weights, an input's file) is never replaced by one it
-// writes: `-o .` beside an input named like an output destroyed the input (exit 0). A saved
-// input may replace its own file (a replay saving again the golden's saved input).
+// writes: `-o .` beside an input named like an output destroyed the input (exit 0), and so did
+// an input, model or weights file named manifest.json in DIR. A saved input may replace its own
+// file (a replay saving again the golden's saved input).
 void refuse_own_file(const std::string& path, const std::string& what, const Manifest& manifest,
                      const std::vector<RunInput>& inputs, const RunInput* self) {
   const auto refuse = [&](const std::string& file, const std::string& role) {
@@ -181,11 +182,19 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
   }
   for (std::size_t k = 0; k < outputs.size(); ++k)
     refuse_own_file(paths[k], "output '" + outputs[k].name + "'", manifest, inputs, nullptr);
+  bool saves = false;
   for (std::size_t k = 0; k < inputs.size(); ++k)
-    if (!manifest.inputs[k].file.empty())
+    if (!manifest.inputs[k].file.empty()) {
+      saves = true;
       refuse_own_file((fs::path(dir) / manifest.inputs[k].file).string(),
                       "saved input '" + inputs[k].name + "'", manifest, inputs, &inputs[k]);
+    }
+  // The manifest's old file is removed below, then rewritten.
+  refuse_own_file((fs::path(dir) / kManifestFile).string(), "the manifest", manifest, inputs,
+                  nullptr);
   make_directories(dir, "--output-dir");
+  // Before the old manifest goes: DIR/inputs taken by a file fails with DIR still whole.
+  if (saves) make_directories(fs::path(dir) / "inputs", "the saved inputs' directory");
   // Runs writing the same directory at once take turns, so that the manifest describes the files
   // beside it.
   const GoldenLock lock(dir, true);
@@ -200,7 +209,6 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
   }
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (manifest.inputs[k].file.empty()) continue;
-    make_directories(fs::path(dir) / "inputs", "the saved inputs' directory");
     write_npy((fs::path(dir) / manifest.inputs[k].file).string(), *inputs[k].tensor, &batch);
   }
   batch.publish();

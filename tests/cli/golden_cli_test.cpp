@@ -578,6 +578,71 @@ TEST_CASE("golden: an output never replaces the model's weights or an input file
   }
 }
 
+// DIR/manifest.json is removed, then rewritten: a model, weights or input file of that name in
+// DIR was lost (exit 0). Refused like an output's file, before anything in DIR changes.
+TEST_CASE("golden: the manifest never replaces the model, its weights or an input file",
+          "[cli][golden]") {
+  ScratchDir dir("golden_own");
+  const auto in_dir = [&](const std::string& sub, const std::string& from) {
+    fs::create_directories(dir.file(sub));
+    const auto path = dir.file(sub + "/manifest.json");
+    fs::copy_file(from, path);
+    return path;
+  };
+  SECTION("the model") {
+    const auto model = in_dir("m", sample("avgpool_v11.xml"));
+    const auto r = run_irrun({model, "--random-input", "-o", dir.file("m")});
+    CHECK(r.exit_code == 2);
+    CHECK(any_line_has_all(r.err_lines(), {model, "the manifest would replace the model"}));
+    CHECK(read_text(model) == read_text(sample("avgpool_v11.xml")));
+  }
+  SECTION("the weights") {
+    const auto weights = in_dir("w", sample("adaptive_v11.bin"));
+    const auto r = run_irrun(
+        {sample("adaptive_v11.xml"), "--weights", weights, "--random-input", "-o", dir.file("w")});
+    CHECK(r.exit_code == 2);
+    CHECK(any_line_has_all(r.err_lines(), {"the manifest would replace the model's weights"}));
+    CHECK(read_text(weights) == read_text(sample("adaptive_v11.bin")));
+  }
+  SECTION("an input file, also through a symlink") {
+    REQUIRE(run_irrun({sample("avgpool_v11.xml"), "--random-input", "-o", dir.file("src"),
+                       "--save-inputs"})
+                .exit_code == 0);
+    const auto t = irrun::read_npy(dir.file("src/inputs/input.npy"));
+    const auto raw = dir.write(
+        "raw.bin", std::string(reinterpret_cast<const char*>(t.buffer.data()), t.byte_size()));
+    const auto input = in_dir("i", raw);
+    const auto r = run_irrun({sample("avgpool_v11.xml"), "-i", input, "-o", dir.file("i")});
+    CHECK(r.exit_code == 2);
+    CHECK(any_line_has_all(r.err_lines(),
+                           {input, "the manifest would replace the file of input 'input'"}));
+    CHECK(read_text(input) == read_text(raw));
+    CHECK(!fs::exists(dir.file("i/pool.npy")));
+
+    fs::create_directories(dir.file("l"));
+    fs::create_symlink(raw, dir.file("l/manifest.json"));
+    CHECK(run_irrun({sample("avgpool_v11.xml"), "-i", raw, "-o", dir.file("l")}).exit_code == 2);
+    CHECK(fs::is_symlink(dir.file("l/manifest.json")));
+    CHECK(read_text(raw) == read_text(input));
+  }
+}
+
+// DIR/inputs was created after the old manifest had gone: a file in its place failed the run
+// with the golden left without a manifest.
+TEST_CASE("golden: DIR/inputs taken by a file fails with the golden whole", "[cli][golden]") {
+  ScratchDir dir("golden_own");
+  const auto model = sample("avgpool_v11.xml");
+  REQUIRE(run_irrun({model, "--random-input", "-o", dir.file("g")}).exit_code == 0);
+  const auto manifest = read_text(dir.file("g/manifest.json"));
+  dir.write("g/inputs", "a file\n");
+  const auto r = run_irrun({model, "--random-input", "-o", dir.file("g"), "--save-inputs"});
+  CHECK(r.exit_code == 5);
+  CHECK(
+      any_line_has_all(r.err_lines(), {"inputs: the saved inputs' directory is not a directory"}));
+  CHECK(read_text(dir.file("g/manifest.json")) == manifest);
+  CHECK(run_irrun({model, "--random-input", "--expect", dir.file("g")}).exit_code == 0);
+}
+
 // A golden's files are renamed into place together once all are written: a run whose second
 // file fails (here its name is a directory) leaves neither, nor a temporary file.
 TEST_CASE("golden: a run that fails writing leaves none of its files", "[cli][golden]") {
