@@ -59,6 +59,37 @@ std::string error_of(F&& f, irrun::ExitCode code) {
 
 }  // namespace
 
+// A bf16 input is saved widened to f32: the .npy irrun wrote for it is the same bytes again (a
+// refresh replaying a golden that recorded its own saved input as the source), its raw bf16
+// bytes are not.
+TEST_CASE("write_golden: a saved input replaces its own file only with the same bytes",
+          "[golden]") {
+  irrun::testing::ScratchDir dir("golden-own");
+  auto t = irrun::Tensor::zeros(irrun::ElementType::bf16, {1, 2, 3});
+  for (std::size_t i = 0; i < 6; ++i) {
+    const std::uint16_t b = static_cast<std::uint16_t>(0x3f80 + 0x11 * i);  // 1.0 and up
+    std::memcpy(t.buffer.mutable_data() + 2 * i, &b, 2);
+  }
+  const auto own = dir.file("g/inputs/x.npy");
+  std::filesystem::create_directories(dir.file("g/inputs"));
+  irrun::write_npy(own, t);
+  const auto widened = irrun::testing::read_text(own);
+  irrun::Manifest m;
+  m.model_xml = {dir.file("m.xml"), ""};
+  const std::vector<irrun::RunInput> inputs{{"x", &t, own}};
+  const auto written = irrun::write_golden(dir.file("g"), m, inputs, {}, true, true);
+  CHECK(irrun::testing::read_text(own) == widened);
+  CHECK(written.inputs.at(0).file == "inputs/x.npy");
+
+  const std::string raw(reinterpret_cast<const char*>(t.buffer.data()), t.byte_size());
+  dir.write("g/inputs/x.npy", raw);
+  const auto msg = error_of([&] { irrun::write_golden(dir.file("g"), m, inputs, {}, true, true); },
+                            irrun::ExitCode::usage);
+  CHECK(msg.find("saved input 'x' would replace its --input file") != std::string::npos);
+  CHECK(msg.find("the f32 [1,2,3] .npy") != std::string::npos);
+  CHECK(irrun::testing::read_text(own) == raw);
+}
+
 TEST_CASE("write_golden: the manifest never replaces an input file", "[golden]") {
   irrun::testing::ScratchDir dir("golden-own");
   const auto t = irrun::Tensor::zeros(irrun::ElementType::f32, {2});

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <locale>
 #include <set>
@@ -65,22 +67,60 @@ void note_if_edited(ExpectResult& r, const std::string& file, const std::string&
                       " (the golden file was changed after it was written)");
 }
 
+// Whether `path` holds the very bytes write_npy makes of `t`: a saved input that replaces its own
+// --input file with them loses nothing.
+bool npy_file_holds(const std::string& path, const Tensor& t) {
+  try {
+    const Buffer file = read_file(path);
+    const std::string header = npy_header(t.type, t.shape);
+    const bool bf16 = t.type == ElementType::bf16;  // written widened to f32
+    const std::size_t body = bf16 ? 2 * t.byte_size() : t.byte_size();
+    if (file.size() != header.size() + body ||
+        std::memcmp(file.data(), header.data(), header.size()) != 0)
+      return false;
+    const std::byte* data = file.data() + header.size();
+    if (!bf16) return std::memcmp(data, t.buffer.data(), body) == 0;
+    for (std::size_t i = 0; i < t.element_count(); ++i) {
+      std::uint16_t b;
+      std::memcpy(&b, t.buffer.data() + 2 * i, 2);
+      const std::uint32_t wide = std::uint32_t{b} << 16;
+      if (std::memcmp(data + 4 * i, &wide, 4) != 0) return false;
+    }
+    return true;
+  } catch (const Error&) {  // unreadable now: not known to be the same
+    return false;
+  }
+}
+
 // A file the run reads (the model, its weights, an input's file) is never replaced by one it
 // writes: `-o .` beside an input named like an output destroyed the input (exit 0), and so did
-// an input, model or weights file named manifest.json in DIR. A saved input may replace its own
-// file (a replay saving again the golden's saved input).
+// an input, model or weights file named manifest.json in DIR. A saved input (`self`) may
+// replace its own file only with the same bytes (a golden's saved input given again, or
+// replayed from a golden that recorded it as its source): an f64 or f16 .npy in DIR/inputs
+// given with --input was replaced by its f32 copy.
 void refuse_own_file(const std::string& path, const std::string& what, const Manifest& manifest,
                      const std::vector<RunInput>& inputs, const RunInput* self) {
-  const auto refuse = [&](const std::string& file, const std::string& role) {
+  const auto same = [&](const std::string& file) {
     std::error_code ec;  // a file that is not there yet is not one of them
-    if (!file.empty() && fs::equivalent(path, file, ec))
-      throw usage_error(path + ": " + what + " would replace " + role + " (" + file +
-                        "); write the outputs to another directory");
+    return !file.empty() && fs::equivalent(path, file, ec);
   };
-  refuse(manifest.model_xml.path, "the model");
-  if (manifest.model_bin) refuse(manifest.model_bin->path, "the model's weights");
-  for (const auto& in : inputs)
+  const auto refuse = [&](const std::string& file, const std::string& role) {
+    throw usage_error(path + ": " + what + " would replace " + role + " (" + file +
+                      "); write the outputs to another directory");
+  };
+  if (same(manifest.model_xml.path)) refuse(manifest.model_xml.path, "the model");
+  if (manifest.model_bin && same(manifest.model_bin->path))
+    refuse(manifest.model_bin->path, "the model's weights");
+  for (const auto& in : inputs) {
+    if (!same(in.source_path)) continue;
     if (&in != self) refuse(in.source_path, "the file of input '" + in.name + "'");
+    if (npy_file_holds(in.source_path, *in.tensor)) continue;
+    const auto type = in.tensor->type == ElementType::bf16 ? ElementType::f32 : in.tensor->type;
+    throw usage_error(path + ": " + what + " would replace its --input file (" + in.source_path +
+                      "), which holds other bytes than the " + std::string(to_string(type)) + " " +
+                      to_string(in.tensor->shape) +
+                      " .npy it would write; write the outputs to another directory");
+  }
 }
 
 }  // namespace

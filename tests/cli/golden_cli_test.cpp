@@ -578,6 +578,59 @@ TEST_CASE("golden: an output never replaces the model's weights or an input file
   }
 }
 
+// --save-inputs replaced an f64 (or f16) .npy given from DIR/inputs/ with its f32 copy, exit 0:
+// a saved input may replace its own --input file only with the bytes it already holds.
+TEST_CASE("golden: a saved input never rewrites its own --input file into other bytes",
+          "[cli][golden]") {
+  ScratchDir dir("golden_own");
+  const auto model = sample("avgpool_v11.xml");
+  const auto g = dir.file("g");
+  REQUIRE(run_irrun({model, "--random-input", "--seed", "3", "-o", g, "--save-inputs"}).exit_code ==
+          0);
+  const auto saved = dir.file("g/inputs/input.npy");
+  const auto f32 = read_text(saved);
+  const auto manifest = read_text(dir.file("g/manifest.json"));
+
+  // The same values as f64: bound (converted to f32), then refused before DIR changes.
+  const auto t = irrun::read_npy(saved);
+  REQUIRE(t.type == irrun::ElementType::f32);
+  std::string f64 = irrun::npy_header(irrun::ElementType::f64, t.shape);
+  for (std::size_t i = 0; i < t.element_count(); ++i) {
+    float v;
+    std::memcpy(&v, t.buffer.data() + 4 * i, 4);
+    const double d = v;
+    f64.append(reinterpret_cast<const char*>(&d), 8);
+  }
+  dir.write("g/inputs/input.npy", f64);
+  const auto r = run_irrun({model, "-i", saved, "-o", g, "--save-inputs"});
+  CHECK(r.exit_code == 2);
+  CHECK(count_lines_with(r.err_lines(), "error:") == 1);  // after the conversion's note
+  CHECK(any_line_has_all(r.err_lines(), {saved, "saved input 'input' would replace its --input",
+                                         "other bytes than the f32 [1,3,8,8] .npy"}));
+  CHECK(read_text(saved) == f64);
+  CHECK(read_text(dir.file("g/manifest.json")) == manifest);
+
+  // Through a hard link from outside DIR: the same file.
+  fs::create_hard_link(saved, dir.file("linked.npy"));
+  CHECK(run_irrun({model, "-i", dir.file("linked.npy"), "-o", g, "--save-inputs"}).exit_code == 2);
+  CHECK(read_text(saved) == f64);
+
+  // The very bytes it would write: nothing is lost, the run writes its golden (a golden's saved
+  // input given again), and it replays.
+  dir.write("g/inputs/input.npy", f32);
+  const auto same = run_irrun({model, "-i", saved, "-o", g, "--save-inputs"});
+  INFO(same.err);
+  CHECK(same.exit_code == 0);
+  CHECK(read_text(saved) == f32);
+  CHECK(manifest_of(dir, "g")["inputs"][0]["source_path"] == saved);
+  CHECK(run_irrun({model, "--expect", g}).exit_code == 0);
+  // Its refresh replays that golden, whose recorded source is its own saved input.
+  const auto refresh = run_irrun({model, "--expect", g, "-o", g});
+  INFO(refresh.err);
+  CHECK(refresh.exit_code == 0);
+  CHECK(read_text(saved) == f32);
+}
+
 // DIR/manifest.json is removed, then rewritten: a model, weights or input file of that name in
 // DIR was lost (exit 0). Refused like an output's file, before anything in DIR changes.
 TEST_CASE("golden: the manifest never replaces the model, its weights or an input file",
