@@ -12,6 +12,7 @@
 #include <string>
 
 #include "irrun/error.hpp"
+#include "support/error_of.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
@@ -26,18 +27,7 @@ std::span<const std::byte> bytes(const std::string& s) {
   return std::as_bytes(std::span(s));
 }
 
-// The message of the irrun::Error `f` throws, checking its exit code.
-template <class F>
-std::string error_of(F&& f, irrun::ExitCode code) {
-  try {
-    f();
-  } catch (const irrun::Error& e) {
-    CHECK(e.code() == code);
-    return e.what();
-  }
-  FAIL("no irrun::Error thrown");
-  return {};
-}
+using irrun::testing::error_of;
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "irrun/error.hpp"
 #include "irrun/npy.hpp"
+#include "support/error_of.hpp"
 #include "support/scratch_dir.hpp"
 
 TEST_CASE("file_stem: safe characters kept, the rest '_', long names cut with a digest",
@@ -42,22 +43,7 @@ TEST_CASE("file_stem: safe characters kept, the rest '_', long names cut with a 
   CHECK(irrun::file_stem(a) == sa);
 }
 
-namespace {
-
-// The message of the irrun::Error `f` throws, checking its exit code.
-template <class F>
-std::string error_of(F&& f, irrun::ExitCode code) {
-  try {
-    f();
-  } catch (const irrun::Error& e) {
-    CHECK(e.code() == code);
-    return e.what();
-  }
-  FAIL("no irrun::Error thrown");
-  return {};
-}
-
-}  // namespace
+using irrun::testing::error_of;
 
 // A bf16 input is saved widened to f32: the .npy irrun wrote for it is the same bytes again (a
 // refresh replaying a golden that recorded its own saved input as the source), its raw bf16
