@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "irrun/api_boundary.hpp"  // internal: the boundary's own test, at the end
+#include "irrun/float16.hpp"       // internal: f16 bits for the v10 test
 #include "support/ir_text.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -239,6 +240,56 @@ TEST_CASE("Network::run on two inputs, one of them f16", "[network]") {
       for (std::size_t i = 0; i < t.element_count(); ++i)
         CHECK(t.data<std::uint16_t>()[i] == 0x3C00);
   }
+}
+
+// OpenVINO's read_model hands a v10 IR's I/O out in legacy types (update_v10_model): f16 inputs
+// as f32, i64 indices as i32, f16 values as f32. inputs() and outputs() say so, and run() takes
+// and gives those types: a caller that wraps its arrays as they describe runs (it did not:
+// outputs() gave the graph's own types, which run() then refused).
+TEST_CASE("Network on a v10 IR describes its I/O in the types run() takes and gives", "[network]") {
+  using namespace irrun::testing;
+  irrun::testing::ScratchDir dir;
+  const Shape x{1, 1, 4, 4}, y{1, 1, 2, 2};
+  std::string xml =
+      net(parameter(0, "x", "1,1,4,4", x, "f16", "FP16") +
+              layer(1, "max", "MaxPool", "opset8",
+                    "kernel=\"2,2\" strides=\"2,2\" pads_begin=\"0,0\" pads_end=\"0,0\" "
+                    "index_element_type=\"i64\"",
+                    port(0, x, "FP16"), port(1, y, "FP16") + port(2, y, "I64")) +
+              result(2, "values", y, "FP16") + result(3, "indices", y, "I64"),
+          edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + edge(1, 2, 3, 0));
+  const std::string v11 = "version=\"11\"";
+  xml.replace(xml.find(v11), v11.size(), "version=\"10\"");
+  const Network network = Network::load(dir.write("v10.xml", xml));
+  REQUIRE(network.inputs().size() == 1);
+  CHECK(network.inputs()[0].type == ElementType::f32);
+  REQUIRE(network.outputs().size() == 2);
+  CHECK(network.outputs()[0].type == ElementType::f32);
+  CHECK(network.outputs()[1].type == ElementType::i32);
+  // x = 0..15 as f32 (exact in f16): each 2x2 window's maximum is its bottom-right value.
+  const std::vector<float> in = iota(16);
+  std::vector<float> values(4, -1.0f);
+  std::vector<std::int32_t> indices(4, -1);
+  Tensors out{{"max.0", Tensor::wrap(network.outputs()[0].type, y, values.data())},
+              {"max.1", Tensor::wrap(network.outputs()[1].type, y, indices.data())}};
+  REQUIRE(network.outputs()[0].name == "max.0");
+  REQUIRE(network.outputs()[1].name == "max.1");
+  network.run({{"x", Tensor::wrap(ElementType::f32, x, in.data())}}, out);
+  CHECK(values == std::vector<float>{5, 7, 13, 15});
+  CHECK(indices == std::vector<std::int32_t>{5, 7, 13, 15});
+  // The graph's own f16 is taken too, as the irrun tool takes an f16 blob.
+  std::vector<std::uint16_t> halves(16);
+  for (std::size_t i = 0; i < halves.size(); ++i)
+    halves[i] = irrun::f16_bits_from_double(static_cast<double>(i));
+  const auto again = network.run({{"x", Tensor::wrap(ElementType::f16, x, halves.data())}});
+  REQUIRE(again.at("max.0").type == ElementType::f32);
+  CHECK(std::vector<float>(again.at("max.0").data<float>(), again.at("max.0").data<float>() + 4) ==
+        values);
+  // A type that is neither is refused before any compute.
+  const std::vector<double> wide(16, 1.0);
+  Tensors none;
+  require_run_error(network, {{"x", Tensor::wrap(ElementType::f64, x, wide.data())}}, none,
+                    ExitCode::bad_input, "given f64 [1,1,4,4]");
 }
 
 TEST_CASE("Network::run on integer inputs into the caller's integer arrays", "[network]") {

@@ -11,6 +11,7 @@
 
 #include "irrun/analysis.hpp"
 #include "irrun/api_boundary.hpp"
+#include "irrun/blob.hpp"
 #include "irrun/check.hpp"
 #include "irrun/checked.hpp"
 #include "irrun/dim.hpp"
@@ -26,6 +27,7 @@ struct Network::Impl {
   Model model;
   std::vector<PortInfo> inputs, outputs;
   std::vector<PartialShape> input_shapes;  // parallel to inputs (intervals kept for checking)
+  std::vector<ElementType> input_types;    // the graph's own (a v10 IR's f16 is f32 in inputs)
   std::unique_ptr<Parallel> parallel;
   kernels::Kernels kernels = kernels::Kernels::best;
   // The last run's preparation, taken again while the inputs keep their shapes (run() is const;
@@ -135,11 +137,16 @@ Network Network::load(const std::string& xml_path, const NetworkOptions& options
   // Declared-shape inference: Parameters from their attributes, outputs as far as it gets (a
   // layer that fails falls back to its declared dims; check() and run() report the failure).
   const auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+  // A v10 IR's I/O in the types OpenVINO's read_model hands out (update_v10_model), as run()
+  // takes and gives them: f16 inputs as f32, outputs in v10_output_type.
+  const bool v10 = m.ir.ir_version == 10;
   for (auto n : m.graph.parameters) {
     const auto& outs = a.nodes[n].outputs;
-    const ValueInfo v = outs.empty() ? ValueInfo{} : outs[0];
-    impl->inputs.push_back(port_info(m.ir.layers[n].name, v));
+    ValueInfo v = outs.empty() ? ValueInfo{} : outs[0];
+    impl->input_types.push_back(v.type);
     impl->input_shapes.push_back(v.shape);
+    if (v10 && v.type == ElementType::f16) v.type = ElementType::f32;
+    impl->inputs.push_back(port_info(m.ir.layers[n].name, v));
   }
   std::set<std::string> used;
   for (auto n : m.graph.results) {
@@ -147,6 +154,7 @@ Network Network::load(const std::string& xml_path, const NetworkOptions& options
     const auto& node = m.graph.nodes[n];
     if (!node.inputs.empty() && node.inputs[0].output < a.nodes[node.inputs[0].node].outputs.size())
       v = a.nodes[node.inputs[0].node].outputs[node.inputs[0].output];
+    if (v10 && v.type != ElementType::undefined) v.type = v10_output_type(v.type);
     const std::string base = output_name(m, n);
     std::string name = base;
     for (int k = 1; used.count(name); ++k) name = base + "_" + std::to_string(k);
@@ -202,13 +210,15 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
       throw input_error(what + " is given twice, as '" + given_as[*n] + "' and '" + name + "'");
     require_buffer(what, tensor);
     const auto& declared = impl_->input_shapes[i];
-    // An unreadable Parameter (no type) is left to run_model, which reports the model's error.
-    if ((p.type != ElementType::undefined && tensor.type != p.type) ||
+    const ElementType own = impl_->input_types[i];
+    // An unreadable Parameter (no type) is left to run_model, which reports the model's error. A
+    // v10 IR's f16 input takes f32 (rounded to f16 once, as OpenVINO's conversion does) or f16.
+    if ((p.type != ElementType::undefined && tensor.type != p.type && tensor.type != own) ||
         !declared_matches(PartialShape::from_static(tensor.shape), declared) ||
         (declared.rank_is_static() && declared.rank() != tensor.shape.size()))
       throw input_error(what + ": given " + std::string(to_string(tensor.type)) + " " +
                         to_string(tensor.shape));
-    bound.emplace(*n, tensor);
+    bound.emplace(*n, tensor.type == p.type && p.type != own ? convert_float(tensor, own) : tensor);
   }
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (!bound.count(params[i]))
