@@ -1,10 +1,12 @@
 // The whole pooling path on random ops: AvgPool-1/14/16 and MaxPool-1/8/14 attributes written as
 // IR <data> text (random case, defaults left out at random) go through the reader, the analysis
 // (attribute parsing, validation, auto_pad, output shape, PoolGeometry) and the executor's
-// kernels. Error or not, the error's rule, the output shape and every value (and MaxPool index)
-// are compared with an oracle written here from docs/openvino-semantics.md alone (sections 2, 3
-// and 6): its own validation order, pad derivation, output-size formulas, include-padding rule
-// and a naive double loop. The kernel tests build PoolGeometry by hand; this checks the way to it.
+// kernels, in every element type irrun runs. Error or not, the error's rule, the output shape and
+// every value (and MaxPool index) are compared with an oracle written here from
+// docs/openvino-semantics.md alone (sections 2, 3, 6 and 7): its own validation order, pad
+// derivation, output-size formulas, include-padding rule, a naive double loop and section 7's
+// rounding of the exact average (16-bit types rounded once, integers by their width). The kernel
+// tests build PoolGeometry by hand; this checks the way to it.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -29,6 +31,108 @@ using irrun::ElementType;
 using irrun::Tensor;
 using irrun::testing::SplitMix64;
 using Ints = std::vector<std::int64_t>;
+__extension__ typedef __int128 i128;  // integer sums of the oracle: 64-bit values do not overflow
+
+// --- Element types (section 1's spellings, section 7's arithmetic) -------------------------------
+
+struct TypeInfo {
+  ElementType type;
+  const char* name;       // Parameter element_type
+  const char* precision;  // port precision
+  int bits;
+  bool integer, is_signed;
+};
+
+const std::vector<TypeInfo>& types() {
+  static const std::vector<TypeInfo> all{{ElementType::f32, "f32", "FP32", 32, false, true},
+                                         {ElementType::f64, "f64", "FP64", 64, false, true},
+                                         {ElementType::f16, "f16", "FP16", 16, false, true},
+                                         {ElementType::bf16, "bf16", "BF16", 16, false, true},
+                                         {ElementType::i8, "i8", "I8", 8, true, true},
+                                         {ElementType::u8, "u8", "U8", 8, true, false},
+                                         {ElementType::i16, "i16", "I16", 16, true, true},
+                                         {ElementType::u16, "u16", "U16", 16, true, false},
+                                         {ElementType::i32, "i32", "I32", 32, true, true},
+                                         {ElementType::u32, "u32", "U32", 32, true, false},
+                                         {ElementType::i64, "i64", "I64", 64, true, true},
+                                         {ElementType::u64, "u64", "U64", 64, true, false}};
+  return all;
+}
+
+const TypeInfo& info(ElementType type) {
+  for (const auto& t : types())
+    if (t.type == type) return t;
+  FAIL("no such type");
+  return types()[0];
+}
+
+bool is_half(ElementType type) {
+  return type == ElementType::f16 || type == ElementType::bf16;
+}
+
+// The range of an integer type.
+i128 int_min(const TypeInfo& t) {
+  return t.is_signed ? -(i128{1} << (t.bits - 1)) : 0;
+}
+i128 int_max(const TypeInfo& t) {
+  return t.is_signed ? (i128{1} << (t.bits - 1)) - 1 : (i128{1} << t.bits) - 1;
+}
+
+std::string text(i128 v) {
+  if (v < 0) return "-" + text(-v);
+  std::string s;
+  do s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+  while ((v /= 10) != 0);
+  return s;
+}
+
+// An f16 (1-5-10, bias 15) or bf16 (1-8-7, bias 127) pattern's value (finite patterns only).
+double half_value(std::uint16_t h, ElementType type) {
+  const bool bf = type == ElementType::bf16;
+  const int mantissa_bits = bf ? 7 : 10, bias = bf ? 127 : 15;
+  const int field = (h & 0x7FFF) >> mantissa_bits, m = h & ((1 << mantissa_bits) - 1);
+  const double v = field == 0 ? std::ldexp(m, 1 - bias - mantissa_bits)
+                              : std::ldexp(m + (1 << mantissa_bits), field - bias - mantissa_bits);
+  return (h & 0x8000) ? -v : v;
+}
+
+std::uint16_t half_max(ElementType type) {
+  return type == ElementType::bf16 ? 0x7F7F : 0x7BFF;
+}
+
+// Section 7: f16 and bf16 averages are the exact average sum / n rounded once, to nearest even;
+// an exact 0 is +0 (sums from +0), a nonzero average that rounds to 0 keeps its sign. `sum`, and
+// n times any 16-bit value, must be exact in double (the inputs are drawn so). The magnitude is
+// found by bisection over the ordered positive patterns, then its two neighbours compared exactly.
+std::uint16_t half_average(double sum, std::int64_t n, ElementType type) {
+  if (sum == 0) return 0;
+  const double a = std::abs(sum), dn = static_cast<double>(n);
+  int lo = 0, hi = half_max(type);  // the largest pattern p with value(p) * n <= a
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (half_value(static_cast<std::uint16_t>(mid), type) * dn <= a)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  auto p = static_cast<std::uint16_t>(lo);
+  const double below = half_value(p, type) * dn;
+  if (below != a && p < half_max(type)) {
+    const double twice_mid = (half_value(p, type) + half_value(p + 1, type)) * dn;
+    if (2 * a > twice_mid || (2 * a == twice_mid && (p & 1))) ++p;
+  }
+  return static_cast<std::uint16_t>(p | (sum < 0 ? 0x8000 : 0));
+}
+
+// Section 7: i8 and u8 round the exact average to nearest, ties to even; wider integers truncate
+// it toward zero.
+i128 int_average(i128 sum, i128 n, bool nearest) {
+  const i128 q = sum / n, r = sum - q * n;  // q truncated toward zero
+  if (!nearest) return q;
+  const i128 twice = 2 * (r < 0 ? -r : r);
+  const bool away = twice > n || (twice == n && q % 2 != 0);
+  return away ? q + (sum < 0 ? -1 : 1) : q;
+}
 
 // One random op as written in the IR. Empty lists and strings are left out of <data>.
 struct RandomOp {
@@ -42,7 +146,7 @@ struct RandomOp {
   std::string auto_pad;     // any case; empty: explicit
   std::int64_t axis = 0;
   bool i32_indices = false;
-  bool f64 = false;
+  ElementType type = ElementType::f32;
 };
 
 std::string lower(std::string s) {
@@ -151,18 +255,23 @@ Expected infer(const RandomOp& r) {
   return e;
 }
 
+// Per output: an average's exact sum and divisor (0 for a window with no in-bounds tap, which
+// gives 0), or a maximum and its index.
+template <class V>
 struct Pooled {
-  std::vector<double> values;
-  Ints indices;
+  std::vector<V> values;
+  Ints divisors, indices;
 };
 
 // Section 3 (AvgPool) and section 6 (MaxPool): tap j of output o reads o*s - pb + j*d; a tap off
 // the input on any axis is padding. Average: sum of the in-bounds taps over prod(K) when padding
-// counts, else over their number, 0 for none. Max: the largest in-bounds tap (inputs are
-// distinct) and its position flattened from dimension `axis`; a window without in-bounds taps
-// gives the type's lowest value at the plane's first position (irrun's kernel contract,
-// kernels/max_pool.hpp: OpenVINO's running maximum starts there).
-Pooled naive(const RandomOp& r, const Expected& e, const std::vector<double>& x) {
+// counts, else over their number. Max: the largest in-bounds tap and its position flattened from
+// dimension `axis`; the first of equal taps (D, H, W order), and a window without in-bounds taps
+// (or only `lowest` ones) gives the type's lowest value at the plane's first position (irrun's
+// kernel contract, README "MaxPool": OpenVINO's running maximum starts there and takes a tap only
+// when strictly greater). Floats are distinct: ties are an integer matter.
+template <class V>
+Pooled<V> naive(const RandomOp& r, const Expected& e, const std::vector<V>& x, V lowest) {
   const std::size_t n = r.kernel.size();
   const Ints d = has_dilations(r) && !r.dilations.empty() ? r.dilations : Ints(n, 1);
   Ints in_sp(r.in.begin() + 2, r.in.end()), out_sp(e.out.begin() + 2, e.out.end());
@@ -173,9 +282,7 @@ Pooled naive(const RandomOp& r, const Expected& e, const std::vector<double>& x)
   const std::int64_t axis = r.axis < 0 ? r.axis + static_cast<std::int64_t>(r.in.size()) : r.axis;
   std::int64_t range = 1;
   for (std::size_t a = static_cast<std::size_t>(axis); a < r.in.size(); ++a) range *= r.in[a];
-  const double lowest = r.f64 ? std::numeric_limits<double>::lowest()
-                              : static_cast<double>(std::numeric_limits<float>::lowest());
-  Pooled p;
+  Pooled<V> p;
   for (std::int64_t plane = 0; plane < r.in[0] * r.in[1]; ++plane) {
     for (std::int64_t o = 0; o < out_plane; ++o) {
       Ints opos(n);
@@ -183,7 +290,7 @@ Pooled naive(const RandomOp& r, const Expected& e, const std::vector<double>& x)
         opos[a] = static_cast<std::int64_t>(rest % static_cast<std::size_t>(out_sp[a]));
         rest /= static_cast<std::size_t>(out_sp[a]);
       }
-      double sum = 0, best = lowest;
+      V sum = 0, best = lowest;
       std::int64_t count = 0, best_at = 0;
       for (std::int64_t t = 0; t < taps; ++t) {
         // Tap t's offsets j per axis (last axis fastest) and its input position.
@@ -198,14 +305,14 @@ Pooled naive(const RandomOp& r, const Expected& e, const std::vector<double>& x)
         if (!inside) continue;
         std::int64_t flat = 0;
         for (std::size_t a = 0; a < n; ++a) flat = flat * in_sp[a] + pos[a];
-        const double v = x[static_cast<std::size_t>(plane * in_plane + flat)];
+        const V v = x[static_cast<std::size_t>(plane * in_plane + flat)];
         sum += v;
         ++count;
         if (v > best) best = v, best_at = flat;
       }
       if (r.avg) {
-        const std::int64_t divisor = e.pads_in_avg ? taps : count;
-        p.values.push_back(count == 0 ? 0.0 : sum / static_cast<double>(divisor));
+        p.values.push_back(sum);
+        p.divisors.push_back(count == 0 ? 0 : e.pads_in_avg ? taps : count);
       } else {
         p.values.push_back(best);
         p.indices.push_back((plane * in_plane + best_at) % range);
@@ -213,6 +320,224 @@ Pooled naive(const RandomOp& r, const Expected& e, const std::vector<double>& x)
     }
   }
   return p;
+}
+
+// --- Inputs and outputs -------------------------------------------------------------------------
+
+// An input tensor and its values for the oracle (floats as exact doubles, integers as i128).
+struct Input {
+  Tensor tensor;
+  std::vector<double> reals;
+  std::vector<i128> ints;
+};
+
+template <class T>
+void store_ints(Tensor& t, const std::vector<i128>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i) t.mutable_data<T>()[i] = static_cast<T>(v[i]);
+}
+
+template <class T>
+std::vector<i128> load_ints(const Tensor& t) {
+  const T* p = t.data<T>();
+  return {p, p + t.element_count()};
+}
+
+std::vector<i128> ints_of(const Tensor& t) {
+  switch (t.type) {
+    case ElementType::i8:
+      return load_ints<std::int8_t>(t);
+    case ElementType::u8:
+      return load_ints<std::uint8_t>(t);
+    case ElementType::i16:
+      return load_ints<std::int16_t>(t);
+    case ElementType::u16:
+      return load_ints<std::uint16_t>(t);
+    case ElementType::i32:
+      return load_ints<std::int32_t>(t);
+    case ElementType::u32:
+      return load_ints<std::uint32_t>(t);
+    case ElementType::i64:
+      return load_ints<std::int64_t>(t);
+    default:
+      return load_ints<std::uint64_t>(t);
+  }
+}
+
+// Random inputs for `type`. Averages: small integers for f32/f64 (exact sums); f16/bf16 any
+// finite pattern (bf16 within 20 binades, so sums stay exact in double), patterns a few units
+// apart (averages near and at midpoints) or small integers; integers mostly small (ties,
+// negatives), 1 in 8 the type's min or max and 1 in 8 any value (sums past the type's range).
+// Maxima of floats: distinct values (a shuffled range, scaled by a power of two for 16 bits);
+// of integers: as for averages, so ties and windows of only the type's minimum occur.
+Input random_input(SplitMix64& rng, ElementType type, const Ints& shape, bool avg) {
+  const TypeInfo& t = info(type);
+  const auto count = static_cast<std::size_t>(
+      std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>()));
+  Input in;
+  in.tensor = Tensor::zeros(type, shape);
+  if (t.integer) {
+    in.ints.resize(count);
+    for (auto& v : in.ints) {
+      const auto pick_kind = rng.range(0, 7);
+      if (pick_kind == 0)
+        v = rng.coin() ? int_min(t) : int_max(t);
+      else if (pick_kind == 1)
+        v = int_min(t) +
+            static_cast<i128>(rng.next() & static_cast<std::uint64_t>((int_max(t) - int_min(t))));
+      else
+        v = t.is_signed ? rng.range(-16, 15) : rng.range(0, 31);
+    }
+    switch (type) {
+      case ElementType::i8:
+        store_ints<std::int8_t>(in.tensor, in.ints);
+        break;
+      case ElementType::u8:
+        store_ints<std::uint8_t>(in.tensor, in.ints);
+        break;
+      case ElementType::i16:
+        store_ints<std::int16_t>(in.tensor, in.ints);
+        break;
+      case ElementType::u16:
+        store_ints<std::uint16_t>(in.tensor, in.ints);
+        break;
+      case ElementType::i32:
+        store_ints<std::int32_t>(in.tensor, in.ints);
+        break;
+      case ElementType::u32:
+        store_ints<std::uint32_t>(in.tensor, in.ints);
+        break;
+      case ElementType::i64:
+        store_ints<std::int64_t>(in.tensor, in.ints);
+        break;
+      default:
+        store_ints<std::uint64_t>(in.tensor, in.ints);
+        break;
+    }
+    return in;
+  }
+  std::vector<double> x(count);
+  if (avg) {
+    for (auto& v : x) v = static_cast<double>(rng.range(-9, 9));
+  } else {
+    for (std::size_t i = 0; i < count; ++i) x[i] = static_cast<double>(i) - double(count / 2);
+    for (std::size_t i = count; i > 1; --i)
+      std::swap(x[i - 1],
+                x[static_cast<std::size_t>(rng.range(0, static_cast<std::int64_t>(i) - 1))]);
+  }
+  if (!is_half(type)) {
+    in.tensor = irrun::testing::make_tensor(type, shape, x);
+    in.reals = x;
+    return in;
+  }
+  // |x| < 256: exact in bf16's 8 bits and f16's 11 however scaled here.
+  const bool bf = type == ElementType::bf16;
+  const int mode = avg ? static_cast<int>(rng.range(0, 2)) : 3;
+  const auto scale = static_cast<int>(bf ? rng.range(-120, 120) : rng.range(-14, 7));
+  const std::int64_t low = rng.range(0, 234);  // bf16's lowest exponent field
+  const auto base = static_cast<std::int64_t>(rng.range(0, half_max(type) - 8));
+  const int sign = rng.coin() ? 0x8000 : 0;  // of mode 1's values
+  auto* bits = in.tensor.mutable_data<std::uint16_t>();
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint16_t h = 0;
+    if (mode == 0 && !bf) {
+      do h = static_cast<std::uint16_t>(rng.next());
+      while ((h & 0x7C00) == 0x7C00);
+    } else if (mode == 0) {
+      h = static_cast<std::uint16_t>((rng.range(low, low + 20) << 7) | rng.range(0, 127) |
+                                     (rng.coin() ? 0x8000 : 0));
+    } else if (mode == 1) {
+      h = static_cast<std::uint16_t>((base + rng.range(0, 8)) | sign);
+    } else {
+      const double v = mode == 2 ? x[i] : std::ldexp(x[i], scale);
+      h = half_average(v, 1, type);  // v is exact in the type: its own pattern
+      REQUIRE(half_value(h, type) == v);
+    }
+    bits[i] = h;
+  }
+  in.reals.resize(count);
+  for (std::size_t i = 0; i < count; ++i) in.reals[i] = half_value(bits[i], type);
+  return in;
+}
+
+// The type's lowest finite value, where a MaxPool window starts (README "MaxPool").
+double lowest_real(ElementType type) {
+  switch (type) {
+    case ElementType::f32:
+      return static_cast<double>(std::numeric_limits<float>::lowest());
+    case ElementType::f64:
+      return std::numeric_limits<double>::lowest();
+    default:
+      return -half_value(half_max(type), type);
+  }
+}
+
+bool within_one_ulp(double got, double want) {
+  return got == want || std::nextafter(want, got) == got;
+}
+
+// Every value of `values` (and index of `indices`, when given) against oracle(x, lowest), a
+// Pooled<V> for the input's doubles or integers: f32/f64 averages within one ulp of the exact
+// average, f16/bf16 averages bit for bit section 7's rounding of it, integer averages by section
+// 7's rule, maxima exact.
+template <class Oracle>
+void check_outputs(ElementType type, bool avg, const Input& x, const Oracle& oracle,
+                   const Tensor& values, const Tensor* indices) {
+  const TypeInfo& t = info(type);
+  CHECK(values.type == type);
+  Ints want_indices;
+  if (t.integer) {
+    const Pooled<i128> want = oracle(x.ints, int_min(t));
+    const auto got = ints_of(values);
+    REQUIRE(got.size() == want.values.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      i128 w = want.values[i];
+      if (avg) w = want.divisors[i] == 0 ? 0 : int_average(w, want.divisors[i], t.bits == 8);
+      INFO("output " << i << ": " << text(got[i]) << ", expected " << text(w)
+                     << (avg ? " from the sum " + text(want.values[i]) : ""));
+      CHECK(got[i] == w);
+    }
+    want_indices = want.indices;
+  } else {
+    const Pooled<double> want = oracle(x.reals, lowest_real(type));
+    const auto got = irrun::testing::values_of(values);
+    REQUIRE(got.size() == want.values.size());
+    const std::vector<std::uint16_t> bits =
+        is_half(type) ? irrun::testing::bits16_of(values) : std::vector<std::uint16_t>{};
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double sum = want.values[i];
+      const std::int64_t n = avg ? want.divisors[i] : 1;
+      INFO("output " << i << ": " << got[i] << ", expected " << sum << " / " << n);
+      if (!avg && is_half(type))
+        CHECK(half_value(bits[i], type) == sum);
+      else if (!avg)
+        CHECK(got[i] == sum);
+      else if (is_half(type))
+        CHECK(bits[i] == (n == 0 ? 0 : half_average(sum, n, type)));
+      else if (n == 0)
+        CHECK(got[i] == 0);
+      else if (type == ElementType::f64)
+        CHECK(within_one_ulp(got[i], sum / static_cast<double>(n)));
+      else
+        CHECK(irrun::testing::within_one_f32_ulp(static_cast<float>(got[i]),
+                                                 static_cast<float>(sum / static_cast<double>(n))));
+    }
+    want_indices = want.indices;
+  }
+  if (!indices) return;
+  const auto got_indices = irrun::testing::values_of(*indices);
+  REQUIRE(got_indices.size() == want_indices.size());
+  for (std::size_t i = 0; i < got_indices.size(); ++i) {
+    INFO("index " << i);
+    CHECK(got_indices[i] == static_cast<double>(want_indices[i]));
+  }
+}
+
+// The output of Result layer `result_layer`.
+const Tensor& output_of(const std::vector<irrun::Output>& outputs, std::size_t result_layer) {
+  for (const auto& o : outputs)
+    if (o.result_layer == result_layer) return o.tensor;
+  FAIL("no output from Result layer " << result_layer);
+  return outputs[0].tensor;
 }
 
 // --- Random ops ---------------------------------------------------------------------------------
@@ -271,7 +596,9 @@ RandomOp random_op(SplitMix64& rng) {
   r.axis = rng.range(-static_cast<std::int64_t>(r.in.size()),
                      static_cast<std::int64_t>(r.in.size()) - 1);
   r.i32_indices = rng.coin();
-  r.f64 = rng.coin();
+  // Half f32 or f64 (averages checked to one ulp), half any type irrun runs.
+  r.type =
+      rng.coin() ? (rng.coin() ? ElementType::f64 : ElementType::f32) : pick(rng, types()).type;
 
   // One in eight breaks a list rule (the geometry rules break by themselves).
   if (rng.range(0, 7) == 0) {
@@ -310,7 +637,7 @@ std::string describe(const RandomOp& r) {
          " pads_begin=" + list_text(r.pads_begin) + " pads_end=" + list_text(r.pads_end) +
          " dilations=" + list_text(r.dilations) + " exclude-pad=" + r.exclude_pad +
          " rounding_type=" + r.rounding + " auto_pad=" + r.auto_pad +
-         " axis=" + std::to_string(r.axis) + (r.f64 ? " f64" : " f32");
+         " axis=" + std::to_string(r.axis) + " " + info(r.type).name;
 }
 
 // Parameter(0) -> pool(1) -> Result(2) [-> Result(3) for MaxPool-8/14's indices]. Output ports
@@ -336,20 +663,16 @@ irrun::Model model_of(const RandomOp& r) {
     attr("axis", std::to_string(r.axis));
     attr("index_element_type", r.i32_indices ? "i32" : "i64");
   }
-  const std::string precision = r.f64 ? "FP64" : "FP32";
+  const std::string precision = info(r.type).precision;
   const std::string index_precision = r.i32_indices ? "I32" : "I64";
   const Ints any(r.in.size(), -1);
   return model_from_xml(net(
-      parameter(0, "x", list_text(r.in), r.in, r.f64 ? "f64" : "f32", precision) +
+      parameter(0, "x", list_text(r.in), r.in, info(r.type).name, precision) +
           layer(1, "pool", r.avg ? "AvgPool" : "MaxPool", r.opset, data, port(0, r.in, precision),
                 port(1, any, precision) + (indices ? port(2, any, index_precision) : "")) +
           result(2, "values", any, precision) +
           (indices ? result(3, "indices", any, index_precision) : ""),
       edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + (indices ? edge(1, 2, 3, 0) : "")));
-}
-
-bool within_one_ulp(double got, double want) {
-  return got == want || std::nextafter(want, got) == got;
 }
 
 }  // namespace
@@ -359,7 +682,7 @@ TEST_CASE("random pooling ops: attributes -> shape inference -> kernel against a
   SplitMix64 rng(0x5EED'0062);
   const irrun::Parallel par(2);
   int valid = 0, invalid = 0;
-  for (int iter = 0; iter < 3000; ++iter) {
+  for (int iter = 0; iter < 5000; ++iter) {
     const RandomOp r = random_op(rng);
     const Expected e = infer(r);
     INFO("case " << iter << ": " << describe(r));
@@ -385,54 +708,21 @@ TEST_CASE("random pooling ops: attributes -> shape inference -> kernel against a
     REQUIRE(pool.geometry.has_value());
     CHECK(pool.geometry->pads_in_avg == e.pads_in_avg);
 
-    // AvgPool: small integers, so the window sums are exact. MaxPool: distinct values, so the
-    // maximum's position is unique.
-    const std::size_t count = static_cast<std::size_t>(
-        std::accumulate(r.in.begin(), r.in.end(), std::int64_t{1}, std::multiplies<>()));
-    std::vector<double> x(count);
-    for (std::size_t i = 0; i < count; ++i) x[i] = static_cast<double>(i) - double(count / 2);
-    for (std::size_t i = count; i > 1; --i)
-      std::swap(x[i - 1],
-                x[static_cast<std::size_t>(rng.range(0, static_cast<std::int64_t>(i) - 1))]);
-    if (r.avg)
-      for (auto& v : x) v = static_cast<double>(rng.range(-9, 9));
-    Tensor in = irrun::testing::make_tensor(r.f64 ? ElementType::f64 : ElementType::f32, r.in, x);
-    const auto outputs = irrun::run_model(m, {{0, in}}, par);
-    const Pooled want = naive(r, e, x);
-
+    const Input x = random_input(rng, r.type, r.in, r.avg);
+    const auto outputs = irrun::run_model(m, {{0, x.tensor}}, par);
     // Outputs by Result layer: values reach layer 2, MaxPool-8/14's indices layer 3.
-    const auto output_of = [&](std::size_t result_layer) -> const Tensor& {
-      for (const auto& o : outputs)
-        if (o.result_layer == result_layer) return o.tensor;
-      FAIL("no output from Result layer " << result_layer);
-      return outputs[0].tensor;
-    };
-    const Tensor& values = output_of(2);
+    const bool indices = !r.avg && r.version >= 8;
+    REQUIRE(outputs.size() == (indices ? 2u : 1u));
+    const Tensor& values = output_of(outputs, 2);
     REQUIRE(values.shape == e.out);
-    const auto got = irrun::testing::values_of(values);
-    REQUIRE(got.size() == want.values.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      INFO("output " << i << ": " << got[i] << ", expected " << want.values[i]);
-      if (r.f64)
-        CHECK(within_one_ulp(got[i], want.values[i]));
-      else
-        CHECK(irrun::testing::within_one_f32_ulp(static_cast<float>(got[i]),
-                                                 static_cast<float>(want.values[i])));
+    const Tensor* index_tensor = indices ? &output_of(outputs, 3) : nullptr;
+    if (index_tensor) {
+      CHECK(index_tensor->type == (r.i32_indices ? ElementType::i32 : ElementType::i64));
+      REQUIRE(index_tensor->shape == e.out);
     }
-    if (r.avg || r.version == 1) {
-      CHECK(outputs.size() == 1);
-      continue;
-    }
-    REQUIRE(outputs.size() == 2);
-    const Tensor& indices = output_of(3);
-    CHECK(indices.type == (r.i32_indices ? ElementType::i32 : ElementType::i64));
-    REQUIRE(indices.shape == e.out);
-    const auto got_indices = irrun::testing::values_of(indices);
-    REQUIRE(got_indices.size() == want.indices.size());
-    for (std::size_t i = 0; i < got_indices.size(); ++i) {
-      INFO("index " << i);
-      CHECK(got_indices[i] == static_cast<double>(want.indices[i]));
-    }
+    check_outputs(
+        r.type, r.avg, x, [&](const auto& xs, auto lowest) { return naive(r, e, xs, lowest); },
+        values, index_tensor);
   }
   // The draw must keep both kinds common (it does: about two valid ops to one invalid).
   CHECK(valid > 1000);
