@@ -1,18 +1,20 @@
 // The whole pooling path on random ops: AvgPool-1/14/16 and MaxPool-1/8/14 attributes written as
-// IR <data> text (random case, defaults left out at random) go through the reader, the analysis
-// (attribute parsing, validation, auto_pad, output shape, PoolGeometry) and the executor's
-// kernels, in every element type irrun runs. Error or not, the error's rule, the output shape and
-// every value (and MaxPool index) are compared with an oracle written here from
-// docs/openvino-semantics.md alone (sections 2, 3, 6 and 7): its own validation order, pad
-// derivation, output-size formulas, include-padding rule, a naive double loop and section 7's
-// rounding of the exact average (16-bit types rounded once, integers by their width). The kernel
-// tests build PoolGeometry by hand; this checks the way to it.
+// IR <data> text (random case, defaults left out at random), and AdaptiveAvgPool-8 and
+// AdaptiveMaxPool-8 with output_size in a Const read from the weights, go through the reader, the
+// analysis (attribute parsing, validation, auto_pad, output shape, PoolGeometry) and the
+// executor's kernels, in every element type irrun runs. Error or not, the error's rule, the output
+// shape and every value (and MaxPool index) are compared with an oracle written here from
+// docs/openvino-semantics.md alone (sections 2, 3, 4, 6 and 7): its own validation order, pad
+// derivation, output-size formulas, include-padding rule, adaptive bins, a naive double loop and
+// section 7's rounding of the exact average (16-bit types rounded once, integers by their width).
+// The kernel tests build PoolGeometry by hand; this checks the way to it.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -675,6 +677,166 @@ irrun::Model model_of(const RandomOp& r) {
       edge(0, 0, 1, 0) + edge(1, 1, 2, 0) + (indices ? edge(1, 2, 3, 0) : "")));
 }
 
+// --- AdaptiveAvgPool-8 and AdaptiveMaxPool-8 ----------------------------------------------------
+
+struct RandomAdaptive {
+  bool avg = true;
+  Ints in;                 // [N, C, spatial...]
+  Ints sizes;              // output_size's values
+  bool i32_sizes = false;  // output_size's element type (section 4: T_SHAPE, i32 or i64)
+  std::string index_type;  // AdaptiveMaxPool's index_element_type; empty: the default, i64
+  std::size_t offset = 0;  // output_size's byte offset in the weights
+  ElementType type = ElementType::f32;
+};
+
+// Section 4's checks on a Const output_size of the right rank: its length must be rank - 2.
+// Values below -1 are irrun's own error (README "Stricter than OpenVINO").
+Expected infer_adaptive(const RandomAdaptive& r) {
+  const std::size_t n = r.in.size() - 2;
+  if (r.sizes.size() != n)
+    return fail("Output shape for spatial dimension not compatible with data shape.");
+  for (std::size_t i = 0; i < n; ++i)
+    if (r.sizes[i] < -1)
+      return fail("output_size value " + std::to_string(r.sizes[i]) + " at axis " +
+                  std::to_string(i) + " is negative");
+  Expected e;
+  e.out = {r.in[0], r.in[1]};
+  e.out.insert(e.out.end(), r.sizes.begin(), r.sizes.end());
+  return e;
+}
+
+// Section 4: bin i of an axis of input size I and output size O is [floor(i*I/O),
+// ceil((i+1)*I/O)); the average divides the bin's sum by its element count. Section 6: the
+// maximum's index is its position in the flattened spatial part of its (n, c); the first of equal
+// values in D, H, W order (README "MaxPool": each bin starts from its first element and takes a
+// value only when strictly greater).
+template <class V>
+Pooled<V> naive_adaptive(const RandomAdaptive& r, const Expected& e, const std::vector<V>& x) {
+  const std::size_t n = r.in.size() - 2;
+  Ints in_sp(r.in.begin() + 2, r.in.end()), out_sp(e.out.begin() + 2, e.out.end());
+  const auto prod = [](const Ints& v) {
+    return std::accumulate(v.begin(), v.end(), std::int64_t{1}, std::multiplies<>());
+  };
+  const std::int64_t in_plane = prod(in_sp), out_plane = prod(out_sp);
+  Pooled<V> p;
+  for (std::int64_t plane = 0; plane < r.in[0] * r.in[1]; ++plane) {
+    for (std::int64_t o = 0; o < out_plane; ++o) {
+      Ints start(n), size(n);
+      for (std::size_t a = n, rest = static_cast<std::size_t>(o); a-- > 0;) {
+        const auto i = static_cast<std::int64_t>(rest % static_cast<std::size_t>(out_sp[a]));
+        rest /= static_cast<std::size_t>(out_sp[a]);
+        const std::int64_t I = in_sp[a], O = out_sp[a];
+        start[a] = i * I / O;
+        size[a] = ((i + 1) * I + O - 1) / O - start[a];
+      }
+      const std::int64_t count = prod(size);
+      V sum = 0, best = 0;
+      std::int64_t best_at = -1;
+      for (std::int64_t t = 0; t < count; ++t) {
+        std::int64_t flat = 0;
+        for (std::size_t a = 0, rest = static_cast<std::size_t>(t),
+                         div = static_cast<std::size_t>(count);
+             a < n; ++a) {
+          div /= static_cast<std::size_t>(size[a]);
+          flat = flat * in_sp[a] + start[a] + static_cast<std::int64_t>(rest / div);
+          rest %= div;
+        }
+        const V v = x[static_cast<std::size_t>(plane * in_plane + flat)];
+        sum += v;
+        if (best_at < 0 || v > best) best = v, best_at = flat;
+      }
+      p.values.push_back(r.avg ? sum : best);
+      if (r.avg)
+        p.divisors.push_back(count);
+      else
+        p.indices.push_back(best_at);
+    }
+  }
+  return p;
+}
+
+// Output sizes 1, equal to the input's, larger, anything up to a few past it (uneven bins), and
+// rarely 0 (an empty output). One op in eight breaks a rule.
+RandomAdaptive random_adaptive(SplitMix64& rng) {
+  RandomAdaptive r;
+  r.avg = rng.coin();
+  const auto n = static_cast<std::size_t>(rng.range(1, 3));
+  r.in = {rng.range(1, 2), rng.range(1, 2)};
+  for (std::size_t i = 0; i < n; ++i) r.in.push_back(rng.range(1, n == 3 ? 5 : 7));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t I = r.in[i + 2], kind = rng.range(0, 39);
+    r.sizes.push_back(kind < 8    ? 1
+                      : kind < 16 ? I
+                      : kind < 24 ? I + rng.range(1, 5)
+                      : kind < 39 ? rng.range(1, I + 3)
+                                  : 0);
+  }
+  r.i32_sizes = rng.coin();
+  r.index_type = pick(rng, std::vector<std::string>{"", "i32", "i64"});
+  r.offset = static_cast<std::size_t>(rng.range(0, 2) * 8);
+  r.type =
+      rng.coin() ? (rng.coin() ? ElementType::f64 : ElementType::f32) : pick(rng, types()).type;
+  if (rng.range(0, 7) == 0) {
+    switch (rng.range(0, 2)) {
+      case 0:
+        r.sizes.push_back(1);
+        break;
+      case 1:
+        if (n > 1)
+          r.sizes.pop_back();
+        else
+          r.sizes.push_back(2);
+        break;
+      default:
+        r.sizes[static_cast<std::size_t>(rng.range(0, static_cast<std::int64_t>(n) - 1))] =
+            -rng.range(2, 5);
+        break;
+    }
+  }
+  return r;
+}
+
+std::string describe(const RandomAdaptive& r) {
+  return std::string(r.avg ? "AdaptiveAvgPool" : "AdaptiveMaxPool") + " in=[" + list_text(r.in) +
+         "] output_size=" + list_text(r.sizes) + (r.i32_sizes ? " (i32)" : " (i64)") +
+         " index_element_type=" + r.index_type + " " + info(r.type).name;
+}
+
+// Parameter(0) and Const output_size(1) -> pool(2) -> Result(3) [-> Result(4) for the indices];
+// the weights hold output_size at r.offset, 0xAB before it.
+irrun::Model model_of(const RandomAdaptive& r) {
+  using namespace irrun::testing;
+  const std::size_t width = r.i32_sizes ? 4 : 8, bytes = r.sizes.size() * width;
+  irrun::Buffer w = irrun::Buffer::allocate(r.offset + bytes);
+  std::memset(w.mutable_data(), 0xAB, r.offset);
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+    const auto v32 = static_cast<std::int32_t>(r.sizes[i]);
+    std::memcpy(w.mutable_data() + r.offset + i * width,
+                r.i32_sizes ? static_cast<const void*>(&v32) : &r.sizes[i], width);
+  }
+  const std::string precision = info(r.type).precision, size_type = r.i32_sizes ? "i32" : "i64",
+                    size_precision = r.i32_sizes ? "I32" : "I64",
+                    index_precision = r.index_type == "i32" ? "I32" : "I64";
+  const auto L = static_cast<std::int64_t>(r.sizes.size());
+  const Ints any(r.in.size(), -1);
+  return model_from_xml(
+      net(parameter(0, "x", list_text(r.in), r.in, info(r.type).name, precision) +
+              layer(1, "os", "Const", "opset1",
+                    "element_type=\"" + size_type + "\" shape=\"" + std::to_string(L) +
+                        "\" offset=\"" + std::to_string(r.offset) + "\" size=\"" +
+                        std::to_string(bytes) + "\"",
+                    "", port(0, {L}, size_precision)) +
+              layer(2, "pool", r.avg ? "AdaptiveAvgPool" : "AdaptiveMaxPool", "opset8",
+                    r.avg || r.index_type.empty() ? ""
+                                                  : "index_element_type=\"" + r.index_type + "\"",
+                    port(0, r.in, precision) + port(1, {L}, size_precision),
+                    port(2, any, precision) + (r.avg ? "" : port(3, any, index_precision))) +
+              result(3, "values", any, precision) +
+              (r.avg ? "" : result(4, "indices", any, index_precision)),
+          edge(0, 0, 2, 0) + edge(1, 0, 2, 1) + edge(2, 2, 3, 0) + (r.avg ? "" : edge(2, 3, 4, 0))),
+      std::move(w));
+}
+
 }  // namespace
 
 TEST_CASE("random pooling ops: attributes -> shape inference -> kernel against an oracle",
@@ -727,4 +889,57 @@ TEST_CASE("random pooling ops: attributes -> shape inference -> kernel against a
   // The draw must keep both kinds common (it does: about two valid ops to one invalid).
   CHECK(valid > 1000);
   CHECK(invalid > 300);
+}
+
+TEST_CASE("random adaptive pooling ops: Const output_size -> shape -> kernel against an oracle",
+          "[pool_pipeline]") {
+  SplitMix64 rng(0xADA9'0062);
+  const irrun::Parallel par(2);
+  int valid = 0, invalid = 0, uneven = 0, larger = 0;
+  for (int iter = 0; iter < 1500; ++iter) {
+    const RandomAdaptive r = random_adaptive(rng);
+    const Expected e = infer_adaptive(r);
+    INFO("case " << iter << ": " << describe(r));
+    const irrun::Model m = model_of(r);
+    const irrun::Analysis a = irrun::analyze(m.ir, m.graph, &*m.weights);
+
+    if (!e.error.empty()) {
+      ++invalid;
+      INFO("expected error: " << e.error);
+      REQUIRE(a.diagnostics.size() == 1);
+      CHECK(a.diagnostics[0].severity == irrun::Severity::error);
+      CHECK(a.diagnostics[0].rule == "validation");
+      CHECK_THAT(a.diagnostics[0].message, Catch::Contains(e.error));
+      continue;
+    }
+    ++valid;
+    for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+      uneven += r.sizes[i] > 0 && r.in[i + 2] % r.sizes[i] != 0 && r.sizes[i] < r.in[i + 2];
+      larger += r.sizes[i] > r.in[i + 2];
+    }
+    INFO("expected output [" << list_text(e.out) << "]");
+    for (const auto& d : a.diagnostics) FAIL_CHECK("diagnostic: " << d.message);
+    REQUIRE(a.diagnostics.empty());
+    const auto& pool = a.nodes[2];
+    REQUIRE(pool.outputs.size() == (r.avg ? 1u : 2u));
+    for (const auto& o : pool.outputs) CHECK(o.shape == irrun::PartialShape::from_static(e.out));
+
+    const Input x = random_input(rng, r.type, r.in, r.avg);
+    const auto outputs = irrun::run_model(m, {{0, x.tensor}}, par);
+    REQUIRE(outputs.size() == (r.avg ? 1u : 2u));
+    const Tensor& values = output_of(outputs, 3);
+    REQUIRE(values.shape == e.out);
+    const Tensor* index_tensor = r.avg ? nullptr : &output_of(outputs, 4);
+    if (index_tensor) {
+      CHECK(index_tensor->type == (r.index_type == "i32" ? ElementType::i32 : ElementType::i64));
+      REQUIRE(index_tensor->shape == e.out);
+    }
+    check_outputs(
+        r.type, r.avg, x, [&](const auto& xs, auto) { return naive_adaptive(r, e, xs); }, values,
+        index_tensor);
+  }
+  CHECK(valid > 1000);
+  CHECK(invalid > 100);
+  CHECK(uneven > 100);
+  CHECK(larger > 300);
 }
