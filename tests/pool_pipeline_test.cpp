@@ -4,10 +4,11 @@
 // analysis (attribute parsing, validation, auto_pad, output shape, PoolGeometry) and the
 // executor's kernels, in every element type irrun runs. Error or not, the error's rule, the output
 // shape and every value (and MaxPool index) are compared with an oracle written here from
-// docs/openvino-semantics.md alone (sections 2, 3, 4, 6 and 7): its own validation order, pad
-// derivation, output-size formulas, include-padding rule, adaptive bins, a naive double loop and
-// section 7's rounding of the exact average (16-bit types rounded once, integers by their width).
-// The kernel tests build PoolGeometry by hand; this checks the way to it.
+// docs/openvino-semantics.md alone (sections 2, 3, 4, 6 and 7; the README's contract where irrun
+// goes beyond it: MaxPool ties, output_size below -1): its own validation order, pad derivation,
+// output-size formulas, include-padding rule, adaptive bins, a naive double loop and section 7's
+// rounding of the exact average (16-bit types rounded once, integers by their width). The kernel
+// tests build PoolGeometry by hand; this checks the way to it.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
