@@ -410,6 +410,33 @@ TEST_CASE("Network::run under a memory limit keeps no buffers for the next run",
   CHECK(r1[33] == 1.0f);  // b over a, away from the padding
 }
 
+// The memory check counts what a run allocates, each run: not the outputs computed into the
+// caller's arrays (a fresh Network refused a run that allocates only window tables, over its
+// wrapped 256 KiB output), and again for a map that names fewer outputs (a Network that had run
+// skipped the check, computed the first output into the caller's array, then failed part way).
+TEST_CASE("Network::run checks the memory it allocates, every run, before any compute",
+          "[network]") {
+  irrun::testing::ScratchDir dir("network");
+  const Shape x_shape{1, 4, 64, 64}, r_shape{1, 4, 32, 32};  // a's output: 64 KiB, r's 16 KiB
+  write_chain(dir.file("chain.xml"), "1,4,64,64", x_shape, r_shape);
+  const Network net = Network::load(dir.file("chain.xml"), {{}, 1});
+  std::vector<float> x(4 * 64 * 64, 1.0f), r(4 * 32 * 32, -1.0f);
+  const Tensors in{{"x", Tensor::wrap(ElementType::f32, x_shape, x.data())}};
+  Tensors out{{"r", Tensor::wrap(ElementType::f32, r_shape, r.data())}};
+  const auto saved = irrun::memory_limit();
+  // a's output and the tables fit; with r's 16 KiB counted too, they do not.
+  irrun::set_memory_limit(irrun::memory_in_use() + 72 * 1024);
+  CHECK_NOTHROW(net.run(in, out));
+  CHECK(r[33] == 1.0f);
+  irrun::set_memory_limit(0);
+  CHECK_NOTHROW(net.run(in, out));  // prepared for these shapes, without a limit
+  Tensors fresh;                    // r now in irrun's memory: over the limit, before any compute
+  irrun::set_memory_limit(irrun::memory_in_use() + 64 * 1024);
+  require_run_error(net, in, fresh, ExitCode::limit, "chain.xml: running the model");
+  CHECK(fresh.empty());
+  irrun::set_memory_limit(saved);
+}
+
 TEST_CASE("Network::run refuses mismatching caller tensors before any compute", "[network]") {
   const Network net = Network::load(sample("avgpool_v11.xml"));
   const auto input = iota(3 * 8 * 8);

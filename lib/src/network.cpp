@@ -281,6 +281,7 @@ void Network::run(const std::map<std::string, Tensor>& inputs,
       if (memory_limit() != 0) recycler = {};
     }
   } keep_none{impl_->recycler};
+  if (memory_limit() != 0) impl_->recycler = {};  // a limit set since the last run
   const auto results = run_model(m, *prepared, bound, *impl_->parallel, {}, write_into,
                                  impl_->kernels, &impl_->recycler);
 

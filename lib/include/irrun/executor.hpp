@@ -44,8 +44,9 @@ std::vector<Output> run_model(const Model& model, const std::map<std::size_t, Te
                               const std::map<std::size_t, Tensor>& write_into = {},
                               kernels::Kernels choice = kernels::Kernels::best);
 
-// What run_model works out before it computes, for inputs of given shapes: that the model runs,
-// its shape inference on those shapes (the kernels' pool geometries) and the memory check. A
+// What run_model works out before it computes, for inputs of given shapes: that the model runs
+// and its shape inference on those shapes (the kernels' pool geometries). The memory check is
+// run_model's, each run: what it allocates depends on the outputs given to compute into. A
 // caller that runs a model many times on inputs of the same shapes (irrun bench, Network::run)
 // prepares once, as an inference engine compiles a model once: the analysis of a three-layer
 // model takes ~2.5 us, as long as a small pooling kernel.
@@ -68,13 +69,16 @@ class TensorRecycler {
  public:
   Tensor take(ElementType type, std::vector<std::int64_t> shape);
   void keep(Tensor&& tensor);
+  bool empty() const { return kept_.empty(); }
 
  private:
   std::multimap<std::size_t, Buffer> kept_;  // by size in bytes
 };
 
 // run_model on a run prepared for inputs of these shapes (input_error otherwise); with
-// `recycler`, tensors of layers are taken from and kept in it.
+// `recycler`, tensors of layers are taken from and kept in it. Before any compute, the memory the
+// run allocates (not the outputs computed into `write_into`'s tensors) must fit the memory limit
+// (Error(limit)); not checked again while `recycler` holds the buffers of an earlier run.
 std::vector<Output> run_model(const Model& model, const PreparedRun& prepared,
                               const std::map<std::size_t, Tensor>& inputs, const Parallel& parallel,
                               const KernelTimer& on_kernel = {},
