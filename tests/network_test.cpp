@@ -424,14 +424,16 @@ TEST_CASE("Network::run checks the memory it allocates, every run, before any co
   const Tensors in{{"x", Tensor::wrap(ElementType::f32, x_shape, x.data())}};
   Tensors out{{"r", Tensor::wrap(ElementType::f32, r_shape, r.data())}};
   const auto saved = irrun::memory_limit();
+  // The limits count from here: the buffers a run without a limit keeps go at the next run.
+  const auto base = irrun::memory_in_use();
   // a's output and the tables fit; with r's 16 KiB counted too, they do not.
-  irrun::set_memory_limit(irrun::memory_in_use() + 72 * 1024);
+  irrun::set_memory_limit(base + 72 * 1024);
   CHECK_NOTHROW(net.run(in, out));
   CHECK(r[33] == 1.0f);
   irrun::set_memory_limit(0);
   CHECK_NOTHROW(net.run(in, out));  // prepared for these shapes, without a limit
   Tensors fresh;                    // r now in irrun's memory: over the limit, before any compute
-  irrun::set_memory_limit(irrun::memory_in_use() + 64 * 1024);
+  irrun::set_memory_limit(base + 64 * 1024);
   require_run_error(net, in, fresh, ExitCode::limit, "chain.xml: running the model");
   CHECK(fresh.empty());
   irrun::set_memory_limit(saved);
