@@ -334,36 +334,41 @@ struct Input {
   std::vector<i128> ints;
 };
 
-template <class T>
-void store_ints(Tensor& t, const std::vector<i128>& v) {
-  for (std::size_t i = 0; i < v.size(); ++i) t.mutable_data<T>()[i] = static_cast<T>(v[i]);
+// f(T{}) for the C++ type T of an integer element type.
+template <class F>
+decltype(auto) with_int_type(ElementType type, F&& f) {
+  switch (type) {
+    case ElementType::i8:
+      return f(std::int8_t{});
+    case ElementType::u8:
+      return f(std::uint8_t{});
+    case ElementType::i16:
+      return f(std::int16_t{});
+    case ElementType::u16:
+      return f(std::uint16_t{});
+    case ElementType::i32:
+      return f(std::int32_t{});
+    case ElementType::u32:
+      return f(std::uint32_t{});
+    case ElementType::i64:
+      return f(std::int64_t{});
+    default:
+      return f(std::uint64_t{});
+  }
 }
 
-template <class T>
-std::vector<i128> load_ints(const Tensor& t) {
-  const T* p = t.data<T>();
-  return {p, p + t.element_count()};
+void store_ints(Tensor& t, const std::vector<i128>& v) {
+  with_int_type(t.type, [&](auto zero) {
+    using T = decltype(zero);
+    for (std::size_t i = 0; i < v.size(); ++i) t.mutable_data<T>()[i] = static_cast<T>(v[i]);
+  });
 }
 
 std::vector<i128> ints_of(const Tensor& t) {
-  switch (t.type) {
-    case ElementType::i8:
-      return load_ints<std::int8_t>(t);
-    case ElementType::u8:
-      return load_ints<std::uint8_t>(t);
-    case ElementType::i16:
-      return load_ints<std::int16_t>(t);
-    case ElementType::u16:
-      return load_ints<std::uint16_t>(t);
-    case ElementType::i32:
-      return load_ints<std::int32_t>(t);
-    case ElementType::u32:
-      return load_ints<std::uint32_t>(t);
-    case ElementType::i64:
-      return load_ints<std::int64_t>(t);
-    default:
-      return load_ints<std::uint64_t>(t);
-  }
+  return with_int_type(t.type, [&](auto zero) {
+    const auto* p = t.data<decltype(zero)>();
+    return std::vector<i128>(p, p + t.element_count());
+  });
 }
 
 // Random inputs for `type`. Averages: small integers for f32/f64 (exact sums); f16/bf16 any
@@ -390,32 +395,7 @@ Input random_input(SplitMix64& rng, ElementType type, const Ints& shape, bool av
       else
         v = t.is_signed ? rng.range(-16, 15) : rng.range(0, 31);
     }
-    switch (type) {
-      case ElementType::i8:
-        store_ints<std::int8_t>(in.tensor, in.ints);
-        break;
-      case ElementType::u8:
-        store_ints<std::uint8_t>(in.tensor, in.ints);
-        break;
-      case ElementType::i16:
-        store_ints<std::int16_t>(in.tensor, in.ints);
-        break;
-      case ElementType::u16:
-        store_ints<std::uint16_t>(in.tensor, in.ints);
-        break;
-      case ElementType::i32:
-        store_ints<std::int32_t>(in.tensor, in.ints);
-        break;
-      case ElementType::u32:
-        store_ints<std::uint32_t>(in.tensor, in.ints);
-        break;
-      case ElementType::i64:
-        store_ints<std::int64_t>(in.tensor, in.ints);
-        break;
-      default:
-        store_ints<std::uint64_t>(in.tensor, in.ints);
-        break;
-    }
+    store_ints(in.tensor, in.ints);
     return in;
   }
   std::vector<double> x(count);

@@ -234,14 +234,6 @@ TEST_CASE("f16 and bf16 avg_pool on a kept plan decides by each run's data",
   INFO(irrun::to_string(type));
   SplitMix64 rng(0xCE97ull);
   const Parallel par(2);
-  const auto input = [&](const PoolGeometry& g, std::int64_t low) {
-    Tensor t = Tensor::zeros(type, shape_of(g, g.in));
-    auto* x = t.mutable_data<std::uint16_t>();
-    for (std::size_t i = 0; i < t.element_count(); ++i)
-      x[i] = type == ElementType::f16 ? irrun::testing::random_f16(rng, 0)
-                                      : irrun::testing::random_bf16(rng, 0, low);
-    return t;
-  };
   const std::int64_t tiny = 0, large = 150;  // bf16 exponent fields
   const auto run = [&](const PoolGeometry& g, const Tensor& in) {
     Tensor out = poisoned_output(g, type);
@@ -250,15 +242,15 @@ TEST_CASE("f16 and bf16 avg_pool on a kept plan decides by each run's data",
   };
   irrun::testing::check_midpoints(type,
                                   [&](const PoolGeometry& g, const Tensor& in, const Tensor&) {
-                                    run(g, input(g, large));
+                                    run(g, random_input(rng, g, 0, type, large));
                                     run(g, in);
                                   });
   for (int iter = 0; iter < 100; ++iter) {
     const PoolGeometry g = random_geometry(rng);
     INFO(describe(g));
-    run(g, input(g, iter % 2 ? tiny : large));
-    run(g, input(g, iter % 2 ? large : tiny));
-    Tensor in = input(g, large);
+    run(g, random_input(rng, g, 0, type, iter % 2 ? tiny : large));
+    run(g, random_input(rng, g, 0, type, iter % 2 ? large : tiny));
+    Tensor in = random_input(rng, g, 0, type, large);
     in.mutable_data<std::uint16_t>()[0] = specials(type)[0];
     Tensor out = poisoned_output(g, type);
     // Declined when a window reads the inf (none may: windows all in padding, or its row between

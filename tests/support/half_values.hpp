@@ -66,10 +66,13 @@ inline std::uint16_t random_bf16(SplitMix64& rng, int mode, std::int64_t low) {
   return static_cast<std::uint16_t>((e << 7) | m | (rng.coin() ? 0x8000 : 0));
 }
 
-inline Tensor random_input(SplitMix64& rng, const PoolGeometry& g, int mode, ElementType type) {
+// A random input of `type` in `mode` (random_f16, random_bf16); bf16's lowest exponent field,
+// `low`, is drawn when not given.
+inline Tensor random_input(SplitMix64& rng, const PoolGeometry& g, int mode, ElementType type,
+                           std::optional<std::int64_t> bf16_low = std::nullopt) {
   Tensor t = Tensor::zeros(type, shape_of(g, g.in));
   auto* x = t.mutable_data<std::uint16_t>();
-  const std::int64_t low = rng.coin() ? 0 : rng.range(1, 222);
+  const std::int64_t low = bf16_low ? *bf16_low : rng.coin() ? 0 : rng.range(1, 222);
   for (std::size_t i = 0; i < t.element_count(); ++i)
     x[i] = type == ElementType::f16 ? random_f16(rng, mode) : random_bf16(rng, mode, low);
   return t;
