@@ -206,7 +206,7 @@ TEST_CASE("allocations beyond the memory limit fail before allocating", "[robust
     CHECK(e.code() == irrun::ExitCode::limit);
     CHECK_THAT(std::string(e.what()),
                Catch::Contains("f32 [1024,1024] tensor needs 4.0 MiB") &&
-                   Catch::Contains("over the memory limit of 1.0 MiB (--max-memory)"));
+                   Catch::Contains("over the memory limit of 1.0 MiB (set_memory_limit)"));
   }
   CHECK(irrun::memory_in_use() == before);
   {
@@ -305,9 +305,9 @@ TEST_CASE("check_file reports a file over the memory limit as its own error",
   CHECK_FALSE(report.model.has_value());
   REQUIRE(report.diagnostics.size() == 1);
   const auto line = irrun::format(report, report.diagnostics[0]);
-  CHECK_THAT(line,
-             Catch::StartsWith(path + ": error: parsing this ") &&
-                 Catch::EndsWith("over the memory limit of 1.0 KiB (--max-memory) [memory-limit]"));
+  CHECK_THAT(line, Catch::StartsWith(path + ": error: parsing this ") &&
+                       Catch::EndsWith(
+                           "over the memory limit of 1.0 KiB (set_memory_limit) [memory-limit]"));
 }
 
 TEST_CASE("Buffer::map_file refuses FIFOs and devices without blocking", "[robustness]") {

@@ -187,8 +187,9 @@ int main(int argc, char** argv) {
   logger->set_level(globals.verbose ? spdlog::level::debug
                     : globals.quiet ? spdlog::level::err
                                     : spdlog::level::info);
-  irrun::set_memory_limit(max_memory.empty() ? irrun::default_memory_limit()
-                                             : *irrun::parse_memory_size(max_memory));
+  irrun::set_memory_limit(
+      max_memory.empty() ? irrun::default_memory_limit() : *irrun::parse_memory_size(max_memory),
+      "--max-memory");
 
   for (const auto& command : commands) {
     if (!command.sub->parsed()) continue;

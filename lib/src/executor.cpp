@@ -48,8 +48,8 @@ Analysis analyze_or_throw(const Model& m, const std::map<std::size_t, PartialSha
 
 ModelError no_weights_error(const Model& m, std::size_t n) {
   return ModelError(m.ir.path, m.ir.layers[n].line,
-                    describe(m.ir.layers[n]) + ": needs weights, but there is no " +
-                        m.weights_path + " (give --weights FILE)");
+                    describe(m.ir.layers[n]) +
+                        ": needs weights, but none were named and there is no " + m.weights_path);
 }
 
 Tensor const_tensor(const Model& m, std::size_t n, const ConstAttrs& c) {

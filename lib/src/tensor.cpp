@@ -39,11 +39,13 @@ struct FdGuard {
 
 std::atomic<std::uint64_t> g_memory_limit{0};
 std::atomic<std::uint64_t> g_memory_in_use{0};
+std::atomic<const char*> g_memory_setting{"set_memory_limit"};
 
 }  // namespace
 
-void set_memory_limit(std::uint64_t bytes) {
+void set_memory_limit(std::uint64_t bytes, const char* setting) {
   g_memory_limit = bytes;
+  g_memory_setting = setting;
 }
 
 std::uint64_t memory_limit() {
@@ -76,7 +78,8 @@ void require_memory(std::optional<std::uint64_t> bytes, const std::string& what)
   if (!total || *total > limit) {
     std::string m = what + " needs " + format_bytes(*bytes);
     if (in_use) m += " more (" + format_bytes(in_use) + " in use)";
-    m += ", over the memory limit of " + format_bytes(limit) + " (--max-memory)";
+    m += ", over the memory limit of " + format_bytes(limit) + " (" +
+         std::string(g_memory_setting.load()) + ")";
     throw Error(ExitCode::limit, m);
   }
 }
@@ -132,7 +135,8 @@ Buffer Buffer::allocate(std::size_t bytes) {
     // Lost a race with another allocation that has since been released: still over, report it.
     throw Error(ExitCode::limit, "a buffer of " + std::to_string(bytes) +
                                      " bytes would exceed the memory limit of " +
-                                     format_bytes(limit) + " (--max-memory)");
+                                     format_bytes(limit) + " (" +
+                                     std::string(g_memory_setting.load()) + ")");
   }
   void* p = nullptr;
   try {
@@ -140,7 +144,8 @@ Buffer Buffer::allocate(std::size_t bytes) {
   } catch (const std::bad_alloc&) {
     g_memory_in_use.fetch_sub(rounded);
     throw Error(ExitCode::limit, "out of memory allocating " + format_bytes(rounded) + " (" +
-                                     format_bytes(g_memory_in_use) + " in use; see --max-memory)");
+                                     format_bytes(g_memory_in_use) + " in use; see " +
+                                     std::string(g_memory_setting.load()) + ")");
   }
   std::memset(p, 0, rounded);
   Buffer b;

@@ -259,7 +259,7 @@ bad_adaptive("output_size_huge_run", i64s(0, 4611686018427387904), 3, "output_si
 bad_adaptive("output_size_2d", i64s(3, 4), 1, "output_size must be a 1D tensor. Got: [1,2]", size_shape=(1, 2))
 bad_adaptive("run_output_size_u64_max", struct.pack("<QQ", 3, 2**64 - 1), 3, "output_size value 18446744073709551615 not in range [-9223372036854775808:9223372036854775807]", cmd="run", const_type="u64")
 bad_adaptive("run_output_size_dynamic", i64s(3, -1), 6, "and none of its values -1, a dynamic dim", cmd="run")
-bad_adaptive("run_without_weights", None, 3, "needs weights, but there is no", cmd="run")
+bad_adaptive("run_without_weights", None, 3, "needs weights, but none were named and there is no", cmd="run")
 case("weights file missing", 3, "cannot open weights: No such file or directory", "run {dir}/good.xml --weights {dir}/nope.bin --random-input -o {out}")
 case("weights is a directory", 3, "is a directory, expected a weights .bin file", "run {dir}/good.xml --weights {dir} --random-input -o {out}")
 case("weights is a FIFO", 1, "not a regular file, expected a weights .bin file", "check {dir}/good.xml --weights {fifo}")

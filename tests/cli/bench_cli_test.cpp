@@ -160,5 +160,6 @@ TEST_CASE("irrun bench refuses a --repeat whose timings pass --max-memory", "[cl
   INFO(r.out << r.err);
   CHECK(r.exit_code == 7);
   CHECK(r.err.find("--repeat") != std::string::npos);
+  CHECK(r.err.find("(--max-memory)") != std::string::npos);  // the tool's name for the limit
   CHECK(r.out.empty());
 }

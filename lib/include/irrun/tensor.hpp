@@ -18,8 +18,10 @@ namespace irrun {
 // Memory limit: a process-wide cap on the bytes irrun holds in owned buffers (Buffer::allocate;
 // file mappings do not count). An allocation that would take the bytes in use over the limit
 // throws irrun::Error(ExitCode::limit) before allocating anything. 0 means no limit (the
-// library's default; the irrun tool sets default_memory_limit() or --max-memory).
-void set_memory_limit(std::uint64_t bytes);
+// library's default; the irrun tool sets default_memory_limit() or --max-memory). `setting`
+// names, in the errors, where the limit is set: a string that outlives every later allocation
+// (a literal), "set_memory_limit" by default, "--max-memory" in the irrun tool.
+void set_memory_limit(std::uint64_t bytes, const char* setting = "set_memory_limit");
 std::uint64_t memory_limit();
 // Bytes currently held by owned buffers.
 std::uint64_t memory_in_use();
