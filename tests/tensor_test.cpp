@@ -191,6 +191,10 @@ TEST_CASE("Buffer::wrap and Tensor::wrap refuse a null pointer for a nonzero siz
           Tensor::wrap(ElementType::f32, {3, 0}, static_cast<float*>(nullptr));
         }).first == irrun::ExitCode::ok);
   CHECK(Buffer::wrap(static_cast<const void*>(nullptr), 0).size() == 0);
+  // A bare nullptr picks neither the const nor the mutable overload: an empty writable view.
+  CHECK(Tensor::wrap(ElementType::f32, {0}, nullptr).buffer.writable());
+  CHECK(Buffer::wrap(nullptr, 0).writable());
+  CHECK(error_of([] { Buffer::wrap(nullptr, 4); }).first == irrun::ExitCode::bad_input);
 }
 
 TEST_CASE("Tensor::element_count and byte_size of a hand-set shape do not wrap", "[tensor]") {

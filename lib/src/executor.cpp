@@ -241,7 +241,7 @@ void require_executable(const Model& model) {
                           " layer(s) of ops irrun does not implement: " + list +
                           "; irrun runs Parameter, Const, AvgPool, AdaptiveAvgPool, MaxPool, "
                           "AdaptiveMaxPool and Result "
-                          "(use --layer NAME to run one pooling layer of this model)");
+                          "(irrun run --layer NAME runs one pooling layer of such a model)");
 }
 
 PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inputs) {

@@ -50,6 +50,10 @@ class Buffer {
   // Throws irrun::Error(bad_input) for a null pointer with a nonzero size.
   static Buffer wrap(void* data, std::size_t size);
   static Buffer wrap(const void* data, std::size_t size);
+  // wrap(nullptr, 0): an empty writable view (without this, nullptr fits both overloads).
+  static Buffer wrap(std::nullptr_t, std::size_t size) {
+    return wrap(static_cast<void*>(nullptr), size);
+  }
   // A view into another buffer, sharing its lifetime. Throws irrun::Error(bad_input) when
   // [offset, offset + size) is not inside this buffer.
   Buffer slice(std::size_t offset, std::size_t size) const;
@@ -83,6 +87,10 @@ struct Tensor {
   // null `data` for a nonzero size.
   static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, void* data);
   static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, const void* data);
+  // An empty writable tensor, e.g. an output with a zero dimension, given no memory.
+  static Tensor wrap(ElementType type, std::vector<std::int64_t> shape, std::nullptr_t) {
+    return wrap(type, std::move(shape), static_cast<void*>(nullptr));
+  }
   // The product of `shape` and the packed bytes it takes; for a shape set by hand, throw
   // irrun::Error(bad_input) on a negative dimension and irrun::Error(limit) on an overflow,
   // never a wrapped size.
