@@ -36,6 +36,25 @@ if grep -rlE --include='irrun*.cmake' 'Eigen3|spdlog|nlohmann' "$prefix"; then
   exit 1
 fi
 
+# A shared libirrun exports the public API alone (the public headers' visibility pragma): none of
+# its internals, nor the Eigen and pugixml code compiled into it. A new public function belongs
+# in this list.
+shopt -s nullglob
+for so in "$prefix"/lib*/libirrun.so; do
+  public='irrun::(Network|CheckResult|Tensor|Buffer|Error|ModelError|Diagnostic|version|to_string|'
+  public+='bit_width|packed_byte_size|is_floating|parse_precision|parse_element_type_name|'
+  public+='format_bytes|memory_limit|set_memory_limit|memory_in_use|require_memory|'
+  public+='default_memory_limit|parse_memory_size)\b'
+  symbols=$(nm -D --defined-only -C "$so")
+  if grep -E 'Eigen|pugi|irrun::' <<<"$symbols" | grep -vE "$public"; then
+    echo "$so exports the symbols above, which are not irrun's public API" >&2
+    exit 1
+  fi
+  [[ $symbols == *"irrun::Network::load("* ]] ||
+    { echo "$so does not export irrun::Network::load" >&2; exit 1; }
+done
+shopt -u nullglob
+
 # Same compiler and flags as this build: a sanitized libirrun.a needs a sanitized link.
 "$cmake" -S "${arg[src]}/samples/embed" -B "$tmp/embed" -G "${arg[generator]}" \
   -DCMAKE_CXX_COMPILER="${arg[cxx]}" -DCMAKE_BUILD_TYPE="${arg[type]}" \

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+// Public API: exported from a shared libirrun, whose other symbols are hidden.
+#pragma GCC visibility push(default)
 namespace irrun {
 
 enum class Severity { warning, error };
@@ -26,3 +28,4 @@ struct Diagnostic {
 using Diagnostics = std::vector<Diagnostic>;
 
 }  // namespace irrun
+#pragma GCC visibility pop

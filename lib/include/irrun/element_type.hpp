@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+// Public API: exported from a shared libirrun, whose other symbols are hidden.
+#pragma GCC visibility push(default)
 namespace irrun {
 
 enum class ElementType {
@@ -58,3 +60,4 @@ std::size_t packed_byte_size(ElementType type, std::size_t count);
 bool is_floating(ElementType type);
 
 }  // namespace irrun
+#pragma GCC visibility pop

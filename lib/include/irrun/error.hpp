@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+// Public API: exported from a shared libirrun, whose other symbols are hidden.
+#pragma GCC visibility push(default)
 namespace irrun {
 
 // Exit codes of the irrun tool (documented in README.md).
@@ -61,3 +63,4 @@ inline Error unsupported_error(const std::string& message) {
 }
 
 }  // namespace irrun
+#pragma GCC visibility pop

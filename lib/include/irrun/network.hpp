@@ -14,6 +14,8 @@
 #include "irrun/element_type.hpp"
 #include "irrun/tensor.hpp"
 
+// Public API: exported from a shared libirrun, whose other symbols are hidden.
+#pragma GCC visibility push(default)
 namespace irrun {
 
 // A model input (a Parameter) or output (a Result), as shape inference sees it before any run.
@@ -117,3 +119,4 @@ class Network {
 };
 
 }  // namespace irrun
+#pragma GCC visibility pop

@@ -13,6 +13,8 @@
 
 #include "irrun/element_type.hpp"
 
+// Public API: exported from a shared libirrun, whose other symbols are hidden.
+#pragma GCC visibility push(default)
 namespace irrun {
 
 // Memory limit: a process-wide cap on the bytes irrun holds in owned buffers (Buffer::allocate;
@@ -107,3 +109,4 @@ struct Tensor {
 };
 
 }  // namespace irrun
+#pragma GCC visibility pop
