@@ -72,6 +72,14 @@ std::vector<std::string> normalise_args(int argc, char** argv) {
       throw irrun::usage_error("unknown command '" + a +
                                "': the commands are check, info, run and bench (a model's path "
                                "alone runs it: irrun MODEL.xml ...)");
+    // `irrun --layer p run m.xml`: a command's option before the command word, which CLI11
+    // would report as "m.xml not expected". A command word right after an option may be its
+    // value (`--output-dir run`).
+    for (std::size_t j = i + 1; a.starts_with('-') && j < args.size(); ++j)
+      if (is_subcommand(args[j]) && !args[j - 1].starts_with('-'))
+        throw irrun::usage_error(a + " comes before the command '" + args[j] +
+                                 "': only -v, -q and --max-memory go there (irrun " + args[j] +
+                                 " " + a + " ...)");
     args.insert(args.begin() + static_cast<std::ptrdiff_t>(i), "run");
     break;
   }

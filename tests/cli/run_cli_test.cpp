@@ -776,6 +776,9 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
       // A mistyped command is not a model named "chek".
       {{"chek", model}, "unknown command 'chek': the commands are check, info, run and bench"},
       {{"-q", "bnech", model}, "unknown command 'bnech'"},
+      // A command's option before the command word (CLI11 blamed the model's path).
+      {{"--layer", "pool", "run", model}, "--layer comes before the command 'run': only -v"},
+      {{"-q", "--threads", "2", "check", model}, "--threads comes before the command 'check'"},
   };
   for (const auto& c : cases) {
     const auto r = run_irrun(c.args);
