@@ -241,10 +241,20 @@ void write_file_atomically(const std::string& path, std::span<const std::byte> h
       path, header, [&](const auto& put) { put(body); }, batch);
 }
 
+std::filesystem::path write_target(const std::filesystem::path& path) {
+  std::filesystem::path target = path;
+  std::error_code ec;
+  for (int hop = 0; hop < 40 && std::filesystem::is_symlink(target, ec); ++hop) {
+    const auto next = std::filesystem::read_symlink(target, ec);
+    if (ec) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  return target;
+}
+
 void write_file_atomically_from(const std::string& path, std::span<const std::byte> header,
                                 const BodyPieces& body, FileBatch* batch) {
   if (path.empty()) fail_write(path, ENOENT);
-  std::filesystem::path target(path);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) fail_write(path, EISDIR);
@@ -261,13 +271,9 @@ void write_file_atomically_from(const std::string& path, std::span<const std::by
     }
   }
   // A symlink stays: the file it names, even one yet to be made, is replaced.
+  const std::filesystem::path target = write_target(path);
   std::error_code ec;
-  for (int hop = 0; std::filesystem::is_symlink(target, ec); ++hop) {
-    if (hop == 40) fail_write(path, ELOOP);  // as the kernel gives up on a loop
-    const auto next = std::filesystem::read_symlink(target, ec);
-    if (ec) break;
-    target = next.is_absolute() ? next : target.parent_path() / next;
-  }
+  if (std::filesystem::is_symlink(target, ec)) fail_write(path, ELOOP);
   const std::string name = target.filename().string();
   if (name.empty() || name == "." || name == "..") fail_write(path, EISDIR);
   const std::filesystem::path dir =

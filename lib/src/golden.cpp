@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <locale>
+#include <map>
 #include <set>
 #include <span>
 #include <sstream>
@@ -123,6 +124,31 @@ void refuse_own_file(const std::string& path, const std::string& what, const Man
   }
 }
 
+// A file the run writes. The manifest's old file is removed first, so a symlink there is
+// replaced, not followed.
+struct WrittenFile {
+  fs::path path;
+  std::string what;
+  bool follows_links = true;
+};
+
+// Two files of one run that are one file (DIR/out.npy a symlink to inputs/x.npy or to
+// manifest.json) would leave the manifest describing bytes that the other write replaced.
+void refuse_one_target(const std::vector<WrittenFile>& files) {
+  std::map<fs::path, const WrittenFile*> written;
+  for (const auto& file : files) {
+    std::error_code ec;
+    const auto target =
+        fs::weakly_canonical(file.follows_links ? write_target(file.path) : file.path, ec);
+    if (ec) continue;  // the write itself reports what is wrong
+    const auto [other, fresh] = written.emplace(target, &file);
+    if (!fresh)
+      throw usage_error(file.path.string() + ": " + file.what + " and " + other->second->what +
+                        " (" + other->second->path.string() + ") would be written to one file, " +
+                        target.string() + "; write the outputs to another directory");
+  }
+}
+
 }  // namespace
 
 std::string file_stem(const std::string& name) {
@@ -232,6 +258,15 @@ Manifest write_golden(const std::string& dir, Manifest manifest,
   // The manifest's old file is removed below, then rewritten.
   refuse_own_file((fs::path(dir) / kManifestFile).string(), "the manifest", manifest, inputs,
                   nullptr);
+  std::vector<WrittenFile> files;
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    files.push_back({paths[k], "output '" + outputs[k].name + "'"});
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (!manifest.inputs[k].file.empty())
+      files.push_back(
+          {fs::path(dir) / manifest.inputs[k].file, "saved input '" + inputs[k].name + "'"});
+  files.push_back({fs::path(dir) / kManifestFile, "the manifest", false});
+  refuse_one_target(files);
   make_directories(dir, "--output-dir");
   // Before the old manifest goes: DIR/inputs taken by a file fails with DIR still whole.
   if (saves) make_directories(fs::path(dir) / "inputs", "the saved inputs' directory");

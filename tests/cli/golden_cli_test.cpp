@@ -696,6 +696,29 @@ TEST_CASE("golden: DIR/inputs taken by a file fails with the golden whole", "[cl
   CHECK(run_irrun({model, "--random-input", "--expect", dir.file("g")}).exit_code == 0);
 }
 
+// Two files of one run that are one file: an output symlinked to the saved input's file or to
+// the manifest replaced the other's bytes, and the manifest then described what was not there.
+TEST_CASE("golden: two of a run's files through one symlinked file are refused", "[cli][golden]") {
+  ScratchDir dir("golden_one_target");
+  const auto model = sample("avgpool_v11.xml");
+  for (const auto& [link, to] :
+       {std::pair<std::string, std::string>{"pool.npy", "inputs/input.npy"},
+        {"pool.npy", "manifest.json"},
+        {"inputs/input.npy", "../pool.npy"}}) {
+    INFO(link << " -> " << to);
+    const auto g = dir.file("g_" + std::to_string(link.size() + to.size()));
+    REQUIRE(run_irrun({model, "--random-input", "-o", g, "--save-inputs"}).exit_code == 0);
+    const auto manifest = read_text(g + "/manifest.json");
+    fs::remove(g + "/" + link);
+    fs::create_symlink(to, g + "/" + link);
+    const auto r = run_irrun({model, "--random-input", "--seed", "9", "-o", g, "--save-inputs"});
+    CHECK(r.exit_code == 2);
+    CHECK(any_line_has_all(r.err_lines(), {"would be written to one file", "output 'pool'"}));
+    CHECK(read_text(g + "/manifest.json") == manifest);
+    CHECK(fs::is_symlink(g + "/" + link));
+  }
+}
+
 // A golden's files are renamed into place together once all are written: a run whose second
 // file fails (here its name is a directory) leaves neither, nor a temporary file.
 TEST_CASE("golden: a run that fails writing leaves none of its files", "[cli][golden]") {

@@ -30,6 +30,10 @@ void make_directories(const std::filesystem::path& dir, const std::string& what)
 
 class FileBatch;
 
+// The file a write to `path` replaces: `path` with its symlinks followed, to a file yet to be
+// made too (a loop stops after 40 hops, as the kernel's does).
+std::filesystem::path write_target(const std::filesystem::path& path);
+
 // Writes header then body to a temporary file next to `path`, fsyncs it and renames it over
 // `path`, so readers see either the old file or the complete new one. On failure the temporary
 // file is removed and irrun::output_error("<path>: cannot write: <reason>") is thrown. A symlink
