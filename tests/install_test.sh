@@ -79,4 +79,11 @@ pool: 1 3 5 5
  48.5 50 52 54 55
  56.5 58 60 62 63
 OUT
+# An error crosses the library's boundary as irrun::Error (a shared libirrun exports its type
+# information): the sample returns its code, 3 for a model that is not there, where a
+# std::exception would give 1.
+code=0
+"$tmp/embed/embed" "$tmp/missing.xml" 2>"$tmp/err.txt" || code=$?
+[[ $code == 3 && $(cat "$tmp/err.txt") == "error: $tmp/missing.xml"* ]] ||
+  { echo "embed on a missing model: exit $code, $(cat "$tmp/err.txt")" >&2; exit 1; }
 echo "install_and_embed: ok"
