@@ -74,9 +74,12 @@ std::vector<std::string> normalise_args(int argc, char** argv) {
                                "alone runs it: irrun MODEL.xml ...)");
     // `irrun --layer p run m.xml`: a command's option before the command word, which CLI11
     // would report as "m.xml not expected". A command word right after an option may be its
-    // value (`--output-dir run`).
+    // value (`--output-dir run`), but not after `--option=value`.
+    const auto may_take_value = [](const std::string& arg) {
+      return arg.starts_with('-') && arg.find('=') == std::string::npos;
+    };
     for (std::size_t j = i + 1; a.starts_with('-') && j < args.size(); ++j)
-      if (is_subcommand(args[j]) && !args[j - 1].starts_with('-'))
+      if (is_subcommand(args[j]) && !may_take_value(args[j - 1]))
         throw irrun::usage_error(a + " comes before the command '" + args[j] +
                                  "': only -v, -q and --max-memory go there (irrun " + args[j] +
                                  " " + a + " ...)");

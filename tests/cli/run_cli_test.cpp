@@ -779,6 +779,7 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
       // A command's option before the command word (CLI11 blamed the model's path).
       {{"--layer", "pool", "run", model}, "--layer comes before the command 'run': only -v"},
       {{"-q", "--threads", "2", "check", model}, "--threads comes before the command 'check'"},
+      {{"--threads=2", "bench", model}, "--threads=2 comes before the command 'bench'"},
   };
   for (const auto& c : cases) {
     const auto r = run_irrun(c.args);
