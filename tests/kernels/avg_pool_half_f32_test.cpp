@@ -119,19 +119,20 @@ TEST_CASE("f16 and bf16 avg_pool through f32 rounds averages at and beside 16-bi
                                   });
 }
 
-TEST_CASE("bf16 avg_pool through f32 ends sums with a rest past a double's bits as the reference",
+TEST_CASE("bf16 avg_pool through f32 rounds sums with a rest past a double's bits once",
           "[kernels][avg_pool_half_f32]") {
   // Windows of 5 whose exact sums are 5m +- (2^-51 + 2^-70), m = 1 + 2^-8 or 1 + 3 * 2^-8 (bf16
   // midpoints): their nearest doubles are 5m +- 2^-50, with a rest of -+(2^-51 - 2^-70). The
-  // reference's mean_of(sum, rest, 5) is m (its double rounding: the average is 2^-53 from m),
-  // so it ties to even; m's even neighbour is on the other side of the sum, where the nearest
-  // double's own average, off m by 2^-50 / 5, would not go. Scaled by signs and powers of 2.
+  // average's double, mean_of(sum, rest, 5), is m (the average is 2^-53 from it), which rounded
+  // to bf16 would tie to even, away from the average: m's even neighbour is on the other side.
+  // Rounded once, the average goes to m's neighbour on its own side, 1 + 2^-7 both times
+  // (half_mean.hpp). Scaled by signs and powers of 2.
   struct Case {
     double big, small, tiny[2];
-    std::uint16_t even;  // m's even neighbour, as bf16
+    std::uint16_t once;  // the average rounded once, as bf16
   };
-  const Case cases[] = {{5.0, 5.0 * 0x1p-8, {0x1p-51, 0x1p-70}, 0x3F80},
-                        {5.0, 15.0 * 0x1p-8, {-0x1p-51, -0x1p-70}, 0x3F82}};
+  const Case cases[] = {{5.0, 5.0 * 0x1p-8, {0x1p-51, 0x1p-70}, 0x3F81},
+                        {5.0, 15.0 * 0x1p-8, {-0x1p-51, -0x1p-70}, 0x3F81}};
   const std::int64_t k = 40;
   const PoolGeometry g = window({1, 1}, {5 * k}, {5}, {5}, {0}, {0}, false, true);
   Tensor in = Tensor::zeros(ElementType::bf16, shape_of(g, g.in));
@@ -145,7 +146,7 @@ TEST_CASE("bf16 avg_pool through f32 ends sums with a rest past a double's bits 
     for (std::int64_t t = 0; t < 5; ++t)  // rotated, so that the rest comes anywhere
       x[5 * o + t] = irrun::bf16_bits_from_double(sign * std::ldexp(values[(t + o) % 5], e));
     expected.push_back(
-        irrun::bf16_bits_from_double(sign * std::ldexp(irrun::bf16_bits_to_double(c.even), e)));
+        irrun::bf16_bits_from_double(sign * std::ldexp(irrun::bf16_bits_to_double(c.once), e)));
   }
   const Parallel pools[] = {Parallel(1), Parallel(2)};
   const Tensor want = run_reference(g, in, pools[0]);

@@ -333,6 +333,50 @@ TEST_CASE("avg_pool f64 keeps sub-ulp terms of the sum", "[kernels][avg_pool]") 
   CHECK(run_kernel(g, ElementType::f64, {1, tiny, tiny, tiny}, par)[0] == 0.25 + 0x1p-53);
 }
 
+// f16 and bf16 round the exact average once. Its double can be a 16-bit midpoint that the
+// average is just off, and rounding that double to even went the wrong way (a double rounding):
+// bf16 values spanning more exponents than a double holds, summed as two doubles or, cancelling
+// past 2^106, replayed exactly; an f16 window of 2^16 values; each average a tiny amount above
+// (or, negated, below) a midpoint m, which rounds away from m's even neighbour.
+TEST_CASE("avg_pool f16 and bf16 round the exact average once, not its double",
+          "[kernels][avg_pool]") {
+  using irrun::kernels::Kernels;
+  struct Case {
+    const char* name;
+    ElementType type;
+    std::vector<double> values;
+    double want;  // the exact average's 16-bit value; m's even neighbour is on its other side
+  };
+  const double m5 = 5 * 0x1p-8;  // 5 * (1 + 2^-8) = 5 + m5: m between bf16's 1 and 1 + 2^-7
+  std::vector<double> row(32766, 32768.0);  // f16: 32784 + 2^-40, m between 32768 and 32800
+  row.insert(row.end(), 32767, 32800.0);
+  row.insert(row.end(), {65504.0, 32832.0, 0x1p-24});
+  const std::vector<Case> cases = {
+      {"bf16, two doubles", ElementType::bf16, {5.0, m5, 0x1p-100, 0, 0}, 1 + 0x1p-7},
+      {"bf16, replayed", ElementType::bf16, {0x1p60, 5.0, m5, 0x1p-100, -0x1p60}, 1 + 0x1p-7},
+      {"f16, 2^16 values", ElementType::f16, row, 32800.0},
+  };
+  for (const auto& c : cases) {
+    for (const double sign : {1.0, -1.0}) {
+      INFO(c.name << (sign < 0 ? ", negated" : ""));
+      PoolGeometry g;
+      g.spatial_rank = 1;
+      g.in = {1, 1, static_cast<std::int64_t>(c.values.size())};
+      g.out = {1, 1, 1};
+      g.kernel = {1, 1, g.in[2]};
+      std::vector<double> values = c.values;
+      for (double& v : values) v *= sign;
+      const Tensor in = make_input(g, c.type, values);
+      for (const Kernels k : {Kernels::best, Kernels::portable, Kernels::reference}) {
+        INFO("kernels " << static_cast<int>(k));
+        Tensor out = make_poisoned_output(g, c.type);
+        irrun::kernels::avg_pool(in, out, g, Parallel(2), k);
+        CHECK(load(out, 0) == sign * c.want);
+      }
+    }
+  }
+}
+
 TEST_CASE("avg_pool rejects bad arguments", "[kernels][avg_pool]") {
   const HandCase c{.name = "x", .in = {4}, .out = {2}, .kernel = {2}, .stride = {2}};
   const PoolGeometry g = geometry_of(c);

@@ -14,6 +14,7 @@
 #include "../fp_control.hpp"
 #include "bands.hpp"
 #include "exact_sum.hpp"
+#include "half_mean.hpp"
 #include "half_pieces.hpp"
 #include "int_average.hpp"
 #include "irrun/error.hpp"
@@ -60,25 +61,23 @@ struct Storage<double> : FloatAverage {
   static double store(double v) { return v; }
 };
 
-template <>
-struct Storage<Eigen::half> : FloatAverage {
-  static double load(Eigen::half v) {
-    return f16_bits_to_double(Eigen::numext::bit_cast<std::uint16_t>(v));
+// 16-bit floats: the exact average rounded once to their bits (half_mean.hpp), where a double
+// in between could round it twice.
+template <class F, class T>
+struct HalfAverage : FloatAverage {
+  template <class ForEach>
+  static std::uint16_t mean(const ForEach& for_each_value, Divisor n) {
+    return detail::exact_mean_as<F>(for_each_value, n);
   }
-  static Eigen::half store(double v) {
-    return Eigen::numext::bit_cast<Eigen::half>(f16_bits_from_double(v));
-  }
+  static double load(T v) { return F::to_double(Eigen::numext::bit_cast<std::uint16_t>(v)); }
+  static T store(std::uint16_t bits) { return Eigen::numext::bit_cast<T>(bits); }
 };
 
 template <>
-struct Storage<Eigen::bfloat16> : FloatAverage {
-  static double load(Eigen::bfloat16 v) {
-    return bf16_bits_to_double(Eigen::numext::bit_cast<std::uint16_t>(v));
-  }
-  static Eigen::bfloat16 store(double v) {
-    return Eigen::numext::bit_cast<Eigen::bfloat16>(bf16_bits_from_double(v));
-  }
-};
+struct Storage<Eigen::half> : HalfAverage<detail::F16, Eigen::half> {};
+
+template <>
+struct Storage<Eigen::bfloat16> : HalfAverage<detail::BF16, Eigen::bfloat16> {};
 
 // Integers: an exact i128 sum and divisor (int_average.hpp); 8-bit types round the exact
 // average to nearest (ties to even), wider ones truncate it toward zero.

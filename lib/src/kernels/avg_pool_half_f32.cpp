@@ -25,6 +25,7 @@
 #include "exact_sum.hpp"
 #include "half_endings.hpp"
 #include "half_formats.hpp"
+#include "half_mean.hpp"
 #include "half_pieces.hpp"
 #include "irrun/float16.hpp"
 #include "irrun/kernels/avg_pool.hpp"
@@ -263,7 +264,8 @@ void as_reference(const PoolGeometry& g, const float* xs, const std::vector<std:
           exact = detail::exact_sum(for_each_value, hi, lo);
         }
         if (!exact) {
-          y[o] = F::from_double(detail::exact_mean_replayed(for_each_value, div));
+          y[o] = detail::round_mean<F>(detail::exact_mean_replayed(for_each_value, div), false,
+                                       for_each_value, div);
         } else if (lo == 0 && div.hi < 0x1p40 &&
                    (f16 || hi == 0 || std::abs(hi) >= div.hi * 0x1p-126)) {
           s[count] = hi;
@@ -271,7 +273,7 @@ void as_reference(const PoolGeometry& g, const float* xs, const std::vector<std:
           r[count] = count > 0 && n[count - 1] == div.hi ? r[count - 1] : detail::inverse(div.hi);
           at[count++] = o;
         } else {
-          y[o] = F::from_double(detail::mean_of(hi, lo, div));
+          y[o] = detail::round_mean<F>(detail::mean_of(hi, lo, div), false, for_each_value, div);
         }
       }
       detail::end_outputs<F>(s, n, r, count, avx2, h);

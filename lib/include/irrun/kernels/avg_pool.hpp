@@ -27,7 +27,8 @@ namespace irrun::kernels {
 // axis, divided by the bin size.
 // Accuracy: float sums are exact (two doubles, or a superaccumulator when those would round) and
 // divided once; f32 and f64 results are within one ulp of the exact average and depend on the
-// exact sum alone, f16/bf16 are the double average rounded once; inf and NaN propagate (a window's
+// exact sum alone, f16/bf16 are the exact average rounded once (never through a double that
+// could round it twice); inf and NaN propagate (a window's
 // first NaN, or NaN for both infinities). Integers are summed
 // and divided exactly (128-bit): i8/u8 round the exact average to nearest, ties to even; wider
 // integers truncate it toward zero (docs/openvino-semantics.md section 7). Results are
