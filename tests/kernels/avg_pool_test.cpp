@@ -1063,3 +1063,63 @@ TEST_CASE("avg_pool integers match the exact oracle for any thread count",
   }
   CHECK(compared == (60 * 3 + 30 * 3) * 8 * 3);
 }
+
+// Random bf16 windows whose exact average is a bf16 midpoint m plus a tiny rest of either sign,
+// or m itself: m * n split into two bf16 values, the rest far below them (past a double's 53
+// bits from them), sometimes a cancelling pair far above (past the two-double sum's 2^106:
+// replayed), zeros, in a random order; negated half the time. The average rounded once is m's
+// neighbour on the rest's side, or m's even neighbour for no rest, on every kernel path.
+TEST_CASE("avg_pool bf16 averages just off a midpoint round to its side on every path",
+          "[kernels][avg_pool]") {
+  using irrun::kernels::Kernels;
+  SplitMix64 rng(63);
+  for (int iter = 0; iter < 60; ++iter) {
+    const std::int64_t n = rng.range(4, 24), outputs = rng.range(1, 40);
+    PoolGeometry g;
+    g.spatial_rank = 1;
+    g.in = {1, 1, n * outputs};
+    g.out = {1, 1, outputs};
+    g.kernel = {1, 1, n};
+    g.stride = {1, 1, n};
+    std::vector<double> values;
+    std::vector<double> want;
+    for (std::int64_t o = 0; o < outputs; ++o) {
+      const int e = static_cast<int>(rng.range(-40, 40));
+      const std::int64_t j = rng.range(0, 127);  // m = (256 + 2j + 1) * 2^(e - 8)
+      const double unit = std::ldexp(1.0, e - 8);
+      const std::int64_t whole = (257 + 2 * j) * n;  // m * n / unit, below 2^15
+      const std::int64_t high = whole >> 7 << 7;     // 8 significant bits at most, as the rest
+      const int side = static_cast<int>(rng.range(-1, 1));
+      std::vector<double> window = {
+          static_cast<double>(high) * unit, static_cast<double>(whole - high) * unit,
+          side * std::ldexp(1.0, e - static_cast<int>(rng.range(50, 70)))};
+      if (n >= 5 && rng.coin()) {  // room for the pair
+        const double far = std::ldexp(1.0, e + static_cast<int>(rng.range(50, 80)));
+        window.insert(window.end(), {far, -far});
+      }
+      window.resize(static_cast<std::size_t>(n), 0.0);
+      for (std::size_t k = window.size() - 1; k > 0; --k)
+        std::swap(window[k],
+                  window[static_cast<std::size_t>(rng.range(0, static_cast<std::int64_t>(k)))]);
+      const double sign = rng.coin() ? 1.0 : -1.0;
+      for (const double v : window) values.push_back(sign * v);
+      const double below = static_cast<double>(256 + 2 * j) * unit;  // even when j is
+      const double nearest = side > 0                 ? below + 2 * unit
+                             : side < 0 || j % 2 == 0 ? below
+                                                      : below + 2 * unit;
+      want.push_back(sign * nearest);
+    }
+    const Tensor in = make_input(g, ElementType::bf16, values);
+    for (const Kernels k : {Kernels::best, Kernels::portable, Kernels::reference}) {
+      Tensor out = make_poisoned_output(g, ElementType::bf16);
+      irrun::kernels::avg_pool(in, out, g, Parallel(2), k);
+      const auto got = read_all(out);
+      for (std::size_t o = 0; o < got.size(); ++o) {
+        INFO("iteration " << iter << ", n " << n << ", kernels " << static_cast<int>(k)
+                          << ", output " << o << ": " << std::hexfloat << got[o] << " for "
+                          << want[o]);
+        CHECK(got[o] == want[o]);
+      }
+    }
+  }
+}
