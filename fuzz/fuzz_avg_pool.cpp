@@ -5,8 +5,9 @@
 // and thread count must be within one ulp of the exact average, NaN exactly where it is NaN,
 // infinities equal, and all paths bit-identical (docs/openvino-semantics.md section 7). The
 // reference kernel is held to the same oracle. Any miss prints the window and aborts. The same
-// values rounded to f16 and bf16 (check_half) then go through the 16-bit kernel, which must give
-// the reference kernel's bits on every path it does not decline.
+// values as f16 and bf16 (check_half): the reference kernel's averages must be the exact ones
+// rounded once to 16 bits, and the 16-bit kernels must give its bits on every path they do not
+// decline.
 // Its three findings, now fixed, are seeds (fuzz/seeds/avg_pool/exact_sum_*.bin,
 // empty_output_rows.bin, s1_avx2_pad_column_found_by_fuzzer.bin) with regression tests; ctest
 // replays every seed (fuzz/CMakeLists.txt).
@@ -197,7 +198,14 @@ struct Big {
   }
 };
 
-// The exact average of one window, rounded once to f32 (nearest, ties to even; overflow to
+// A format the average is rounded to: its significant bits and its quantum, 2^-quantum (the
+// subnormals' step). f16 and bf16 values are floats, so their averages are returned as floats.
+struct Format {
+  int bits, quantum;
+};
+constexpr Format kF32{24, 149}, kF16{11, 24}, kBF16{8, 133};
+
+// The exact average of one window, rounded once to a format (nearest, ties to even; overflow to
 // infinity); NaN for a NaN input or inf + -inf.
 struct Exact {
   Big pos, neg;
@@ -213,7 +221,7 @@ struct Exact {
     (b >> 31 ? neg : pos).add_shifted(m, e ? e - 1 : 0);
   }
 
-  float average(std::uint32_t divisor) const {
+  float average(std::uint32_t divisor, Format f = kF32) const {
     if (nan || (pos_inf && neg_inf)) return std::numeric_limits<float>::quiet_NaN();
     if (pos_inf || neg_inf)
       return pos_inf ? std::numeric_limits<float>::infinity()
@@ -222,10 +230,10 @@ struct Exact {
     Big q = negative ? neg : pos;
     q.sub(negative ? pos : neg);
     const std::uint32_t rem = q.divide(divisor);
-    // q + rem/divisor in units of 2^-149: keep the top 24 bits (at least the units, the f32
-    // quantum below 2^-125), round on the rest.
-    const int shift = std::max(0, q.bit_length() - 24);
-    std::uint64_t m = q.bits(shift, 24);
+    // q + rem/divisor in units of 2^-149: keep the top f.bits bits (at least the format's
+    // quantum, 2^-149 for f32), round on the rest.
+    const int shift = std::max(149 - f.quantum, q.bit_length() - f.bits);
+    std::uint64_t m = q.bits(shift, f.bits);
     bool up;
     if (shift == 0) {
       up = 2 * std::uint64_t{rem} > divisor || (2 * std::uint64_t{rem} == divisor && (m & 1));
@@ -355,13 +363,16 @@ void check_oracle(const char* what, const PoolGeometry& g, const Tensor& in, con
     }
 }
 
-// The f16 and bf16 kernels (avg_pool_half, avg_pool_half_f32) must give the reference kernel's
-// bits on every path and thread count, wherever they do not decline. Its values: the f32 ones
+// The reference kernel's f16 and bf16 averages are the exact ones rounded once (NaN where the
+// oracle's is: its payload is the reference's choice), and the f16 and bf16 kernels
+// (avg_pool_half, avg_pool_half_f32) must give its bits on every path and thread count, wherever
+// they do not decline. Its values: the f32 ones
 // rounded to f16 or bf16 in compact mode (the exponents that cancel); otherwise, for f16, the low
 // 16 bits of each f32, as raw bits, made finite unless the f32 is inf or NaN (random bits would put
 // an inf or NaN, which the kernel declines, in almost every input), and for bf16 the f32's top 16
 // bits (spans of exponents past exact sums among them: declined).
-void check_half(const PoolGeometry& g, const Tensor& in32, bool compact, irrun::ElementType type) {
+void check_half(const PoolGeometry& g, const Tensor& in32, bool compact, irrun::ElementType type,
+                const std::vector<Window>& w) {
   const bool f16 = type == irrun::ElementType::f16;
   Tensor in = Tensor::zeros(type, shape_of(g, g.in));
   const float* x = in32.data<float>();
@@ -378,6 +389,25 @@ void check_half(const PoolGeometry& g, const Tensor& in32, bool compact, irrun::
   const std::uint16_t nan1 = f16 ? 0x7E01 : 0x7FC1, nan2 = f16 ? 0x7E02 : 0x7FC2;
   Tensor ref = poisoned<std::uint16_t>(g, nan1, type);
   irrun::kernels::avg_pool_reference(in, ref, g, one);
+  const auto value = [&](std::uint16_t b) {
+    return static_cast<float>(f16 ? irrun::f16_bits_to_double(b) : irrun::bf16_bits_to_double(b));
+  };
+  const i64 n = static_cast<i64>(w.size());
+  for (i64 p = 0; p < g.planes(); ++p)
+    for (i64 o = 0; o < n; ++o) {
+      const Window& win = w[static_cast<std::size_t>(o)];
+      const std::uint16_t* plane = h + p * g.in_plane_size();
+      Exact e;
+      for (i64 t : win.taps) e.add(value(plane[t]));
+      const float want = win.taps.empty() ? 0.0f : e.average(win.divisor, f16 ? kF16 : kBF16);
+      const std::uint16_t got = ref.data<std::uint16_t>()[p * n + o];
+      const std::uint16_t bits =
+          f16 ? irrun::f16_bits_from_double(want) : irrun::bf16_bits_from_double(want);
+      if (std::isnan(want) ? std::isnan(value(got)) : got == bits) continue;
+      std::vector<float> x(static_cast<std::size_t>(g.in_plane_size()));
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = value(plane[i]);
+      fail(f16 ? "reference f16" : "reference bf16", g, x.data(), p, o, win, want, value(got));
+    }
   const auto compare = [&](const Tensor& out, const char* kernel, Isa isa, int threads,
                            const char* knob, std::int64_t value) {
     for (std::size_t i = 0; i < out.element_count(); ++i) {
@@ -463,7 +493,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
   }
   check_oracle("reference", g, in, ref, w, want);
-  check_half(g, in, data[0] & 0x40, irrun::ElementType::f16);
-  check_half(g, in, data[0] & 0x40, irrun::ElementType::bf16);
+  check_half(g, in, data[0] & 0x40, irrun::ElementType::f16, w);
+  check_half(g, in, data[0] & 0x40, irrun::ElementType::bf16, w);
   return 0;
 }
