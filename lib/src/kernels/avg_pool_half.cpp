@@ -8,8 +8,8 @@
 // 254 exponents) the values the windows read are scanned first. The reference kernel's result
 // depends on the exact sum alone (exact_sum.hpp), so this kernel may add in the cheapest order:
 // the W taps of every input row once, then those row sums over each window's D and H taps. It
-// ends each output as the reference does (mean_of of the exact sum, rounded once to 16 bits: with
-// one double's sum and a divisor below 2^40, that double is the exact average's 16-bit rounding).
+// ends each output as the reference does (mean_of of the exact sum, rounded to 16 bits: with one
+// double's sum and a divisor below 2^40, that double rounds as the exact average does).
 // A plane whose W sums do not fit the per-thread buffer goes in bands of output rows, each with
 // the W sums of the input rows it reads. Not covered (the reference kernel runs): windows of more
 // than 2^13 taps, input rows or single output rows too wide for the buffers, an inf or NaN in an

@@ -28,12 +28,11 @@ namespace irrun::kernels {
 // Accuracy: float sums are exact (two doubles, or a superaccumulator when those would round) and
 // divided once; f32 and f64 results are within one ulp of the exact average and depend on the
 // exact sum alone, f16/bf16 are the exact average rounded once (never through a double that
-// could round it twice); inf and NaN propagate (a window's
-// first NaN, or NaN for both infinities). Integers are summed
-// and divided exactly (128-bit): i8/u8 round the exact average to nearest, ties to even; wider
-// integers truncate it toward zero (docs/openvino-semantics.md section 7). Results are
-// bit-identical for every thread count (planes are split across `par`, each output is computed
-// by one fixed-order loop).
+// could round it twice); inf and NaN propagate (a window's first NaN, or NaN for both
+// infinities). Integers are summed and divided exactly (128-bit): i8/u8 round the exact
+// average to nearest, ties to even; wider integers truncate it toward zero
+// (docs/openvino-semantics.md section 7). Results are bit-identical for every thread count
+// (planes are split across `par`, each output is computed by one fixed-order loop).
 // Throws std::invalid_argument when the tensors do not match the geometry or the output is not
 // writable. `kernels` picks the fast kernels' ISA, or the reference kernel alone.
 void avg_pool(const Tensor& in, Tensor& out, const PoolGeometry& g, const Parallel& par,
