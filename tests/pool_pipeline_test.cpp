@@ -25,6 +25,7 @@
 #include "irrun/analysis.hpp"
 #include "irrun/executor.hpp"
 #include "support/f32_ulps.hpp"
+#include "support/int_types.hpp"
 #include "support/ir_text.hpp"
 #include "support/split_mix.hpp"
 
@@ -334,28 +335,7 @@ struct Input {
   std::vector<i128> ints;
 };
 
-// f(T{}) for the C++ type T of an integer element type.
-template <class F>
-decltype(auto) with_int_type(ElementType type, F&& f) {
-  switch (type) {
-    case ElementType::i8:
-      return f(std::int8_t{});
-    case ElementType::u8:
-      return f(std::uint8_t{});
-    case ElementType::i16:
-      return f(std::int16_t{});
-    case ElementType::u16:
-      return f(std::uint16_t{});
-    case ElementType::i32:
-      return f(std::int32_t{});
-    case ElementType::u32:
-      return f(std::uint32_t{});
-    case ElementType::i64:
-      return f(std::int64_t{});
-    default:
-      return f(std::uint64_t{});
-  }
-}
+using irrun::testing::with_int_type;
 
 void store_ints(Tensor& t, const std::vector<i128>& v) {
   with_int_type(t.type, [&](auto zero) {
@@ -540,6 +520,23 @@ const T& pick(SplitMix64& rng, const std::vector<T>& v) {
   return v[static_cast<std::size_t>(rng.range(0, static_cast<std::int64_t>(v.size()) - 1))];
 }
 
+// Half f32 or f64 (averages checked to one ulp), half any type irrun runs.
+ElementType random_type(SplitMix64& rng) {
+  return rng.coin() ? (rng.coin() ? ElementType::f64 : ElementType::f32) : pick(rng, types()).type;
+}
+
+// Whether the model is to fail validation with `error` (none: ""), and then it does: one
+// validation error that says it.
+bool is_expected_error(const irrun::Analysis& a, const std::string& error) {
+  if (error.empty()) return false;
+  INFO("expected error: " << error);
+  REQUIRE(a.diagnostics.size() == 1);
+  CHECK(a.diagnostics[0].severity == irrun::Severity::error);
+  CHECK(a.diagnostics[0].rule == "validation");
+  CHECK_THAT(a.diagnostics[0].message, Catch::Contains(error));
+  return true;
+}
+
 RandomOp random_op(SplitMix64& rng) {
   RandomOp r;
   r.avg = rng.coin();
@@ -579,9 +576,7 @@ RandomOp random_op(SplitMix64& rng) {
   r.axis = rng.range(-static_cast<std::int64_t>(r.in.size()),
                      static_cast<std::int64_t>(r.in.size()) - 1);
   r.i32_indices = rng.coin();
-  // Half f32 or f64 (averages checked to one ulp), half any type irrun runs.
-  r.type =
-      rng.coin() ? (rng.coin() ? ElementType::f64 : ElementType::f32) : pick(rng, types()).type;
+  r.type = random_type(rng);
 
   // One in eight breaks a list rule (the geometry rules break by themselves).
   if (rng.range(0, 7) == 0) {
@@ -755,8 +750,7 @@ RandomAdaptive random_adaptive(SplitMix64& rng) {
   r.i32_sizes = rng.coin();
   r.index_type = pick(rng, std::vector<std::string>{"", "i32", "i64"});
   r.offset = static_cast<std::size_t>(rng.range(0, 2) * 8);
-  r.type =
-      rng.coin() ? (rng.coin() ? ElementType::f64 : ElementType::f32) : pick(rng, types()).type;
+  r.type = random_type(rng);
   if (rng.range(0, 7) == 0) {
     switch (rng.range(0, 2)) {
       case 0:
@@ -832,13 +826,8 @@ TEST_CASE("random pooling ops: attributes -> shape inference -> kernel against a
     const irrun::Model m = model_of(r);
     const irrun::Analysis a = irrun::analyze(m.ir, m.graph, nullptr);
 
-    if (!e.error.empty()) {
+    if (is_expected_error(a, e.error)) {
       ++invalid;
-      INFO("expected error: " << e.error);
-      REQUIRE(a.diagnostics.size() == 1);
-      CHECK(a.diagnostics[0].severity == irrun::Severity::error);
-      CHECK(a.diagnostics[0].rule == "validation");
-      CHECK_THAT(a.diagnostics[0].message, Catch::Contains(e.error));
       continue;
     }
     ++valid;
@@ -884,13 +873,8 @@ TEST_CASE("random adaptive pooling ops: Const output_size -> shape -> kernel aga
     const irrun::Model m = model_of(r);
     const irrun::Analysis a = irrun::analyze(m.ir, m.graph, &*m.weights);
 
-    if (!e.error.empty()) {
+    if (is_expected_error(a, e.error)) {
       ++invalid;
-      INFO("expected error: " << e.error);
-      REQUIRE(a.diagnostics.size() == 1);
-      CHECK(a.diagnostics[0].severity == irrun::Severity::error);
-      CHECK(a.diagnostics[0].rule == "validation");
-      CHECK_THAT(a.diagnostics[0].message, Catch::Contains(e.error));
       continue;
     }
     ++valid;

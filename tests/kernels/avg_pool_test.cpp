@@ -16,6 +16,7 @@
 
 #include "irrun/error.hpp"
 #include "irrun/float16.hpp"
+#include "support/int_types.hpp"
 #include "support/naive_pool.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
@@ -665,30 +666,7 @@ const ElementType kIntTypes[] = {ElementType::i8,  ElementType::u8,  ElementType
                                  ElementType::u16, ElementType::i32, ElementType::u32,
                                  ElementType::i64, ElementType::u64};
 
-// Calls f(T{}) with the C++ type of an integer element type.
-template <class F>
-void with_int_type(ElementType t, F&& f) {
-  switch (t) {
-    case ElementType::i8:
-      return f(std::int8_t{});
-    case ElementType::u8:
-      return f(std::uint8_t{});
-    case ElementType::i16:
-      return f(std::int16_t{});
-    case ElementType::u16:
-      return f(std::uint16_t{});
-    case ElementType::i32:
-      return f(std::int32_t{});
-    case ElementType::u32:
-      return f(std::uint32_t{});
-    case ElementType::i64:
-      return f(std::int64_t{});
-    case ElementType::u64:
-      return f(std::uint64_t{});
-    default:
-      FAIL("not an integer type");
-  }
-}
+using irrun::testing::with_int_type;
 
 bool rounds_to_nearest(ElementType t) {
   return t == ElementType::i8 || t == ElementType::u8;
