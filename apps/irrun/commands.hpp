@@ -35,6 +35,10 @@ CLI::Validator seed_number();
 CLI::Validator tolerance_number();
 CLI::Validator layer_name();
 
+// The one-line error for arguments the parsed command did not take: the first of them, with the
+// option it was likely meant to be, or the commands that take it; fallback when none was parsed.
+std::string unexpected_argument(const CLI::App& top, const std::string& fallback);
+
 Command add_check(CLI::App& app, const Globals& globals);
 Command add_info(CLI::App& app, const Globals& globals);
 Command add_run(CLI::App& app, const Globals& globals);

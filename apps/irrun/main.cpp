@@ -191,7 +191,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return stdout_written(app.exit(e));  // --help, --version
     // One line, as every other error (CLI11's own output adds a second).
-    spdlog::error("{} (irrun --help, irrun COMMAND --help)", irrun::escape_controls(e.what()));
+    const std::string what = e.what() + std::string(" (irrun --help, irrun COMMAND --help)");
+    spdlog::error("{}", irrun::escape_controls(dynamic_cast<const CLI::ExtrasError*>(&e)
+                                                   ? irrun::cli::unexpected_argument(app, what)
+                                                   : what));
     return static_cast<int>(irrun::ExitCode::usage);
   }
 

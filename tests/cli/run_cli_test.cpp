@@ -780,6 +780,22 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
       {{"--layer", "pool", "run", model}, "--layer comes before the command 'run': only -v"},
       {{"-q", "--threads", "2", "check", model}, "--threads comes before the command 'check'"},
       {{"--threads=2", "bench", model}, "--threads=2 comes before the command 'bench'"},
+      // An argument no option took: the command, the first of them, and what it likely meant
+      // (CLI11 said only "The following arguments were not expected", listed in reverse).
+      {{"check", "--strcit", model},
+       "irrun check: unknown option --strcit (did you mean --strict?)"},
+      {{model, "--inptu", model}, "irrun run: unknown option --inptu (did you mean --input?)"},
+      {{"bench", model, "--threds=2"},
+       "irrun bench: unknown option --threds (did you mean --threads?)"},
+      {{model, "--output", "x"},
+       "irrun run: unknown option --output (did you mean --output-dir or --output-format?)"},
+      {{"check", model, "--layer", "p"},
+       "irrun check: unknown option --layer (an option of irrun run and bench)"},
+      {{"info", model, "--frobnicate"},
+       "irrun info: unknown option --frobnicate (irrun info --help)"},
+      {{"info", "-Z", model}, "irrun info: unknown option -Z (irrun info --help)"},
+      {{"run", model, model, model},
+       "irrun run: unexpected argument '" + model + "', and 1 more (irrun run --help)"},
   };
   for (const auto& c : cases) {
     const auto r = run_irrun(c.args);
