@@ -1,5 +1,5 @@
 // The public API's boundary (Network's entry points, lib/src/network.cpp): what escapes it is an
-// irrun::Error, as README.md's "Library API" promises. Internal, not installed.
+// irrun::Error, as README.md's "Using the library" promises. Internal, not installed.
 #pragma once
 
 #include <string>
