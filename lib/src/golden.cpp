@@ -334,6 +334,11 @@ ExpectResult expect_golden(const std::string& path, const std::vector<Output>& o
   if (!fs::exists(path, ec)) throw input_error(path + ": --expect: no such file or directory");
 
   if (!fs::is_directory(path, ec)) {
+    // A FIFO or device (/dev/zero) is no golden: its "size" is 0, and a read may never end.
+    if (!fs::is_regular_file(path, ec))
+      throw input_error(path +
+                        ": --expect: not a regular file, expected a golden .npy or raw "
+                        "file, or a golden directory");
     if (outputs.size() != 1)
       throw Error(ExitCode::usage,
                   "--expect " + path + ": a single golden file needs a model with one output; " +

@@ -1,5 +1,7 @@
 // End-to-end tests of golden outputs: --output-dir manifests, --save-inputs, --expect with
 // tolerances, reproducible seeds, and the JSON and JUnit reports.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
@@ -294,6 +296,18 @@ TEST_CASE("golden: --expect with a single .npy or .bin file", "[cli][golden]") {
   CHECK(missing.exit_code == 4);
   CHECK(missing.err_lines() == std::vector<std::string>{"irrun: error: " + dir.file("nothing") +
                                                         ": --expect: no such file or directory"});
+  // A device or FIFO is no golden (it was read as a raw file of 0 bytes: exit 1, a mismatch).
+  ::mkfifo(dir.file("fifo").c_str(), 0600);
+  for (const std::string& special :
+       {std::string("/dev/zero"), std::string("/dev/null"), dir.file("fifo")}) {
+    const auto r = run_irrun({model, "--random-input", "--expect", special});
+    INFO(special << ": " << r.out << r.err);
+    CHECK(r.exit_code == 4);
+    CHECK(r.err_lines() ==
+          std::vector<std::string>{"irrun: error: " + special +
+                                   ": --expect: not a regular file, expected a golden .npy or "
+                                   "raw file, or a golden directory"});
+  }
   const auto no_manifest = run_irrun({model, "--random-input", "--expect", dir.path().string()});
   CHECK(no_manifest.exit_code == 4);
   CHECK_THAT(no_manifest.err, Catch::Contains("no golden manifest"));
