@@ -7,9 +7,11 @@
 
 #include "commands.hpp"
 #include "irrun/analysis.hpp"
+#include "irrun/attrs.hpp"
 #include "irrun/check.hpp"
 #include "irrun/error.hpp"
 #include "irrun/model.hpp"
+#include "irrun/ops.hpp"
 #include "irrun/pre_process.hpp"
 #include "irrun/utf8.hpp"
 
@@ -68,6 +70,17 @@ std::string shorten(const std::string& name, std::size_t max = 48) {
   return name.substr(0, offset(head)) + "..." + name.substr(offset(display_width(name) - tail));
 }
 
+// The op as "AvgPool-14", also for a layer OpenVINO drops (not analysed); an op irrun does not
+// implement as its type and the IR's version string.
+std::string type_label(const Layer& layer, const NodeInfo& info) {
+  const OpEntry* op = info.op;
+  try {
+    if (!op) op = resolve_op(layer);
+  } catch (const LayerError&) {  // an opset that lacks the type: check reports it
+  }
+  return op ? op_label(*op) : escape_controls(layer.type + " " + layer.version);
+}
+
 // "declared -> inferred" when they differ, else just the shape.
 std::string shapes(const PartialShape& declared, const std::optional<PartialShape>& inferred) {
   const auto d = to_string(declared);
@@ -116,19 +129,24 @@ Command add_info(CLI::App& app, const Globals& globals) {
               std::printf("mean values %s (<pre-process>) are subtracted from input '%s'\n",
                           to_string(means->mean.shape).c_str(),
                           escape_controls(m.ir.layers[means->parameter].name).c_str());
-            // Whether `run` executes layer n: an op it knows, inferred, of an element type its
-            // kernels take, and for adaptive pooling an output_size from a Const (run refuses one
-            // a Parameter feeds, exit 6).
+            // Whether `run` executes layer n (executor.cpp's refusals): an op it knows, inferred,
+            // of an element type its kernels take; a Const with weights to read; for adaptive
+            // pooling an output_size from a Const (run refuses one a Parameter feeds, exit 6);
+            // and a pool whose input shape is static has its geometry (not so: an output_size
+            // with -1 or unknown without weights, bins over an input dim 0).
             const auto layer_runs = [&](std::size_t n) {
               const NodeInfo& info = a.nodes[n];
               if (!info.inferred || !info.op) return false;
               const OpKind kind = info.op->kind;
-              if (kind == OpKind::parameter || kind == OpKind::constant || kind == OpKind::result)
-                return true;
+              if (kind == OpKind::constant) return m.weights.has_value();
+              if (kind == OpKind::parameter || kind == OpKind::result) return true;
               const auto& ins = m.graph.nodes[n].inputs;
               if ((kind == OpKind::adaptive_avg_pool || kind == OpKind::adaptive_max_pool) &&
                   (ins.size() < 2 || !a.nodes[ins[1].node].op ||
                    a.nodes[ins[1].node].op->kind != OpKind::constant))
+                return false;
+              if (is_pool(kind) && !info.geometry && !ins.empty() &&
+                  a.nodes[ins[0].node].outputs[ins[0].output].shape.is_static())
                 return false;
               return !info.outputs.empty() && kernel_supports(info.outputs[0].type);
             };
@@ -163,8 +181,8 @@ Command add_info(CLI::App& app, const Globals& globals) {
               rows.push_back(
                   {std::to_string(layer.id),
                    opts->wide ? escape_controls(layer.name) : shorten(escape_controls(layer.name)),
-                   info.op ? op_label(*info.op) : escape_controls(layer.type + " " + layer.version),
-                   key_attributes(info), join(ins, " "), join(outs, " "), run});
+                   type_label(layer, info), key_attributes(info), join(ins, " "), join(outs, " "),
+                   run});
             }
             std::vector<std::size_t> width(rows[0].size(), 0);
             for (const auto& r : rows)

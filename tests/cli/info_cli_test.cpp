@@ -9,6 +9,7 @@
 
 namespace {
 
+using irrun::testing::read_text;
 using irrun::testing::run_irrun;
 using irrun::testing::sample;
 using irrun::testing::ScratchDir;
@@ -246,6 +247,66 @@ TEST_CASE("irrun info shows types, attributes, shapes and the run column", "[cli
     for (const auto& row : t.rows) CHECK(row.at("run") == "no");
     CHECK(t.rows.size() == 4);
     CHECK(run_irrun({model, "--random-input"}).exit_code == 6);
+  }
+  SECTION(
+      "run says no where run refuses a layer it knows: its inputs are static but not its work") {
+    // Each of these had run "yes", and `irrun run` refused the model (exit 3 or 6).
+    ScratchDir dir;
+    const std::string xml = read_text(sample("adaptive_v11.xml"));
+    const std::string bin = read_text(sample("adaptive_v11.bin"));
+    const auto replaced = [](std::string s, const std::string& from, const std::string& to) {
+      for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+      return s;
+    };
+    dir.write("empty.bin", bin);
+    dir.write("minus.bin", std::string(8, '\xFF') + bin.substr(8));
+    struct Case {
+      std::string model;
+      int run_exit;
+    };
+    const Case cases[] = {
+        // No .bin: the Const output_size cannot be read.
+        {dir.write("no_bin.xml", xml), 3},
+        // Bins over an input dim 0 (an empty-bins warning): nothing to average.
+        {dir.write("empty.xml",
+                   replaced(replaced(xml, "<dim>7</dim>", "<dim>0</dim>"), "1,2,7,9", "1,2,0,9")),
+         3},
+        // output_size {-1, 4}: an output dim that is not static.
+        {dir.write("minus.xml", xml), 6},
+    };
+    for (const auto& c : cases) {
+      const auto r = run_irrun({"info", c.model});
+      INFO(c.model << ":\n" << r.out << r.err);
+      const auto t = Table::parse(r.out_lines());
+      REQUIRE(t.row("adaptive_pool"));
+      CHECK(t.row("adaptive_pool")->at("run") == "no");
+      CHECK(t.row("input")->at("run") == "no");
+      CHECK(run_irrun({c.model, "--random-input"}).exit_code == c.run_exit);
+    }
+    // The Const of a model that runs, with its .bin, does.
+    CHECK(info_table("adaptive_v11.xml").row("output_size")->at("run") == "yes");
+  }
+  SECTION("an unused layer is named as check names it, AvgPool-1") {
+    ScratchDir dir;
+    std::string xml = read_text(sample("avgpool_v11.xml"));
+    // A second pool on the input that no Result reads.
+    const auto layers_end = xml.find("</layers>");
+    xml.insert(layers_end, R"(<layer id="9" name="spare" type="AvgPool" version="opset1">
+<data kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0" exclude-pad="true"/>
+<input><port id="0"><dim>1</dim><dim>3</dim><dim>8</dim><dim>8</dim></port></input>
+<output><port id="1" precision="FP32"><dim>1</dim><dim>3</dim><dim>4</dim><dim>4</dim></port></output></layer>
+)");
+    xml.insert(xml.find("</edges>"),
+               R"(<edge from-layer="0" from-port="0" to-layer="9" to-port="0"/>
+)");
+    const auto r = run_irrun({"info", dir.write("spare.xml", xml)});
+    INFO(r.out << r.err);
+    const auto t = Table::parse(r.out_lines());
+    REQUIRE(t.row("spare"));
+    CHECK(t.row("spare")->at("type") == "AvgPool-1");
+    CHECK(t.row("spare")->at("run") == "unused");
+    CHECK(t.row("pool")->at("run") == "yes");
   }
   SECTION("bad_dim_v11: declared -> inferred where they differ") {
     const auto t = info_table("bad_dim_v11.xml");
