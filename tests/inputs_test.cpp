@@ -287,6 +287,34 @@ TEST_CASE(".npy dtypes: integers are rejected, other floats converted with a not
     CHECK(has(bound.notes[0], npy));
     CHECK(has(bound.notes[0], "converted f64 to f32 (round to nearest even)"));
     CHECK(has(bound.notes[0], "'image'"));
+    // 1e300 became inf: more than a rounding, so a warning says so.
+    CHECK(bound.warnings ==
+          std::vector<std::string>{npy + ": 1 finite value(s) past f32's range became infinite"});
+  }
+  SECTION("an f16 .npy for an f32 input is exact; values lost narrowing are counted") {
+    const auto image = dir.npy("image16.npy", make_tensor(ElementType::f16, {1, 1, 2, 3},
+                                                          {1, 65504, -0.5, 0x1p-24, 0, 3}));
+    const auto wide = bind_inputs(m, files({"image=" + image, "mask=" + mask}));
+    CHECK(values_of(wide.tensors.at(0)) == std::vector<double>{1, 65504, -0.5, 0x1p-24, 0, 3});
+    REQUIRE(wide.notes.size() == 1);
+    CHECK(has(wide.notes[0], "converted f16 to f32 (exact)"));
+    CHECK(wide.warnings.empty());
+    // f64 into f16: 1e5 becomes inf, -1e-30 and 2^-26 become -0 and +0; a 0 is not counted.
+    const auto narrow = dir.npy(
+        "mask64.npy", make_tensor(ElementType::f64, {1, 1, 2, 2}, {1e5, -1e-30, 0x1p-26, 0}));
+    const auto image32 = dir.raw<float>("image.bin", {1, 2, 3, 4, 5, 6});
+    const auto bound = bind_inputs(m, files({"image=" + image32, "mask=" + narrow}));
+    CHECK(bits16_of(bound.tensors.at(1)) == std::vector<std::uint16_t>{0x7C00, 0x8000, 0, 0});
+    CHECK(bound.warnings ==
+          std::vector<std::string>{narrow + ": 1 finite value(s) past f16's range became infinite",
+                                   narrow + ": 2 non-zero value(s) below f16's least subnormal "
+                                            "became zero"});
+    const auto specials =
+        dir.npy("special.npy", make_tensor(ElementType::f64, {1, 1, 2, 2},
+                                           {std::numeric_limits<double>::infinity(),
+                                            -std::numeric_limits<double>::infinity(),
+                                            std::numeric_limits<double>::quiet_NaN(), 0x1p-24}));
+    CHECK(bind_inputs(m, files({"image=" + image32, "mask=" + specials})).warnings.empty());
   }
   SECTION("an f32 .npy for an f16 input") {
     // f16 ulp at 1 is 2^-10: 1 + 2^-11 ties to 1 (0x3C00), 1 + 3*2^-11 ties to 1 + 2^-9

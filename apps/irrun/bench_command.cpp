@@ -101,7 +101,8 @@ Command add_bench(CLI::App& app, const Globals& globals) {
         require_executable(model);
         o->inputs.random_seed = o->seed;
         const auto bound = bind_inputs(model, o->inputs);
-        for (const auto& note : bound.notes) spdlog::debug("{}", note);
+        for (const auto& note : bound.notes) spdlog::debug("{}", escape_controls(note));
+        for (const auto& lost : bound.warnings) spdlog::warn("{}", escape_controls(lost));
         const Parallel parallel(o->threads);
 
         std::map<std::size_t, LayerRecord> layers;

@@ -187,6 +187,7 @@ Command add_run(CLI::App& app, const Globals& globals) {
         }
         const auto bound = bind_inputs(model, inputs);
         for (const auto& note : bound.notes) spdlog::info("{}", escape_controls(note));
+        for (const auto& lost : bound.warnings) spdlog::warn("{}", escape_controls(lost));
         const Parallel parallel(o->threads);
         const auto start = std::chrono::steady_clock::now();
         const auto outputs = run_model(model, bound.tensors, parallel, {}, {}, o->kernels);

@@ -160,6 +160,24 @@ void store_float(ElementType type, std::byte* p, std::size_t i, double v) {
   }
 }
 
+namespace {
+
+// Element i of a tensor of one of store_float's types (bytes at `p`), exactly.
+double load_float(ElementType type, const std::byte* p, std::size_t i) {
+  switch (type) {
+    case ElementType::f16:
+      return f16_bits_to_double(load<std::uint16_t>(p, i));
+    case ElementType::bf16:
+      return bf16_bits_to_double(load<std::uint16_t>(p, i));
+    case ElementType::f32:
+      return load<float>(p, i);
+    default:
+      return load<double>(p, i);
+  }
+}
+
+}  // namespace
+
 Tensor read_raw(const std::string& path, ElementType type, std::vector<std::int64_t> shape) {
   if (bit_width(type) == 0) {
     throw unsupported_error(path + ": element type " + std::string(to_string(type)) +
@@ -185,7 +203,7 @@ void write_raw(const std::string& path, const Tensor& t, FileBatch* batch) {
   write_file_atomically(path, {t.buffer.data(), t.byte_size()}, {}, batch);
 }
 
-Tensor convert_float(const Tensor& t, ElementType to) {
+Tensor convert_float(const Tensor& t, ElementType to, Narrowed* narrowed) {
   const detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
   if (!is_convertible_float(t.type) || !is_convertible_float(to)) {
     throw unsupported_error("cannot convert " + std::string(to_string(t.type)) + " to " +
@@ -194,8 +212,13 @@ Tensor convert_float(const Tensor& t, ElementType to) {
   Tensor out = Tensor::zeros(to, t.shape);
   std::byte* dst = out.buffer.mutable_data();
   // f16, bf16 and f32 are all exact in double, so going through double rounds only once.
-  for_each_value(t, 0, t.element_count(),
-                 [&](std::size_t i, double v) { store_float(to, dst, i, v); });
+  for_each_value(t, 0, t.element_count(), [&](std::size_t i, double v) {
+    store_float(to, dst, i, v);
+    if (!narrowed) return;
+    const double stored = load_float(to, dst, i);
+    narrowed->to_infinity += std::isfinite(v) && std::isinf(stored);
+    narrowed->to_zero += v != 0 && stored == 0;
+  });
   return out;
 }
 

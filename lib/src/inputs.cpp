@@ -96,6 +96,22 @@ std::string dtype_hint(ElementType type) {
   return "give an .npy of numpy dtype " + numpy + " (integer dtypes are never converted)";
 }
 
+// t converted to `to`, with a warning for values it lost past rounding: 1e300 in an f64 .npy
+// is inf in f32, 1e-10 is 0 in f16.
+Tensor converted(const std::string& path, const Tensor& t, ElementType to,
+                 std::vector<std::string>& warnings) {
+  Narrowed lost;
+  Tensor out = convert_float(t, to, &lost);
+  const auto name = std::string(to_string(to));
+  if (lost.to_infinity > 0)
+    warnings.push_back(path + ": " + std::to_string(lost.to_infinity) + " finite value(s) past " +
+                       name + "'s range became infinite");
+  if (lost.to_zero > 0)
+    warnings.push_back(path + ": " + std::to_string(lost.to_zero) + " non-zero value(s) below " +
+                       name + "'s least subnormal became zero");
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::size_t> find_parameter(const Model& m, const std::string& name) {
@@ -161,10 +177,13 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
       t = read_for(p, [&] { return read_npy(path); });
       if (t.type != p.type) {
         if (is_floating(t.type) && is_floating(p.type)) {
+          const bool widens = p.type == ElementType::f64 ||
+                              (p.type == ElementType::f32 && t.type != ElementType::f64);
           bound.notes.push_back(path + ": converted " + std::string(to_string(t.type)) + " to " +
-                                std::string(to_string(p.type)) + " (round to nearest even) for " +
+                                std::string(to_string(p.type)) +
+                                (widens ? " (exact)" : " (round to nearest even)") + " for " +
                                 describe_param(p));
-          t = convert_float(t, p.type);
+          t = converted(path, t, p.type, bound.warnings);
         } else {
           // Only float-to-float conversions are exact up to one rounding; anything touching an
           // integer would silently truncate or wrap, so the caller must convert explicitly.
@@ -192,7 +211,8 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
       const bool v10_f32 = m.ir.ir_version == 10 && p.type == ElementType::f16 && count &&
                            std::filesystem::file_size(path, ec) == *count * 4 && !ec;
       t = read_for(p, [&] {
-        return v10_f32 ? convert_float(read_raw(path, ElementType::f32, shape), ElementType::f16)
+        return v10_f32 ? converted(path, read_raw(path, ElementType::f32, shape), ElementType::f16,
+                                   bound.warnings)
                        : read_raw(path, p.type, shape);
       });
       if (v10_f32)

@@ -20,9 +20,17 @@ Tensor read_raw(const std::string& path, ElementType type, std::vector<std::int6
 // batch's other files).
 void write_raw(const std::string& path, const Tensor& t, FileBatch* batch = nullptr);
 
+// What a conversion to a narrower type lost beyond a rounding: finite values past the type's
+// range, now infinities, and non-zero values below half its least subnormal, now zeros.
+struct Narrowed {
+  std::size_t to_infinity = 0;
+  std::size_t to_zero = 0;
+};
+
 // Converts between f16, bf16, f32 and f64 with one round-to-nearest-even step from the exact
-// source value. Always returns a new tensor. Throws irrun::Error(unsupported) for other types.
-Tensor convert_float(const Tensor& t, ElementType to);
+// source value, counting into `narrowed` what it lost. Always returns a new tensor. Throws
+// irrun::Error(unsupported) for other types.
+Tensor convert_float(const Tensor& t, ElementType to, Narrowed* narrowed = nullptr);
 // f16, bf16, f32 or f64: the types convert_float and store_float take.
 bool is_convertible_float(ElementType t);
 // Stores a double into element i of a tensor of one of those types (bytes at `p`), rounding once

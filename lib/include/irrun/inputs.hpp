@@ -22,6 +22,7 @@ struct InputOptions {
 struct BoundInputs {
   std::map<std::size_t, Tensor> tensors;     // by Parameter layer index
   std::vector<std::string> notes;            // e.g. a float .npy converted to the Parameter's type
+  std::vector<std::string> warnings;         // values such a conversion lost: to inf or to 0
   std::map<std::size_t, std::string> files;  // the file each loaded (not generated) input came from
 };
 
