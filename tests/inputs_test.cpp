@@ -571,6 +571,15 @@ TEST_CASE("a v10 IR's f16 input takes a raw blob in f32, as OpenVINO exposes it"
   const auto h = bind_inputs(v10(two_inputs()), files({"image=" + image, "mask=" + f16}));
   CHECK(bits16_of(h.tensors.at(1)) == std::vector<std::uint16_t>{0x3C00, 0x4100, 0x3C00, 0x7BFF});
   CHECK(h.notes.empty());
+  // 65520 became inf: the warning says so.
+  CHECK(b.warnings ==
+        std::vector<std::string>{f32 + ": 1 finite value(s) past f16's range became infinite"});
+  // A size that is neither names both.
+  const auto odd = dir.raw<std::uint16_t>("m12.bin", {1, 2, 3, 4, 5, 6});
+  CHECK(bind_error(v10(two_inputs()), files({"image=" + image, "mask=" + odd})) ==
+        odd +
+            ": expected 8 bytes (f16 [1,1,2,2]) or 16 (f32, as OpenVINO takes a v10 IR's f16 "
+            "inputs), found 12");
   // v11: only the Parameter's own type.
   CHECK(has(bind_error(two_inputs(), files({"image=" + image, "mask=" + f32})),
             "expected 8 bytes (f16 [1,1,2,2]), found 16"));

@@ -208,8 +208,14 @@ BoundInputs bind_inputs(const Model& m, const InputOptions& options) {
       // f32's size is read as f32 and rounded to f16, as its preprocessing does.
       std::error_code ec;
       const auto count = checked_product(shape);
-      const bool v10_f32 = m.ir.ir_version == 10 && p.type == ElementType::f16 && count &&
-                           std::filesystem::file_size(path, ec) == *count * 4 && !ec;
+      const bool v10_f16 = m.ir.ir_version == 10 && p.type == ElementType::f16 && count;
+      const auto size = std::filesystem::file_size(path, ec);
+      const bool v10_f32 = v10_f16 && !ec && size == *count * 4;
+      if (v10_f16 && !ec && size != *count * 2 && !v10_f32)
+        throw input_error(path + ": expected " + std::to_string(*count * 2) + " bytes (f16 " +
+                          to_string(shape) + ") or " + std::to_string(*count * 4) +
+                          " (f32, as OpenVINO takes a v10 IR's f16 inputs), found " +
+                          std::to_string(size));
       t = read_for(p, [&] {
         return v10_f32 ? converted(path, read_raw(path, ElementType::f32, shape), ElementType::f16,
                                    bound.warnings)
