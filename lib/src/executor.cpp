@@ -237,11 +237,13 @@ void require_executable(const Model& model) {
   for (std::size_t i = 0; i < unsupported.size() && i < 5; ++i)
     list += (i ? ", " : "") + unsupported[i];
   if (unsupported.size() > 5) list += " and " + std::to_string(unsupported.size() - 5) + " more";
-  throw unsupported_error(model.ir.path + ": cannot execute " + std::to_string(unsupported.size()) +
-                          " layer(s) of ops irrun does not implement: " + list +
-                          "; irrun runs Parameter, Const, AvgPool, AdaptiveAvgPool, MaxPool, "
-                          "AdaptiveMaxPool and Result "
-                          "(irrun run --layer NAME runs one pooling layer of such a model)");
+  throw unsupported_error(
+      model.ir.path + ": cannot execute " + std::to_string(unsupported.size()) +
+      " layer(s) of ops irrun does not implement: " + list +
+      "; irrun runs Parameter, Const, AvgPool, AdaptiveAvgPool, MaxPool, "
+      "AdaptiveMaxPool and Result "
+      "(--layer NAME, of irrun run and irrun bench, runs one pooling layer of such "
+      "a model)");
 }
 
 PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inputs) {

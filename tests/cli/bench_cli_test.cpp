@@ -136,6 +136,18 @@ TEST_CASE("irrun bench holds no output it cannot compute into", "[cli][bench][me
 
 // The header line names the model with its control characters escaped, as check and info do: a
 // path holding a newline must not split the table's first line.
+TEST_CASE("irrun bench on a model it cannot run whole points to its --layer", "[cli][bench]") {
+  // The hint had said "irrun run --layer NAME" to a bench user.
+  const auto r = run_irrun({"bench", sample("multi_op_v11.xml")});
+  INFO(r.err);
+  CHECK(r.exit_code == 6);
+  CHECK_THAT(r.err, Catch::Contains(
+                        "(--layer NAME, of irrun run and irrun bench, runs one pooling layer"));
+  CHECK(run_irrun({"bench", sample("multi_op_v11.xml"), "--layer", "pool", "--repeat", "1",
+                   "--warmup", "0"})
+            .exit_code == 0);
+}
+
 TEST_CASE("irrun bench's header is one line whatever the path holds", "[cli][bench]") {
   std::ifstream src(sample("avgpool_v11.xml"));
   std::string xml((std::istreambuf_iterator<char>(src)), std::istreambuf_iterator<char>());
