@@ -753,6 +753,30 @@ TEST_CASE("output_name: the Result's input tensor name, else (v11) the Result's 
   CHECK(irrun::output_name(m10, 4) == "pb");
 }
 
+TEST_CASE("output_names: two Results of one tensor are told apart as Network::outputs does",
+          "[executor]") {
+  // Both Results read tensor "t"; a third output is named "t_1" already. Before, run_model
+  // named both "t" (summaries and --expect lines could not say which), while Network::outputs()
+  // said "t" and "t_1".
+  const auto xml = net(
+      parameter(0, "x", "1,1,2,2", {1, 1, 2, 2}) +
+          avg_pool(1, "p", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}, "FP32", "t") +
+          avg_pool(2, "q", "opset1", kK2S2, {1, 1, 2, 2}, {1, 1, 1, 1}, "FP32", "t_1") +
+          result(3, "r1", {1, 1, 1, 1}) + result(4, "r2", {1, 1, 1, 1}) +
+          result(5, "r3", {1, 1, 1, 1}),
+      edge(0, 0, 1, 0) + edge(0, 0, 2, 0) + edge(1, 1, 3, 0) + edge(1, 1, 4, 0) + edge(2, 1, 5, 0));
+  const Model m = model_from_xml(xml);
+  CHECK(irrun::output_names(m) == std::vector<std::string>{"t", "t_1", "t_1_1"});
+  CHECK(irrun::output_name(m, 4) == "t_1");
+  const Parallel par(1);
+  const auto out =
+      run_model(m, {{0, make_tensor(ElementType::f32, {1, 1, 2, 2}, {1, 2, 3, 5})}}, par);
+  REQUIRE(out.size() == 3);
+  CHECK(output_named(out, "t").result_layer == 3);
+  CHECK(output_named(out, "t_1").result_layer == 4);
+  CHECK(output_named(out, "t_1_1").result_layer == 5);
+}
+
 TEST_CASE("output_name of a v10 producer with several outputs: name.i", "[executor]") {
   // The op's output count decides: MaxPool-8 has two even where one port is declared; an
   // opaque op has its ports'.

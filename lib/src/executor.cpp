@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <utility>
 
 #include "irrun/analysis.hpp"
@@ -206,7 +207,10 @@ bool taken_from_recycler(const Model& model, const PreparedRun& prepared, const 
   return converted || taken_from_recycler(prepared.analysis, src.node);
 }
 
-std::string output_name(const Model& model, std::size_t result_layer) {
+namespace {
+
+// The name a Result's output is known by, before names shared by two outputs are told apart.
+std::string tensor_name(const Model& model, std::size_t result_layer) {
   const auto& node = model.graph.nodes[result_layer];
   if (!node.inputs.empty()) {
     const auto& src = node.inputs[0];
@@ -219,6 +223,27 @@ std::string output_name(const Model& model, std::size_t result_layer) {
   return model.ir.layers[result_layer].name;
 }
 
+}  // namespace
+
+std::vector<std::string> output_names(const Model& model) {
+  std::vector<std::string> names;
+  std::set<std::string> used;
+  for (auto r : model.graph.results) {
+    const std::string base = tensor_name(model, r);
+    std::string name = base;
+    for (int k = 1; used.count(name); ++k) name = base + "_" + std::to_string(k);
+    used.insert(name);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+std::string output_name(const Model& model, std::size_t result_layer) {
+  const auto& results = model.graph.results;
+  const auto at = std::find(results.begin(), results.end(), result_layer);
+  return at == results.end() ? tensor_name(model, result_layer)
+                             : output_names(model)[static_cast<std::size_t>(at - results.begin())];
+}
 void require_executable(const Model& model) {
   std::vector<std::string> unsupported;
   for (auto n : model.graph.order) {

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <new>
 #include <optional>
-#include <set>
 #include <system_error>
 #include <tuple>
 
@@ -148,18 +147,15 @@ Network Network::load(const std::string& xml_path, const NetworkOptions& options
     if (v10 && v.type == ElementType::f16) v.type = ElementType::f32;
     impl->inputs.push_back(port_info(m.ir.layers[n].name, v));
   }
-  std::set<std::string> used;
-  for (auto n : m.graph.results) {
+  const auto names = output_names(m);
+  for (std::size_t i = 0; i < m.graph.results.size(); ++i) {
+    const auto n = m.graph.results[i];
     ValueInfo v;
     const auto& node = m.graph.nodes[n];
     if (!node.inputs.empty() && node.inputs[0].output < a.nodes[node.inputs[0].node].outputs.size())
       v = a.nodes[node.inputs[0].node].outputs[node.inputs[0].output];
     if (v10 && v.type != ElementType::undefined) v.type = v10_output_type(v.type);
-    const std::string base = output_name(m, n);
-    std::string name = base;
-    for (int k = 1; used.count(name); ++k) name = base + "_" + std::to_string(k);
-    used.insert(name);
-    impl->outputs.push_back(port_info(name, v));
+    impl->outputs.push_back(port_info(names[i], v));
   }
   impl->kernels = executor_kernels(options.kernels);
   return Network(std::move(impl));

@@ -102,9 +102,12 @@ Model extract_layer(const Model& model, const std::string& layer_name);
 // returns a v10 IR's outputs so converted; a v11 IR's keep their types.
 ElementType v10_output_type(ElementType type);
 
-// The name outputs are known by (and saved under): the first name of the tensor the Result
-// reads; without one, v10_output_name() in a v10 IR (as update_v10_model adds it), else the
-// Result layer's name.
+// The names outputs are known by (and saved under), one per Result in graph.results order: the
+// first name of the tensor the Result reads; without one, v10_output_name() in a v10 IR (as
+// update_v10_model adds it), else the Result layer's name. A name an earlier output took gets
+// "_1", "_2"... appended (two Results of one tensor: "pool", "pool_1"), as Network::outputs().
+std::vector<std::string> output_names(const Model& model);
+// Result layer result_layer's name among those.
 std::string output_name(const Model& model, std::size_t result_layer);
 
 }  // namespace irrun
