@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "irrun/kernels/isa.hpp"
 
@@ -37,7 +38,9 @@ CLI::Validator layer_name();
 
 // The one-line error for arguments the parsed command did not take: the first of them, with the
 // option it was likely meant to be, or the commands that take it; fallback when none was parsed.
-std::string unexpected_argument(const CLI::App& top, const std::string& fallback);
+// args: the command line as parsed, in order (for its "--").
+std::string unexpected_argument(const CLI::App& top, const std::vector<std::string>& args,
+                                const std::string& fallback);
 
 Command add_check(CLI::App& app, const Globals& globals);
 Command add_info(CLI::App& app, const Globals& globals);

@@ -185,16 +185,17 @@ int main(int argc, char** argv) {
     spdlog::error("{}", irrun::escape_controls(e.what()));
     return static_cast<int>(e.code());
   }
-  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments in reverse order
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // as CLI11 takes them
   try {
-    app.parse(args);
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return stdout_written(app.exit(e));  // --help, --version
     // One line, as every other error (CLI11's own output adds a second).
     const std::string what = e.what() + std::string(" (irrun --help, irrun COMMAND --help)");
-    spdlog::error("{}", irrun::escape_controls(dynamic_cast<const CLI::ExtrasError*>(&e)
-                                                   ? irrun::cli::unexpected_argument(app, what)
-                                                   : what));
+    spdlog::error("{}",
+                  irrun::escape_controls(dynamic_cast<const CLI::ExtrasError*>(&e)
+                                             ? irrun::cli::unexpected_argument(app, args, what)
+                                             : what));
     return static_cast<int>(irrun::ExitCode::usage);
   }
 

@@ -64,16 +64,22 @@ std::string commands_taking(const CLI::App& top, const CLI::App& cmd, const std:
 
 }  // namespace
 
-std::string unexpected_argument(const CLI::App& top, const std::string& fallback) {
+std::string unexpected_argument(const CLI::App& top, const std::vector<std::string>& args,
+                                const std::string& fallback) {
   const auto parsed = top.get_subcommands();
-  const auto extras = top.remaining(true);
+  auto extras = top.remaining(true);
+  extras.erase(std::remove(extras.begin(), extras.end(), "--"), extras.end());
   if (parsed.empty() || extras.empty()) return fallback;
   const CLI::App& cmd = *parsed.front();
   const std::string command = "irrun " + cmd.get_name();
   const std::string& first = extras.front();
+  // After "--" every argument is positional: "-- --x" is no option.
+  const auto separator = std::find(args.begin(), args.end(), "--");
+  const bool positional =
+      separator != args.end() && std::find(args.begin(), separator, first) == separator;
   const std::string more =
       extras.size() > 1 ? ", and " + std::to_string(extras.size() - 1) + " more" : "";
-  if (first.size() < 2 || first[0] != '-')
+  if (positional || first.size() < 2 || first[0] != '-')
     return command + ": unexpected argument '" + first + "'" + more + " (" + command + " --help)";
 
   const std::string name = first.substr(0, first.find('='));

@@ -794,6 +794,8 @@ TEST_CASE("numeric options: one clear line for a bad value, no wrap or clamp", "
       {{"info", model, "--frobnicate"},
        "irrun info: unknown option --frobnicate (irrun info --help)"},
       {{"info", "-Z", model}, "irrun info: unknown option -Z (irrun info --help)"},
+      // After "--" an argument is positional, whatever it looks like.
+      {{"run", model, "--", "--x"}, "irrun run: unexpected argument '--x' (irrun run --help)"},
       {{"run", model, model, model},
        "irrun run: unexpected argument '" + model + "', and 1 more (irrun run --help)"},
   };
