@@ -292,13 +292,18 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         }
       }
     };
-    const auto shared_taps = [&]() IRRUN_AVX512_LAMBDA {
+    // left: the lanes of the block's first 16 elements inside the row (a first block whose
+    // first columns are padding, read as -inf, which no tap takes).
+    // KC: the kernel's width when it is a constant with dilation 1 (2 or 3: the shifts and lane
+    // choices of its taps folded), else 0.
+    const auto shared_taps = [&]<int KC>(__mmask16 left) IRRUN_AVX512_LAMBDA {
       const i64 col = o0 * s - w.pad;
+      const i64 kw = KC > 0 ? KC : w.k, dil = KC > 0 ? 1 : w.dil;
       for (i64 r = 0; r < nrows; ++r) {
         const float* x = plane + rows[r] + col;
         __m512 e[U + 1], d[U + 1];  // even and odd elements: 0, 2, .. 30 (+ 32 u); 1, 3, .. 31
         for (int u = 0; u < U; ++u) {
-          const __m512 a = _mm512_loadu_ps(x + 32 * u);
+          const __m512 a = _mm512_mask_loadu_ps(neg_inf, u == 0 ? left : 0xFFFF, x + 32 * u);
           const __m512 b = _mm512_maskz_loadu_ps(u + 1 < U ? 0xFFFF : upper, x + 32 * u + 16);
           e[u] = _mm512_permutex2var_ps(a, even, b);
           d[u] = _mm512_permutex2var_ps(a, odd, b);
@@ -306,8 +311,8 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         const __m512 c = _mm512_maskz_loadu_ps(tail, x + 32 * U);
         e[U] = _mm512_permutexvar_ps(even, c);
         d[U] = _mm512_permutexvar_ps(odd, c);
-        for (i64 j = 0; j < w.k; ++j) {
-          const i64 t = j * w.dil, m = t / 2;
+        for (i64 j = 0; j < kw; ++j) {
+          const i64 t = j * dil, m = t / 2;
           const __m512i shift = _mm512_add_epi32(iota, _mm512_set1_epi32(static_cast<i32>(m)));
           for (int u = 0; u < U; ++u) {
             const __m512 lo = t % 2 ? d[u] : e[u], hi = t % 2 ? d[u + 1] : e[u + 1];
@@ -325,12 +330,23 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         }
       }
     };
-    if (taps)
-      taps_of.template operator()<true>();
-    else if (shared)
-      shared_taps();
-    else
-      taps_of.template operator()<false>();
+    // A first block whose only taps out of bounds are left padding within its first 16
+    // elements (3x3 s2 p1: M1) de-interleaves too, those elements masked to -inf: through the
+    // table, its per-tap masked loads and permutes had taken over half of M1v's time.
+    const i64 col0 = o0 * s - w.pad;
+    const bool left_pad = shared && o0 == 0 && col0 < 0 && col0 > -16 && 16 * U <= w.out_w &&
+                          (16 * U - 1) * s - w.pad + reach < w.in_w;
+    if (left_pad || (shared && !taps)) {
+      const __mmask16 left = left_pad ? lanes16(-col0, 16) : 0xFFFF;
+      if (w.k == 3 && w.dil == 1)
+        shared_taps.template operator()<3>(left);
+      else if (w.k == 2 && w.dil == 1)
+        shared_taps.template operator()<2>(left);
+      else
+        shared_taps.template operator()<0>(left);
+    } else {
+      taps ? taps_of.template operator()<true>() : taps_of.template operator()<false>();
+    }
     for (int u = 0; u < U; ++u) {
       const __mmask16 out = lanes16(0, std::clamp<i64>(w.out_w - o0 - 16 * u, 0, 16));
       _mm512_mask_storeu_ps(y + o0 + 16 * u, out, cur[u]);
