@@ -72,14 +72,22 @@ std::string unexpected_argument(const CLI::App& top, const std::vector<std::stri
   if (parsed.empty() || extras.empty()) return fallback;
   const CLI::App& cmd = *parsed.front();
   const std::string command = "irrun " + cmd.get_name();
-  const std::string& first = extras.front();
   // After "--" every argument is positional: "-- --x" is no option.
   const auto separator = std::find(args.begin(), args.end(), "--");
-  const bool positional =
-      separator != args.end() && std::find(args.begin(), separator, first) == separator;
+  const auto at = [&](const std::string& e) { return std::find(args.begin(), separator, e); };
+  const auto is_option = [&](const std::string& e) {
+    return e.size() >= 2 && e[0] == '-' && at(e) != separator;
+  };
+  // An unknown option first, the one earliest on the command line (CLI11 lists the extras in
+  // no promised order); else the first extra.
+  auto first_it = extras.begin();
+  for (auto it = extras.begin(); it != extras.end(); ++it)
+    if (is_option(*it) && (!is_option(*first_it) || at(*it) < at(*first_it))) first_it = it;
+  const std::string& first = *first_it;
+  const bool positional = !is_option(first);
   const std::string more =
       extras.size() > 1 ? ", and " + std::to_string(extras.size() - 1) + " more" : "";
-  if (positional || first.size() < 2 || first[0] != '-')
+  if (positional)
     return command + ": unexpected argument '" + first + "'" + more + " (" + command + " --help)";
 
   const std::string name = first.substr(0, first.find('='));
