@@ -396,40 +396,51 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
     // the same elements.
     const bool interior =
         n == 8 && o0 * s - w.pad >= 0 && o0 * s - w.pad + (w.k - 1) * w.dil + span <= w.in_w;
-    for (i64 r = 0; r < nrows; ++r) {
-      const float* row = plane + rows[r];
-      for (i64 kw = 0; kw < w.k; ++kw) {
-        const i64 c0 = o0 * s - w.pad + kw * w.dil;
-        i64 lo = 0, hi = 8;
-        if (!interior) valid_lanes(c0, s, w.in_w, n, lo, hi);
-        if (lo >= hi) continue;
-        __m256 v;
-        if constexpr (kStride == 1) {
-          v = interior ? _mm256_loadu_ps(row + c0) : load8(row + c0, lo, hi);
-        } else {
-          const i64 e_lo = 2 * lo, e_hi = 2 * hi - 1;
-          const __m256 a = interior
-                               ? _mm256_loadu_ps(row + c0)
-                               : load8(row + c0, std::min<i64>(e_lo, 8), std::min<i64>(e_hi, 8));
-          const __m256 b = interior ? _mm256_loadu_ps(row + c0 + 8)
-                                    : load8(row + c0 + 8, std::max<i64>(e_lo, 8) - 8,
-                                            std::max<i64>(e_hi, 8) - 8);
-          // [a0 a2 b0 b2 a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
-          const __m256 ev = _mm256_shuffle_ps(a, b, 0x88);
-          v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), 0xD8));
-        }
-        if constexpr (kPos) {
-          const __m256 gt = _mm256_cmp_ps(v, cur, _CMP_GT_OQ);
-          cur = _mm256_blendv_ps(cur, v, gt);
-          const __m256i p =
-              _mm256_add_epi32(_mm256_set1_epi32(static_cast<i32>(rows[r] + c0)), lane_step);
-          cp = _mm256_castps_si256(
-              _mm256_blendv_ps(_mm256_castsi256_ps(cp), _mm256_castsi256_ps(p), gt));
-        } else {
-          cur = _mm256_max_ps(v, cur);  // tap > cur ? tap : cur, as in row_avx512
+    // Interior blocks in a loop of their own, 3-tap kernels unrolled: with the masks' set-up
+    // in the same loop, M1v spent most of its time on scalar bookkeeping.
+    const auto taps = [&]<bool kInterior, int KC>() IRRUN_AVX2 {
+      const i64 kn = KC > 0 ? KC : w.k;
+      for (i64 r = 0; r < nrows; ++r) {
+        const float* row = plane + rows[r];
+        for (i64 kw = 0; kw < kn; ++kw) {
+          const i64 c0 = o0 * s - w.pad + kw * w.dil;
+          i64 lo = 0, hi = 8;
+          if (!kInterior) valid_lanes(c0, s, w.in_w, n, lo, hi);
+          if (lo >= hi) continue;
+          __m256 v;
+          if constexpr (kStride == 1) {
+            v = kInterior ? _mm256_loadu_ps(row + c0) : load8(row + c0, lo, hi);
+          } else {
+            const i64 e_lo = 2 * lo, e_hi = 2 * hi - 1;
+            const __m256 a = kInterior
+                                 ? _mm256_loadu_ps(row + c0)
+                                 : load8(row + c0, std::min<i64>(e_lo, 8), std::min<i64>(e_hi, 8));
+            const __m256 b = kInterior ? _mm256_loadu_ps(row + c0 + 8)
+                                       : load8(row + c0 + 8, std::max<i64>(e_lo, 8) - 8,
+                                               std::max<i64>(e_hi, 8) - 8);
+            // [a0 a2 b0 b2 a4 a6 b4 b6] -> [a0 a2 a4 a6 b0 b2 b4 b6]
+            const __m256 ev = _mm256_shuffle_ps(a, b, 0x88);
+            v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), 0xD8));
+          }
+          if constexpr (kPos) {
+            const __m256 gt = _mm256_cmp_ps(v, cur, _CMP_GT_OQ);
+            cur = _mm256_blendv_ps(cur, v, gt);
+            const __m256i p =
+                _mm256_add_epi32(_mm256_set1_epi32(static_cast<i32>(rows[r] + c0)), lane_step);
+            cp = _mm256_castps_si256(
+                _mm256_blendv_ps(_mm256_castsi256_ps(cp), _mm256_castsi256_ps(p), gt));
+          } else {
+            cur = _mm256_max_ps(v, cur);  // tap > cur ? tap : cur, as in row_avx512
+          }
         }
       }
-    }
+    };
+    if (!interior)
+      taps.template operator()<false, 0>();
+    else if (w.k == 3)
+      taps.template operator()<true, 3>();
+    else
+      taps.template operator()<true, 0>();
     const __m256i out = lanes8(0, n);
     _mm256_maskstore_ps(y + o0, out, cur);
     if constexpr (kPos) _mm256_maskstore_epi32(pos + o0, out, cp);
