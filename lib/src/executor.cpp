@@ -273,9 +273,13 @@ void require_executable(const Model& model) {
 
 PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inputs) {
   require_executable(m);
-  PreparedRun p{input_shapes(inputs), {}, mean_values(m)};
+  PreparedRun p{input_shapes(inputs), {}, mean_values(m), {}};
   p.analysis = analyze_or_throw(m, p.input_shapes);
   const Analysis& a = p.analysis;
+  // Named once here, not on every run (each name looks at every Result's).
+  for (auto n : m.graph.order)
+    if (a.nodes[n].op && a.nodes[n].op->kind == OpKind::result)
+      p.output_names[n] = output_name(m, n);
   if (p.means)
     if (const auto it = inputs.find(p.means->parameter); it != inputs.end())
       check_mean_input(it->second, p.means->mean);
@@ -385,7 +389,7 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
         // OpenVINO's read_model hands out a v10 IR's outputs in its legacy types.
         const auto exposed = exposed_type(m, in[0]->type);
         if (exposed == in[0]->type) {
-          outputs.push_back({output_name(m, n), n, *in[0]});
+          outputs.push_back({prepared.output_names.at(n), n, *in[0]});
           break;
         }
         const auto into = direct.converted.find(n);
@@ -393,7 +397,7 @@ std::vector<Output> run_model(const Model& m, const PreparedRun& prepared,
                    : recycler                     ? recycler->take(exposed, in[0]->shape)
                                                   : Tensor::zeros(exposed, in[0]->shape);
         convert_to_f32_or_i32(*in[0], t);
-        outputs.push_back({output_name(m, n), n, std::move(t)});
+        outputs.push_back({prepared.output_names.at(n), n, std::move(t)});
         break;
       }
       case OpKind::avg_pool:

@@ -54,6 +54,7 @@ struct PreparedRun {
   std::map<std::size_t, PartialShape> input_shapes;  // by Parameter layer index
   Analysis analysis;
   std::optional<MeanValues> means;  // the <pre-process> block's, subtracted from that input
+  std::map<std::size_t, std::string> output_names;  // output_names(), by Result layer index
 };
 PreparedRun prepare_run(const Model& model, const std::map<std::size_t, Tensor>& inputs);
 // Whether `prepared` holds the preparation for inputs of these shapes.
