@@ -285,9 +285,9 @@ IRRUN_AVX2 inline void track(__m256 v, __m256& m) {
 }
 
 // ---- Planes of 49 floats in their order (planes49.hpp): a shared chunk merges into a plane as an
-// addition and a blend.
-#define IRRUN_P49 IRRUN_AVX2
-IRRUN_AVX2 IRRUN_INLINE __m256d p49_add(__m256d a, __m256d b) {
+// addition and a blend. Flat groups' runs of 3-row windows (vrun3.hpp).
+#define IRRUN_PATH IRRUN_AVX2
+IRRUN_AVX2 IRRUN_INLINE __m256d add256(__m256d a, __m256d b) {
   return add_fma(a, b);
 }
 template <int M>
@@ -298,7 +298,8 @@ IRRUN_AVX2 IRRUN_INLINE void p49_track(__m256 v, __m256& m) {
   track(v, m);
 }
 #include "planes49.hpp"
-#undef IRRUN_P49
+#include "vrun3.hpp"
+#undef IRRUN_PATH
 
 // One pass over memory: the bound comes from the same blocks the sums load (a 256-bit load for
 // the bound; the sums convert the two 128-bit halves straight from memory, which then hits L1
@@ -799,6 +800,7 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   const i64 IW = pl.g->in[2];
   flat_vertical(a, [&](i64 r, const i64* off, i64 n, double* v) IRRUN_AVX2 {
     if (r == 2) return vrow_avx2<2>(a.plane, off, r, n, v);
+    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4>(a.plane + off[0], IW, n, v);
     if (r == 3) return vrow_avx2<3>(a.plane, off, r, n, v);
     vrow_avx2<0>(a.plane, off, r, n, v);
   });

@@ -328,9 +328,10 @@ IRRUN_AVX512 inline __m512d widen(__m256 v, __m256& m) {
 }
 
 // ---- Planes of 49 floats in their order (planes49.hpp): a shared chunk merges into a plane as one
-// masked FMA (S4 and S7 0.94 of the time of an addition and a blend).
-#define IRRUN_P49 IRRUN_AVX512
-IRRUN_AVX512 IRRUN_INLINE __m256d p49_add(__m256d a, __m256d b) {
+// masked FMA (S4 and S7 0.94 of the time of an addition and a blend). Flat groups' runs of
+// 3-row windows (vrun3.hpp).
+#define IRRUN_PATH IRRUN_AVX512
+IRRUN_AVX512 IRRUN_INLINE __m256d add256(__m256d a, __m256d b) {
   return add_fma256(a, b);
 }
 template <int M>
@@ -341,7 +342,8 @@ IRRUN_AVX512 IRRUN_INLINE void p49_track(__m256 v, __m256& m) {
   m = _mm256_range_ps(v, m, 0x0B);  // as widen
 }
 #include "planes49.hpp"
-#undef IRRUN_P49
+#include "vrun3.hpp"
+#undef IRRUN_PATH
 
 template <bool Bound>
 IRRUN_AVX512 void plane_sums_t(const float* x, i64 n, i64 count, double* s, float& bound) {
@@ -690,6 +692,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const i64 IW = pl.g->in[2];
   flat_vertical(a, [&](i64 r, const i64* off, i64 n, double* v) IRRUN_AVX512_LAMBDA {
     if (r == 2) return vrow_avx512<2>(a.plane, off, r, n, v);
+    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4>(a.plane + off[0], IW, n, v);
     if (r == 3) return vrow_avx512<3>(a.plane, off, r, n, v);
     vrow_avx512<0>(a.plane, off, r, n, v);
   });

@@ -6,32 +6,32 @@
 //
 // Included by each vector path (avx2.cpp, avx512.cpp) inside its own anonymous namespace, once,
 // after it defines:
-//   IRRUN_P49                    its target attribute;
-//   p49_add(a, b)                a + b (an FMA: the adds go to the FMA pipes, see add_fma);
+//   IRRUN_PATH                   its target attribute;
+//   add256(a, b)                 a + b (an FMA: the adds go to the FMA pipes, see add_fma);
 //   p49_merge<M>(into, shared)   into + shared in the lanes of mask M, into in the others;
 //   p49_track(v, m)              m raised to at least the |x| of v's floats when none is NaN.
 // No #pragma once: each path compiles its own copy with its own instructions.
 
 // The sum of w[Lo .. Hi - 1], pairwise (portable.cpp's tree_sum).
 template <int Lo, int Hi>
-IRRUN_P49 IRRUN_INLINE __m256d p49_tree(const __m256d* w) {
+IRRUN_PATH IRRUN_INLINE __m256d p49_tree(const __m256d* w) {
   if constexpr (Hi - Lo == 1)
     return w[Lo];
   else
-    return p49_add(p49_tree<Lo, (Lo + Hi) / 2>(w), p49_tree<(Lo + Hi) / 2, Hi>(w));
+    return add256(p49_tree<Lo, (Lo + Hi) / 2>(w), p49_tree<(Lo + Hi) / 2, Hi>(w));
 }
 
 // v[k] = chunk C0 + k of x, widened.
 template <int C0, int... K>
-IRRUN_P49 IRRUN_INLINE void p49_widen(const float* x, __m256d* v,
-                                      std::integer_sequence<int, K...>) {
+IRRUN_PATH IRRUN_INLINE void p49_widen(const float* x, __m256d* v,
+                                       std::integer_sequence<int, K...>) {
   ((v[K] = _mm256_cvtps_pd(_mm_loadu_ps(x + 4 * (C0 + K)))), ...);
 }
 
 // The lane sums of plane J of the four at x. `shared`: the chunk plane J - 1 ended in, widened;
 // on return, the one plane J ends in.
 template <int J>
-IRRUN_P49 IRRUN_INLINE __m256d p49_lanes(const float* x, __m256d& shared) {
+IRRUN_PATH IRRUN_INLINE __m256d p49_lanes(const float* x, __m256d& shared) {
   constexpr Chunks49 c = chunks49(J);
   static_assert(c.n >= 4);  // the shared chunks merge into different neighbours
   __m256d v[c.n];
@@ -44,8 +44,8 @@ IRRUN_P49 IRRUN_INLINE __m256d p49_lanes(const float* x, __m256d& shared) {
 }
 
 template <int... J>
-IRRUN_P49 IRRUN_INLINE void p49_planes(const float* x, __m256d* q,
-                                       std::integer_sequence<int, J...>) {
+IRRUN_PATH IRRUN_INLINE void p49_planes(const float* x, __m256d* q,
+                                        std::integer_sequence<int, J...>) {
   __m256d shared = _mm256_setzero_pd();
   ((q[J] = p49_lanes<J>(x, shared)), ...);
 }
@@ -53,7 +53,7 @@ IRRUN_P49 IRRUN_INLINE void p49_planes(const float* x, __m256d* q,
 // s[p] = the sums of `count` planes of 49 floats at x, the first of index 0 modulo four; with
 // Bound, m raised to at least their greatest |x| when none is NaN (Ops::plane_sums).
 template <bool Bound>
-IRRUN_P49 void planes49(const float* x, i64 count, double* s, float& m) {
+IRRUN_PATH void planes49(const float* x, i64 count, double* s, float& m) {
   constexpr i64 n = kPlane49;
   __m256 mm[2];  // two chains for the bound
   for (auto& k : mm) k = _mm256_set1_ps(m);
