@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -536,6 +537,41 @@ TEST_CASE("a model with ops irrun does not run fails before compute, naming them
   const auto e = run_error(m, {});
   CHECK(e.code() == ExitCode::unsupported);
   CHECK(std::string(e.what()) == message);
+}
+
+// require_layer_runs, layer by layer on the IR's shapes (what `irrun info` shows): each refusal
+// with its exit code, on the bad inputs that hold one; the layers of a model that runs pass.
+TEST_CASE("require_layer_runs: each refusal, with its exit code", "[executor]") {
+  struct Case {
+    std::string file, layer;
+    std::optional<ExitCode> code;  // none: the layer runs
+  };
+  const Case cases[] = {
+      {"unsupported_op.xml", "pool", ExitCode::unsupported},  // a Relu
+      {"run_i4_pool.xml", "pool", ExitCode::unsupported},
+      {"run_output_size_dynamic.xml", "adaptive", ExitCode::unsupported},
+      {"run_without_weights.xml", "output_size", ExitCode::bad_model},
+      {"run_without_weights.xml", "adaptive", ExitCode::unsupported},
+      {"pre_process_run.xml", "input", ExitCode::bad_model},
+      {"pre_process_run.xml", "pool", std::nullopt},
+      {"run_output_overflows.xml", "pool", ExitCode::limit},
+      {"good.xml", "pool", std::nullopt},
+  };
+  for (const auto& c : cases) {
+    INFO(c.file << " layer " << c.layer);
+    const Model m = irrun::load_model(std::string(IRRUN_TESTS_DIR) + "/bad_inputs/" + c.file);
+    const auto a = irrun::analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+    const std::size_t n = layer_index(m, c.layer);
+    try {
+      irrun::require_layer_runs(m, a, n);
+      CHECK(!c.code);
+    } catch (const irrun::Error& e) {
+      INFO(e.what());
+      REQUIRE(c.code);
+      CHECK(e.code() == *c.code);
+      CHECK(std::string(e.what()).find(m.ir.layers[n].name) != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("an element type the kernels do not run is rejected before compute", "[executor]") {

@@ -10,6 +10,7 @@
 #include "irrun/attrs.hpp"
 #include "irrun/check.hpp"
 #include "irrun/error.hpp"
+#include "irrun/executor.hpp"
 #include "irrun/model.hpp"
 #include "irrun/ops.hpp"
 #include "irrun/pre_process.hpp"
@@ -129,26 +130,14 @@ Command add_info(CLI::App& app, const Globals& globals) {
               std::printf("mean values %s (<pre-process>) are subtracted from input '%s'\n",
                           to_string(means->mean.shape).c_str(),
                           escape_controls(m.ir.layers[means->parameter].name).c_str());
-            // Whether `run` executes layer n (executor.cpp's refusals): an op it knows, inferred,
-            // of an element type its kernels take; a Const with weights to read; for adaptive
-            // pooling an output_size from a Const (run refuses one a Parameter feeds, exit 6);
-            // and a pool whose input shape is static has its geometry (not so: an output_size
-            // with -1 or unknown without weights, bins over an input dim 0).
+            // Whether `run` executes layer n: the executor's own refusals, on the IR's shapes.
             const auto layer_runs = [&](std::size_t n) {
-              const NodeInfo& info = a.nodes[n];
-              if (!info.inferred || !info.op) return false;
-              const OpKind kind = info.op->kind;
-              if (kind == OpKind::constant) return m.weights.has_value();
-              if (kind == OpKind::parameter || kind == OpKind::result) return true;
-              const auto& ins = m.graph.nodes[n].inputs;
-              if ((kind == OpKind::adaptive_avg_pool || kind == OpKind::adaptive_max_pool) &&
-                  (ins.size() < 2 || !a.nodes[ins[1].node].op ||
-                   a.nodes[ins[1].node].op->kind != OpKind::constant))
+              try {
+                require_layer_runs(m, a, n);
+                return true;
+              } catch (const Error&) {
                 return false;
-              if (is_pool(kind) && !info.geometry && !ins.empty() &&
-                  a.nodes[ins[0].node].outputs[ins[0].output].shape.is_static())
-                return false;
-              return !info.outputs.empty() && kernel_supports(info.outputs[0].type);
+              }
             };
             const bool whole_model_runs = std::all_of(
                 m.graph.order.begin(), m.graph.order.end(),

@@ -84,9 +84,34 @@ struct DirectOutputs {
   std::map<std::size_t, Tensor> converted;  // by Result layer: a v10 IR's output, converted
 };
 
-// Before any compute: every pooling output has a static shape whose byte size fits 64 bits, and
-// (given the run's direct outputs) the peak of the memory the run allocates fits the memory
-// limit. The peak follows run_model's schedule: a pooling output (plus its kernel's per-axis
+// The bytes a pooling layer of static output `shape` allocates: its outputs (MaxPool's indices
+// too have the values' shape), but those computed into a caller's tensor, plus its kernel's
+// per-axis window tables, 16 bytes per output index. None past 2^64.
+std::optional<std::uint64_t> pool_bytes(const NodeInfo& info, std::size_t n,
+                                        const std::vector<std::int64_t>& shape,
+                                        const DirectOutputs* direct) {
+  std::optional<std::uint64_t> bytes = 0;
+  for (std::size_t i = 0; i < info.outputs.size(); ++i) {
+    const auto count = checked_product(shape);
+    const auto bits = count ? checked_mul(*count, bit_width(info.outputs[i].type)) : std::nullopt;
+    const bool callers = direct && direct->computed.count({n, i});
+    bytes = bits && bytes ? checked_add(*bytes, callers ? 0 : *bits / 8 + 1) : std::nullopt;
+  }
+  for (std::size_t i = 2; bytes && i < shape.size(); ++i) {
+    const auto table = checked_mul(static_cast<std::uint64_t>(shape[i]), 16);
+    bytes = table ? checked_add(*bytes, *table) : std::nullopt;
+  }
+  return bytes;
+}
+
+std::string output_what(const Model& m, std::size_t n, const NodeInfo& info,
+                        const std::vector<std::int64_t>& shape) {
+  return m.ir.path + ": " + describe(m.ir.layers[n]) + ": its output " +
+         std::string(to_string(info.outputs[0].type)) + " " + to_string(shape);
+}
+
+// Before any compute (require_layer_runs having passed every layer): given the run's direct
+// outputs, the peak of the memory the run allocates fits the memory limit. The peak follows run_model's schedule: a pooling output (plus its kernel's per-axis
 // window tables, 16 bytes per output index) lives until its last consumer has run, or to the end
 // when a Result returns it; one computed into a caller's tensor is not irrun's (it was counted,
 // and a run on inputs of the shapes prepared before skipped the check).
@@ -99,34 +124,12 @@ void preflight(const Model& m, const Analysis& a, const DirectOutputs* direct) {
   for (auto n : m.graph.order) {
     if (!m.graph.nodes[n].reachable) continue;
     const auto& info = a.nodes[n];
-    const Layer& layer = m.ir.layers[n];
     const auto kind = info.op->kind;
-    if (kind == OpKind::constant && !m.weights) throw no_weights_error(m, n);
     if (is_pool(kind)) {
-      const auto& out = info.outputs[0];
-      if (!info.geometry || !out.shape.is_static())
-        throw unsupported_error(
-            m.ir.path + ": " + describe(layer) + ": output shape " + to_string(out.shape) +
-            " is not static, so it cannot run (adaptive pooling needs its "
-            "output_size from a Const, and none of its values -1, a dynamic dim)");
-      const auto shape = out.shape.to_static();
-      // Every output (MaxPool's indices too) has the values' shape.
-      std::optional<std::uint64_t> bytes = 0;
-      for (std::size_t i = 0; i < info.outputs.size(); ++i) {
-        const auto count = checked_product(shape);
-        const auto bits =
-            count ? checked_mul(*count, bit_width(info.outputs[i].type)) : std::nullopt;
-        const bool callers = direct && direct->computed.count({n, i});
-        bytes = bits && bytes ? checked_add(*bytes, callers ? 0 : *bits / 8 + 1) : std::nullopt;
-      }
-      for (std::size_t i = 2; bytes && i < shape.size(); ++i) {
-        const auto table = checked_mul(static_cast<std::uint64_t>(shape[i]), 16);
-        bytes = table ? checked_add(*bytes, *table) : std::nullopt;
-      }
+      const auto shape = info.outputs[0].shape.to_static();
+      const auto bytes = pool_bytes(info, n, shape, direct);
       const auto total = bytes ? checked_add(live, *bytes) : std::nullopt;
-      if (!total)
-        require_memory(std::nullopt, m.ir.path + ": " + describe(layer) + ": its output " +
-                                         std::string(to_string(out.type)) + " " + to_string(shape));
+      if (!total) require_memory(std::nullopt, output_what(m, n, info, shape));
       held[n] = *bytes;
       live = *total;
       peak = std::max(peak, live);
@@ -271,6 +274,48 @@ void require_executable(const Model& model) {
       "a model)");
 }
 
+void require_layer_runs(const Model& m, const Analysis& a, std::size_t n) {
+  const Layer& layer = m.ir.layers[n];
+  const NodeInfo& info = a.nodes[n];
+  const std::string at = m.ir.path + ": " + describe(layer);
+  if (!info.op)
+    throw unsupported_error(at + ": an op irrun does not implement (irrun runs Parameter, Const, "
+                                 "AvgPool, AdaptiveAvgPool, MaxPool, AdaptiveMaxPool and Result)");
+  if (!info.inferred)
+    throw ModelError(m.ir.path, layer.line, describe(layer) + ": its shapes are not inferred");
+  const OpKind kind = info.op->kind;
+  if (kind == OpKind::constant && !m.weights) throw no_weights_error(m, n);
+  if (kind == OpKind::parameter) mean_values(m, false);  // a <pre-process> block in error
+  if (!is_pool(kind)) return;
+  const auto& out = info.outputs[0];
+  if (!kernel_supports(out.type))
+    throw unsupported_error(at + ": element type " + std::string(to_string(out.type)) +
+                            " is not executed (irrun runs f32, f16, bf16, f64, i8, i16, i32, i64, "
+                            "u8, u16, u32 and u64)");
+  // Adaptive bins over an input dim 0: a shape OpenVINO infers, a kernel with nothing to average.
+  if (!info.geometry && out.shape.is_static()) {
+    const auto what = describe(layer) + ": an input spatial dimension is 0, so every " +
+                      "adaptive bin is empty and there is nothing to average, as OpenVINO's " +
+                      "kernel asserts";
+    const auto declared = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr).diagnostics;
+    if (std::none_of(declared.begin(), declared.end(),
+                     [&](const auto& d) { return d.rule == "empty-bins" && d.layer == n; }))
+      throw input_error(where(m.ir, layer.line) + what + " (with the inputs' shapes)");
+    throw ModelError(m.ir.path, layer.line, what);
+  }
+  const auto& ins = m.graph.nodes[n].inputs;
+  const bool adaptive = kind == OpKind::adaptive_avg_pool || kind == OpKind::adaptive_max_pool;
+  if (!info.geometry || !out.shape.is_static() ||
+      (adaptive && (ins.size() < 2 || !a.nodes[ins[1].node].op ||
+                    a.nodes[ins[1].node].op->kind != OpKind::constant)))
+    throw unsupported_error(at + ": output shape " + to_string(out.shape) +
+                            " is not static, so it cannot run (adaptive pooling needs its "
+                            "output_size from a Const, and none of its values -1, a dynamic dim)");
+  const auto shape = out.shape.to_static();
+  if (!pool_bytes(info, n, shape, nullptr))
+    require_memory(std::nullopt, output_what(m, n, info, shape));
+}
+
 PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inputs) {
   require_executable(m);
   PreparedRun p{input_shapes(inputs), {}, mean_values(m), {}};
@@ -284,33 +329,9 @@ PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inp
     if (const auto it = inputs.find(p.means->parameter); it != inputs.end())
       check_mean_input(it->second, p.means->mean);
 
-  // Check every kernel's element type before computing anything.
-  for (auto n : m.graph.order) {
-    const auto& info = a.nodes[n];
-    if (!m.graph.nodes[n].reachable || !info.op) continue;
-    const auto kind = info.op->kind;
-    if (is_pool(kind) && !kernel_supports(info.outputs[0].type))
-      throw unsupported_error(
-          m.ir.path + ": " + describe(m.ir.layers[n]) + ": element type " +
-          std::string(to_string(info.outputs[0].type)) +
-          " is not executed (irrun runs f32, f16, bf16, f64, i8, i16, i32, i64, "
-          "u8, u16, u32 and u64)");
-  }
-  // Adaptive bins over an input dim 0: a shape OpenVINO infers, a kernel with nothing to average.
-  for (auto n : m.graph.order) {
-    const auto& info = a.nodes[n];
-    if (!m.graph.nodes[n].reachable || !info.op || !is_pool(info.op->kind) || info.geometry ||
-        !info.outputs[0].shape.is_static())
-      continue;
-    const auto what = describe(m.ir.layers[n]) + ": an input spatial dimension is 0, so every " +
-                      "adaptive bin is empty and there is nothing to average, as OpenVINO's " +
-                      "kernel asserts";
-    const auto declared = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr).diagnostics;
-    if (std::none_of(declared.begin(), declared.end(),
-                     [&](const auto& d) { return d.rule == "empty-bins" && d.layer == n; }))
-      throw input_error(where(m.ir, m.ir.layers[n].line) + what + " (with the inputs' shapes)");
-    throw ModelError(m.ir.path, m.ir.layers[n].line, what);
-  }
+  // Every layer runs (the refusals irrun info shows), then the memory check, before any compute.
+  for (auto n : m.graph.order)
+    if (m.graph.nodes[n].reachable) require_layer_runs(m, a, n);
   preflight(m, a, nullptr);
   return p;
 }

@@ -1,5 +1,7 @@
 // End-to-end tests of `irrun info`: the layer table printed for the samples in samples/.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -313,6 +315,71 @@ TEST_CASE("irrun info shows types, attributes, shapes and the run column", "[cli
     REQUIRE(t.row("pool"));
     CHECK(t.row("pool")->at("outputs") == "[1,3,4,4] -> [1,3,5,5]");
   }
+}
+
+// The run column is the executor's own per-layer refusals (irrun::require_layer_runs) on the IR's
+// shapes, so it agrees with `irrun run` on every model that gets a table: the samples and the
+// bad inputs. A model whose every used layer says yes runs on random inputs, but for a dynamic
+// input (random inputs need a static shape: exit 4) or a memory limit (exit 7); one with a no
+// does not; a pool that says --layer runs alone.
+TEST_CASE("irrun info's run column agrees with irrun run on every sample and bad input",
+          "[cli][info]") {
+  std::vector<std::string> models;
+  for (const auto& dir :
+       {std::string(IRRUN_SAMPLES_DIR), std::string(IRRUN_TESTS_DIR) + "/bad_inputs"})
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".xml") models.push_back(e.path().string());
+  std::sort(models.begin(), models.end());
+  int tables = 0, whole = 0, refused = 0, alone = 0;
+  for (const auto& model : models) {
+    const auto r = run_irrun({"info", model});
+    const auto lines = r.out_lines();
+    if (std::none_of(lines.begin(), lines.end(),
+                     [](const std::string& l) { return l.rfind("id  ", 0) == 0; }))
+      continue;  // unreadable: no table
+    ++tables;
+    INFO(model << ":\n" << r.out << r.err);
+    const auto t = Table::parse(lines);
+    const bool runs = std::all_of(t.rows.begin(), t.rows.end(), [](const auto& row) {
+      return row.at("run") == "yes" || row.at("run") == "unused";
+    });
+    const auto run = run_irrun({model, "--random-input", "-q"});
+    INFO("run: exit " << run.exit_code << ": " << run.err);
+    if (runs) {
+      ++whole;
+      CHECK((run.exit_code == 0 || run.exit_code == 4 || run.exit_code == 7));
+    } else {
+      ++refused;
+      CHECK(run.exit_code != 0);
+    }
+    for (const auto& row : t.rows)
+      if (row.at("run") == "--layer") {
+        ++alone;
+        CHECK(run_irrun({model, "--layer", row.at("id"), "--random-input", "-q"}).exit_code == 0);
+      }
+  }
+  CHECK(tables > 50);
+  CHECK(whole > 10);
+  CHECK(refused > 30);
+  CHECK(alone > 3);
+}
+
+TEST_CASE("irrun info: a <pre-process> block in error and an output past 2^64 bytes say no",
+          "[cli][info]") {
+  // Each had said yes everywhere, and `irrun run` refused the model (exit 3 and 7).
+  const std::string bad = std::string(IRRUN_TESTS_DIR) + "/bad_inputs/";
+  auto r = run_irrun({"info", bad + "pre_process_run.xml"});
+  INFO(r.out << r.err);
+  auto t = Table::parse(r.out_lines());
+  CHECK(t.row("input")->at("run") == "no");
+  CHECK(t.row("pool")->at("run") == "--layer");  // alone it runs, without the means
+  CHECK(t.row("out")->at("run") == "no");
+  CHECK(run_irrun({bad + "pre_process_run.xml", "--random-input"}).exit_code == 3);
+  r = run_irrun({"info", bad + "run_output_overflows.xml"});
+  INFO(r.out << r.err);
+  t = Table::parse(r.out_lines());
+  CHECK(t.row("pool")->at("run") == "no");
+  CHECK(run_irrun({bad + "run_output_overflows.xml", "--random-input"}).exit_code == 7);
 }
 
 TEST_CASE("irrun info ends with what irrun check finds, and exits 3 on an error", "[cli][info]") {

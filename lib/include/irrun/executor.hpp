@@ -28,6 +28,14 @@ struct Output {
 // first layer whose shapes do not validate (ModelError).
 void require_executable(const Model& model);
 
+// Throws what running `model` throws for layer n, analysed as `analysis` (the IR's shapes, or a
+// run's): an op irrun does not implement, shapes not inferred, a Const without weights, a
+// <pre-process> block in error (at a Parameter), and for a pooling layer an element type its
+// kernels do not take, adaptive bins over an input dim 0, an output shape not static (or an
+// adaptive output_size not from a Const), an output past 2^64 bytes. prepare_run checks every
+// reachable layer so; `irrun info` shows the result as its run column.
+void require_layer_runs(const Model& model, const Analysis& analysis, std::size_t n);
+
 // Runs every Result of `model`. `inputs` maps each Parameter (layer index) to its tensor, whose
 // element type must be the Parameter's and whose shape must fit the Parameter's shape.
 // `on_kernel`, when set, is told after every pooling kernel its layer index, its wall time in
