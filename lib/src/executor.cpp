@@ -111,10 +111,11 @@ std::string output_what(const Model& m, std::size_t n, const NodeInfo& info,
 }
 
 // Before any compute (require_layer_runs having passed every layer): given the run's direct
-// outputs, the peak of the memory the run allocates fits the memory limit. The peak follows run_model's schedule: a pooling output (plus its kernel's per-axis
-// window tables, 16 bytes per output index) lives until its last consumer has run, or to the end
-// when a Result returns it; one computed into a caller's tensor is not irrun's (it was counted,
-// and a run on inputs of the shapes prepared before skipped the check).
+// outputs, the peak of the memory the run allocates fits the memory limit. The peak follows
+// run_model's schedule: a pooling output (plus its kernel's per-axis window tables, 16 bytes per
+// output index) lives until its last consumer has run, or to the end when a Result returns it; one
+// computed into a caller's tensor is not irrun's (it was counted, and a run on inputs of the shapes
+// prepared before skipped the check).
 void preflight(const Model& m, const Analysis& a, const DirectOutputs* direct) {
   std::vector<std::size_t> uses = use_counts(m);
   std::vector<std::uint64_t> held(m.ir.layers.size(), 0);
@@ -279,8 +280,9 @@ void require_layer_runs(const Model& m, const Analysis& a, std::size_t n) {
   const NodeInfo& info = a.nodes[n];
   const std::string at = m.ir.path + ": " + describe(layer);
   if (!info.op)
-    throw unsupported_error(at + ": an op irrun does not implement (irrun runs Parameter, Const, "
-                                 "AvgPool, AdaptiveAvgPool, MaxPool, AdaptiveMaxPool and Result)");
+    throw unsupported_error(at +
+                            ": an op irrun does not implement (irrun runs Parameter, Const, "
+                            "AvgPool, AdaptiveAvgPool, MaxPool, AdaptiveMaxPool and Result)");
   if (!info.inferred)
     throw ModelError(m.ir.path, layer.line, describe(layer) + ": its shapes are not inferred");
   const OpKind kind = info.op->kind;
