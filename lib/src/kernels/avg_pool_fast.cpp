@@ -303,9 +303,12 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     sc.least.resize(static_cast<std::size_t>(group * 8));
   };
 
-  // Bands that write as much as they read (S3: 3x3 s1 "same" on 28x28) take that burst into L2
-  // only: into L1 it stalled on the miss buffers, which the output's first stores need as well
-  // (S3 0.80-0.89 of the time). Where little is written (S6) L1 stays faster.
+  // Bands that write as much as they read (S3: 3x3 s1 "same" on 28x28) take no burst: into L1
+  // it stalled on the miss buffers, which the output's first stores need as well; into L2 it
+  // took S3 0.80-0.89 of that time on Zen 4 (round 33), but on Zen 5 none takes 0.94 of the time
+  // of the L2 burst at one thread and two, 0.95 and 0.88 with the AVX2 cap (S9 the same, round
+  // 65): the hardware prefetcher keeps up, and the burst holds the miss buffers the stores need.
+  // Where little is written (S6) a burst into L1 stays faster.
   const bool writes_input_size = g.out_plane_size() >= g.in_plane_size();
   // Bands of one group that write less than they read, whose every input float reaches an
   // output and whose span fits in L1 (S2, S6), are checked after it (check_after): S6 0.85-0.86
@@ -397,9 +400,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
             (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
         const i64 len = pl.band_span_len[nb], n = std::min(len, kPrefetchFloats);
         const auto line = [&](i64 o) { return reinterpret_cast<const char*>(p_next + o); };
-        if (writes_input_size)
-          for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T1);
-        else
+        if (!writes_input_size)
           for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T0);
         if (len > kStreamMinFloats)
           next = {p_next + n, len - n, ((len - n + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
