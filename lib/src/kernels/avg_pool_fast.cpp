@@ -303,12 +303,9 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     sc.least.resize(static_cast<std::size_t>(group * 8));
   };
 
-  // Bands that write as much as they read (S3: 3x3 s1 "same" on 28x28) take no burst: into L1
-  // it stalled on the miss buffers, which the output's first stores need as well; into L2 it
-  // took S3 0.80-0.89 of that time on Zen 4 (round 33), but on Zen 5 none takes 0.94 of the time
-  // of the L2 burst at one thread and two, 0.95 and 0.88 with the AVX2 cap (S9 the same, round
-  // 65): the hardware prefetcher keeps up, and the burst holds the miss buffers the stores need.
-  // Where little is written (S6) a burst into L1 stays faster.
+  // Bands that write as much as they read (S3: 3x3 s1 "same" on 28x28) take their burst into
+  // L2 only: into L1 it stalled on the miss buffers, which the output's first stores need as
+  // well (S3 0.80-0.89 of the time). Where little is written (S6) L1 stays faster.
   const bool writes_input_size = g.out_plane_size() >= g.in_plane_size();
   // Bands of one group that write less than they read, whose every input float reaches an
   // output and whose span fits in L1 (S2, S6), are checked after it (check_after): S6 0.85-0.86
@@ -391,8 +388,13 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // the rest of a long span (S5, S9: 144 KB) is prefetched into L2 row by row while this
     // band is computed (S9 -8%, S5 -4%; on short spans, S1, this only cost time).
     // A band checked after its group takes none: its group meets the misses with the hardware
-    // prefetcher's help, and a burst stalled it (S6 0.99 with, 0.84 without).
-    const auto prefetch_next = [&] {
+    // prefetcher's help, and a burst stalled it (S6 0.99 with, 0.84 without). Nor does a band
+    // on the exact route (burst false), whose next band will most likely take no stats pass
+    // either: on Zen 5 the burst held the miss buffers the group's loads and stores need (round
+    // 65, without it: S3 0.94 of the time at one thread and two, 0.88 with the AVX2 cap at two;
+    // S1 0.96, S5 and S8 0.98-0.99), while on data whose sums round, where the stats pass runs,
+    // it keeps S3 at 0.90 of the time it takes without.
+    const auto prefetch_next = [&](bool burst) {
       next = Prefetch{};
       if (u + 1 < unit_end && !after) {
         const auto nb = static_cast<std::size_t>(band + 1 == pl.bands ? 0 : band + 1);
@@ -400,7 +402,9 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
             (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
         const i64 len = pl.band_span_len[nb], n = std::min(len, kPrefetchFloats);
         const auto line = [&](i64 o) { return reinterpret_cast<const char*>(p_next + o); };
-        if (!writes_input_size)
+        if (burst && writes_input_size)
+          for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T1);
+        else if (burst)
           for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T0);
         if (len > kStreamMinFloats)
           next = {p_next + n, len - n, ((len - n + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
@@ -412,7 +416,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // bound taken; else it runs again from step 1, from its first group: a band is kept or
     // redone whole, so its bits are the same however the threads' ranges fall.
     if (ops.exact_band && !after && exact.begin()) {
-      prefetch_next();
+      prefetch_next(false);
       bool hit = true;
       for (i64 g0 = q0; g0 < q1 && hit; g0 += group) {
         const BandArgs ga =
@@ -441,7 +445,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
                      : ops.own_bound ? std::numeric_limits<double>::quiet_NaN()
                                      : stats_threshold(pl, ops, plane + pl.band_span_begin[b],
                                                        pl.band_span_len[b]);
-    prefetch_next();
+    prefetch_next(true);
 
     own = OwnBound{};
     for (i64 g0 = q0; g0 < q1; g0 += group) {
