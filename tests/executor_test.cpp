@@ -556,6 +556,8 @@ TEST_CASE("require_layer_runs: each refusal, with its exit code", "[executor]") 
       {"pre_process_run.xml", "pool", std::nullopt},
       {"run_output_overflows.xml", "pool", ExitCode::limit},
       {"good.xml", "pool", std::nullopt},
+      {"dynamic_input.xml", "pool", std::nullopt},          // [1,3,?,?]: the run's shapes decide
+      {"kernel_too_big.xml", "pool", ExitCode::bad_model},  // not inferred
   };
   for (const auto& c : cases) {
     INFO(c.file << " layer " << c.layer);
@@ -563,7 +565,7 @@ TEST_CASE("require_layer_runs: each refusal, with its exit code", "[executor]") 
     const auto a = irrun::analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
     const std::size_t n = layer_index(m, c.layer);
     try {
-      irrun::require_layer_runs(m, a, n);
+      irrun::require_layer_runs(m, a, n, false);
       CHECK(!c.code);
     } catch (const irrun::Error& e) {
       INFO(e.what());
@@ -571,6 +573,17 @@ TEST_CASE("require_layer_runs: each refusal, with its exit code", "[executor]") 
       CHECK(e.code() == *c.code);
       CHECK(std::string(e.what()).find(m.ir.layers[n].name) != std::string::npos);
     }
+  }
+  // On a run's shapes (run_shapes true, as prepare_run asks) a pool of a dynamic input is
+  // refused: its output shape is not static.
+  const Model d = irrun::load_model(std::string(IRRUN_TESTS_DIR) + "/bad_inputs/dynamic_input.xml");
+  const auto da = irrun::analyze(d.ir, d.graph, nullptr);
+  try {
+    irrun::require_layer_runs(d, da, layer_index(d, "pool"));
+    FAIL("a pool of a dynamic input passed on a run's shapes");
+  } catch (const irrun::Error& e) {
+    CHECK(e.code() == ExitCode::unsupported);
+    CHECK(contains(e.what(), "is not static, so it cannot run"));
   }
 }
 

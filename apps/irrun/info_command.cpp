@@ -130,15 +130,17 @@ Command add_info(CLI::App& app, const Globals& globals) {
               std::printf("mean values %s (<pre-process>) are subtracted from input '%s'\n",
                           to_string(means->mean.shape).c_str(),
                           escape_controls(m.ir.layers[means->parameter].name).c_str());
-            // Whether `run` executes layer n: the executor's own refusals, on the IR's shapes.
-            const auto layer_runs = [&](std::size_t n) {
+            // Whether `run` executes layer n: the executor's own refusals, on the IR's shapes
+            // (asked once per layer: a refusal may analyse the model again).
+            std::vector<bool> runs_at(m.ir.layers.size(), false);
+            for (auto n : m.graph.order) {
               try {
-                require_layer_runs(m, a, n);
-                return true;
+                require_layer_runs(m, a, n, false);
+                runs_at[n] = true;
               } catch (const Error&) {
-                return false;
               }
-            };
+            }
+            const auto layer_runs = [&](std::size_t n) { return static_cast<bool>(runs_at[n]); };
             const bool whole_model_runs = std::all_of(
                 m.graph.order.begin(), m.graph.order.end(),
                 [&](std::size_t n) { return !m.graph.nodes[n].reachable || layer_runs(n); });

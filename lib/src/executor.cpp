@@ -275,7 +275,7 @@ void require_executable(const Model& model) {
       "a model)");
 }
 
-void require_layer_runs(const Model& m, const Analysis& a, std::size_t n) {
+void require_layer_runs(const Model& m, const Analysis& a, std::size_t n, bool run_shapes) {
   const Layer& layer = m.ir.layers[n];
   const NodeInfo& info = a.nodes[n];
   const std::string at = m.ir.path + ": " + describe(layer);
@@ -294,6 +294,21 @@ void require_layer_runs(const Model& m, const Analysis& a, std::size_t n) {
     throw unsupported_error(at + ": element type " + std::string(to_string(out.type)) +
                             " is not executed (irrun runs f32, f16, bf16, f64, i8, i16, i32, i64, "
                             "u8, u16, u32 and u64)");
+  const auto not_static = [&] {
+    return unsupported_error(at + ": output shape " + to_string(out.shape) +
+                             " is not static, so it cannot run (adaptive pooling needs its "
+                             "output_size from a Const, and none of its values -1, a dynamic dim)");
+  };
+  const auto& ins = m.graph.nodes[n].inputs;
+  const bool adaptive = kind == OpKind::adaptive_avg_pool || kind == OpKind::adaptive_max_pool;
+  if (adaptive && (ins.size() < 2 || !a.nodes[ins[1].node].op ||
+                   a.nodes[ins[1].node].op->kind != OpKind::constant))
+    throw not_static();
+  // The rest depends on the input's shape: on the IR's shapes, a dynamic one leaves it to the
+  // run's.
+  if (!run_shapes &&
+      (ins.empty() || !a.nodes[ins[0].node].outputs[ins[0].output].shape.is_static()))
+    return;
   // Adaptive bins over an input dim 0: a shape OpenVINO infers, a kernel with nothing to average.
   if (!info.geometry && out.shape.is_static()) {
     const auto what = describe(layer) + ": an input spatial dimension is 0, so every " +
@@ -305,14 +320,7 @@ void require_layer_runs(const Model& m, const Analysis& a, std::size_t n) {
       throw input_error(where(m.ir, layer.line) + what + " (with the inputs' shapes)");
     throw ModelError(m.ir.path, layer.line, what);
   }
-  const auto& ins = m.graph.nodes[n].inputs;
-  const bool adaptive = kind == OpKind::adaptive_avg_pool || kind == OpKind::adaptive_max_pool;
-  if (!info.geometry || !out.shape.is_static() ||
-      (adaptive && (ins.size() < 2 || !a.nodes[ins[1].node].op ||
-                    a.nodes[ins[1].node].op->kind != OpKind::constant)))
-    throw unsupported_error(at + ": output shape " + to_string(out.shape) +
-                            " is not static, so it cannot run (adaptive pooling needs its "
-                            "output_size from a Const, and none of its values -1, a dynamic dim)");
+  if (!info.geometry || !out.shape.is_static()) throw not_static();
   const auto shape = out.shape.to_static();
   if (!pool_bytes(info, n, shape, nullptr))
     require_memory(std::nullopt, output_what(m, n, info, shape));

@@ -28,13 +28,16 @@ struct Output {
 // first layer whose shapes do not validate (ModelError).
 void require_executable(const Model& model);
 
-// Throws what running `model` throws for layer n, analysed as `analysis` (the IR's shapes, or a
-// run's): an op irrun does not implement, shapes not inferred, a Const without weights, a
-// <pre-process> block in error (at a Parameter), and for a pooling layer an element type its
-// kernels do not take, adaptive bins over an input dim 0, an output shape not static (or an
-// adaptive output_size not from a Const), an output past 2^64 bytes. prepare_run checks every
-// reachable layer so; `irrun info` shows the result as its run column.
-void require_layer_runs(const Model& model, const Analysis& analysis, std::size_t n);
+// Throws what running `model` throws for layer n, analysed as `analysis`: an op irrun does not
+// implement, shapes not inferred, a Const without weights, a <pre-process> block in error (at a
+// Parameter), and for a pooling layer an element type its kernels do not take, an adaptive
+// output_size not from a Const, adaptive bins over an input dim 0, an output shape not static,
+// an output past 2^64 bytes. With run_shapes false (`analysis` on the IR's own shapes, as
+// `irrun info` takes it), a pool whose input shape is dynamic leaves the last three to the
+// run's shapes. prepare_run checks every reachable layer so, in graph order (the first refusal
+// is the one reported); `irrun info` shows the result as its run column.
+void require_layer_runs(const Model& model, const Analysis& analysis, std::size_t n,
+                        bool run_shapes = true);
 
 // Runs every Result of `model`. `inputs` maps each Parameter (layer index) to its tensor, whose
 // element type must be the Parameter's and whose shape must fit the Parameter's shape.
