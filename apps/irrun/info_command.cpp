@@ -105,96 +105,95 @@ Command add_info(CLI::App& app, const Globals& globals) {
                 "Print whole layer names (else names over 48 characters keep their start and end)");
   cmd->footer("Shapes read 'declared -> inferred' where shape inference disagrees with the file.");
 
-  return {cmd, [opts, &globals]() {
-            const auto m = load_model(opts->model, opts->weights.empty()
-                                                       ? std::nullopt
-                                                       : std::optional<std::string>(opts->weights));
-            const auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
-            const auto path = escape_controls(m.ir.path);  // one line, whatever the path holds
-            const auto weights = escape_controls(m.weights_path);
-            if (!globals.quiet)
-              std::printf(
-                  "%s: IR v%d '%s': %zu layers, %zu input(s), %zu output(s), weights %s\n",
-                  path.c_str(), m.ir.ir_version, escape_controls(m.ir.name).c_str(),
-                  m.ir.layers.size(), m.graph.parameters.size(), m.graph.results.size(),
-                  m.weights
-                      ? (weights + " (" + std::to_string(m.weights->size()) + " bytes)").c_str()
-                      : "none");
-            // The <pre-process> block's means (its errors are check_model's, below).
-            std::optional<MeanValues> means;
-            try {
-              means = mean_values(m, false);
-            } catch (const ModelError&) {
-            }
-            if (means && !globals.quiet)
-              std::printf("mean values %s (<pre-process>) are subtracted from input '%s'\n",
-                          to_string(means->mean.shape).c_str(),
-                          escape_controls(m.ir.layers[means->parameter].name).c_str());
-            // Whether `run` executes layer n: the executor's own refusals, on the IR's shapes
-            // (asked once per layer: a refusal may analyse the model again).
-            std::vector<bool> runs_at(m.ir.layers.size(), false);
-            for (auto n : m.graph.order) {
-              try {
-                require_layer_runs(m, a, n, false);
-                runs_at[n] = true;
-              } catch (const Error&) {
-              }
-            }
-            const auto layer_runs = [&](std::size_t n) { return static_cast<bool>(runs_at[n]); };
-            const bool whole_model_runs = std::all_of(
-                m.graph.order.begin(), m.graph.order.end(),
-                [&](std::size_t n) { return !m.graph.nodes[n].reachable || layer_runs(n); });
-            std::vector<std::vector<std::string>> rows{
-                {"id", "name", "type", "attributes", "inputs", "outputs", "run"}};
-            for (auto n : m.graph.order) {
-              const Layer& layer = m.ir.layers[n];
-              const NodeInfo& info = a.nodes[n];
-              std::vector<std::string> ins, outs;
-              const auto& node = m.graph.nodes[n];
-              for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-                const auto& src = node.inputs[i];
-                ins.push_back(shapes(PartialShape::from_ir_dims(layer.inputs[i].dims),
-                                     a.nodes[src.node].outputs[src.output].shape));
-              }
-              for (std::size_t i = 0; i < layer.outputs.size(); ++i) {
-                std::optional<PartialShape> inferred;
-                if (info.inferred && i < info.outputs.size()) inferred = info.outputs[i].shape;
-                outs.push_back(shapes(PartialShape::from_ir_dims(layer.outputs[i].dims), inferred));
-              }
-              const bool runs = layer_runs(n);
-              const bool pool = info.op && is_pool(info.op->kind);
-              // In a model with ops irrun cannot run, a pooling layer still runs alone (--layer).
-              const char* run = !node.reachable    ? "unused"
-                                : !runs            ? "no"
-                                : whole_model_runs ? "yes"
-                                : pool             ? "--layer"
-                                                   : "no";
-              rows.push_back(
-                  {std::to_string(layer.id),
-                   opts->wide ? escape_controls(layer.name) : shorten(escape_controls(layer.name)),
-                   type_label(layer, info), key_attributes(info), join(ins, " "), join(outs, " "),
-                   run});
-            }
-            std::vector<std::size_t> width(rows[0].size(), 0);
-            for (const auto& r : rows)
-              for (std::size_t c = 0; c < r.size(); ++c)
-                width[c] = std::max(width[c], display_width(r[c]));
-            for (const auto& r : rows) {
-              std::string line;
-              for (std::size_t c = 0; c < r.size(); ++c) {
-                line += r[c];
-                if (c + 1 < r.size()) line += std::string(width[c] - display_width(r[c]) + 2, ' ');
-              }
-              std::printf("%s\n", line.c_str());
-            }
-            // What `irrun check` finds, declared dims included; a model that fails it is exit 3.
-            bool errors = false;
-            for (const auto& d : check_model(m, false)) {
-              std::printf("%s\n", format(m.ir, d).c_str());
-              errors = errors || d.severity == Severity::error;
-            }
-            return static_cast<int>(errors ? ExitCode::bad_model : ExitCode::ok);
-          }};
+  return {
+      cmd, [opts, &globals]() {
+        const auto m = load_model(opts->model, opts->weights.empty()
+                                                   ? std::nullopt
+                                                   : std::optional<std::string>(opts->weights));
+        const auto a = analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+        const auto path = escape_controls(m.ir.path);  // one line, whatever the path holds
+        const auto weights = escape_controls(m.weights_path);
+        if (!globals.quiet)
+          std::printf("%s: IR v%d '%s': %zu layers, %zu input(s), %zu output(s), weights %s\n",
+                      path.c_str(), m.ir.ir_version, escape_controls(m.ir.name).c_str(),
+                      m.ir.layers.size(), m.graph.parameters.size(), m.graph.results.size(),
+                      m.weights
+                          ? (weights + " (" + std::to_string(m.weights->size()) + " bytes)").c_str()
+                          : "none");
+        // The <pre-process> block's means (its errors are check_model's, below).
+        std::optional<MeanValues> means;
+        try {
+          means = mean_values(m, false);
+        } catch (const ModelError&) {
+        }
+        if (means && !globals.quiet)
+          std::printf("mean values %s (<pre-process>) are subtracted from input '%s'\n",
+                      to_string(means->mean.shape).c_str(),
+                      escape_controls(m.ir.layers[means->parameter].name).c_str());
+        // Whether `run` executes layer n: the executor's own refusals, on the IR's shapes
+        // (asked once per layer: a refusal may analyse the model again).
+        std::vector<bool> runs_at(m.ir.layers.size(), false);
+        for (auto n : m.graph.order) {
+          try {
+            require_layer_runs(m, a, n, false);
+            runs_at[n] = true;
+          } catch (const Error&) {
+          }
+        }
+        const bool whole_model_runs =
+            std::all_of(m.graph.order.begin(), m.graph.order.end(),
+                        [&](std::size_t n) { return !m.graph.nodes[n].reachable || runs_at[n]; });
+        std::vector<std::vector<std::string>> rows{
+            {"id", "name", "type", "attributes", "inputs", "outputs", "run"}};
+        for (auto n : m.graph.order) {
+          const Layer& layer = m.ir.layers[n];
+          const NodeInfo& info = a.nodes[n];
+          std::vector<std::string> ins, outs;
+          const auto& node = m.graph.nodes[n];
+          for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+            const auto& src = node.inputs[i];
+            ins.push_back(shapes(PartialShape::from_ir_dims(layer.inputs[i].dims),
+                                 a.nodes[src.node].outputs[src.output].shape));
+          }
+          for (std::size_t i = 0; i < layer.outputs.size(); ++i) {
+            std::optional<PartialShape> inferred;
+            if (info.inferred && i < info.outputs.size()) inferred = info.outputs[i].shape;
+            outs.push_back(shapes(PartialShape::from_ir_dims(layer.outputs[i].dims), inferred));
+          }
+          const bool runs = runs_at[n];
+          const bool pool = info.op && is_pool(info.op->kind);
+          // In a model with ops irrun cannot run, a pooling layer still runs alone (--layer).
+          const char* run = !node.reachable    ? "unused"
+                            : !runs            ? "no"
+                            : whole_model_runs ? "yes"
+                            : pool             ? "--layer"
+                                               : "no";
+          rows.push_back(
+              {std::to_string(layer.id),
+               opts->wide ? escape_controls(layer.name) : shorten(escape_controls(layer.name)),
+               type_label(layer, info), key_attributes(info), join(ins, " "), join(outs, " "),
+               run});
+        }
+        std::vector<std::size_t> width(rows[0].size(), 0);
+        for (const auto& r : rows)
+          for (std::size_t c = 0; c < r.size(); ++c)
+            width[c] = std::max(width[c], display_width(r[c]));
+        for (const auto& r : rows) {
+          std::string line;
+          for (std::size_t c = 0; c < r.size(); ++c) {
+            line += r[c];
+            if (c + 1 < r.size()) line += std::string(width[c] - display_width(r[c]) + 2, ' ');
+          }
+          std::printf("%s\n", line.c_str());
+        }
+        // What `irrun check` finds, declared dims included; a model that fails it is exit 3.
+        bool errors = false;
+        for (const auto& d : check_model(m, false)) {
+          std::printf("%s\n", format(m.ir, d).c_str());
+          errors = errors || d.severity == Severity::error;
+        }
+        return static_cast<int>(errors ? ExitCode::bad_model : ExitCode::ok);
+      }};
 }
 
 }  // namespace irrun::cli

@@ -331,9 +331,11 @@ PreparedRun prepare_run(const Model& m, const std::map<std::size_t, Tensor>& inp
   PreparedRun p{input_shapes(inputs), {}, mean_values(m), {}};
   p.analysis = analyze_or_throw(m, p.input_shapes);
   const Analysis& a = p.analysis;
-  // Named once here, not on every run (each name looks at every Result's).
+  // Named once here, not on every run, and all at once (each name looks at every Result's).
+  const auto names = output_names(m);
+  for (std::size_t i = 0; i < names.size(); ++i) p.output_names[m.graph.results[i]] = names[i];
   for (auto n : m.graph.order)
-    if (a.nodes[n].op && a.nodes[n].op->kind == OpKind::result)
+    if (a.nodes[n].op && a.nodes[n].op->kind == OpKind::result && !p.output_names.count(n))
       p.output_names[n] = output_name(m, n);
   if (p.means)
     if (const auto it = inputs.find(p.means->parameter); it != inputs.end())
