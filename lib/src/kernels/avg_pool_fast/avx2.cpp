@@ -816,6 +816,7 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   const double* lanes_end = lanes_begin + pl.mask_period * taps * 8;
   const double* mk = lanes_begin;  // lanes of the outputs' half of their block of eight
   bool failed = false;
+  PrefetchRange pf = take_steps(*a.next, a.q1 - a.q0);  // as band_flat_avx512, per eight outputs
   // PAD >= 0: the taps are shifted out of the blocks before, at and after the four outputs
   // (prev, cur, next; mid = the middle two pairs of two neighbouring blocks) instead of loaded.
   __m256d prev = _mm256_loadu_pd(a.v - 4), cur = _mm256_loadu_pd(a.v);
@@ -842,6 +843,8 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
     }
     if (k % 8 == 0) {  // the next block's lanes
       mk += 4;
+      if (Full && pf.p < pf.end)
+        _mm_prefetch(reinterpret_cast<const char*>(pf.p), _MM_HINT_T0), pf.p += 16;
     } else if ((mk += taps * 8 - 4) == lanes_end) {
       mk = lanes_begin;
     }

@@ -90,6 +90,8 @@ IRRUN_AVX512 inline __m512d load8(const double* p, __mmask8 lanes = 0xFF) {
 // Rounded to nearest without raising a flag: scaling leaves the precision flag to the sums
 // (run_whole_plane).
 constexpr int kNearestQuiet = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+// vfpclasspd's classes of a value that is not finite: quiet and signalling NaN, +-infinity.
+constexpr int kNonFinite = 0x01 | 0x80 | 0x08 | 0x10;
 
 // y = s * r + 0 (finish, ops.hpp) as one FMA: the bits of s * r, but a sum of -0 only gives +0,
 // as the reference's sums from +0 do. Stored in the outputs of `lanes`. Masked stores are slow on
@@ -708,12 +710,16 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const std::uint64_t* lanes_begin = pl.flat_lanes.data();
   const std::uint64_t* lanes_end = lanes_begin + pl.mask_period * taps * 8;
   // The first check waits for the group's end: each lane keeps its least |s| (vrangepd), and
-  // nan turns NaN with a NaN sum (s * 0 + nan), which vrangepd drops; where a compare and its
-  // mask moves took four operations a block (S3 0.92-0.94). Only a group that fails the check
-  // runs its horizontal pass again, without storing, to flag the rows of its failed outputs.
-  // (On AVX2 the same change measured 1.015-1.025: band_flat_avx2 checks each block.)
-  __m512d least = _mm512_set1_pd(std::numeric_limits<double>::infinity()),
-          nan = _mm512_setzero_pd();
+  // bad gathers the lanes whose sum is NaN or infinite (vfpclasspd), which vrangepd drops;
+  // where a compare and its mask moves took four operations a block (S3 0.92-0.94). Only a
+  // group that fails the check runs its horizontal pass again, without storing, to flag the
+  // rows of its failed outputs. (On AVX2 the same change measured 1.015-1.025: band_flat_avx2
+  // checks each block.) bad is an OR, one cycle a block: a NaN accumulator s * 0 + nan had
+  // chained the blocks on the FMA's four cycles (S3 0.965 of the time, round 66).
+  __m512d least = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+  unsigned bad = 0;
+  // The next band's span, a line per block of the first pass (run_windows' prefetch_next).
+  PrefetchRange pf = take_steps(*a.next, a.q1 - a.q0);
   const auto pass = [&]<bool Flag>() IRRUN_AVX512_LAMBDA {
     const std::uint64_t* mk = lanes_begin;
     __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(a.v - 8)),
@@ -752,13 +758,15 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
         for (i64 l = 0; l < 8; ++l)
           if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
       } else if constexpr (Full) {  // finish8 with the factor fl(1 * r) = r: y = s * r
+        if (pf.p < pf.end)
+          _mm_prefetch(reinterpret_cast<const char*>(pf.p), _MM_HINT_T0), pf.p += 16;
         scale_store8(s, one ? rone : load8(r + k), out + k);
         if (!Exact) least = _mm512_range_pd(least, s, 0x0A);
-        nan = _mm512_fmadd_pd(s, _mm512_setzero_pd(), nan);
+        bad |= _mm512_fpclass_pd_mask(s, kNonFinite);
       } else {
         scale_store8(s, one ? rone : load8(r + k, lanes), out + k, lanes);
         if (!Exact) least = _mm512_mask_range_pd(least, lanes, least, s, 0x0A);
-        nan = _mm512_mask3_fmadd_pd(s, _mm512_setzero_pd(), nan, lanes);
+        bad |= _mm512_mask_fpclass_pd_mask(lanes, s, kNonFinite);
       }
     };
     i64 k = 0;
@@ -766,8 +774,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
     if (k < n_out) block.template operator()<false>(k);
   };
   pass.template operator()<false>();
-  if ((_mm512_cmp_pd_mask(least, t, _CMP_NGE_UQ) | _mm512_cmp_pd_mask(nan, nan, _CMP_UNORD_Q)) == 0)
-    return false;
+  if ((_mm512_cmp_pd_mask(least, t, _CMP_NGE_UQ) | bad) == 0) return false;
   pass.template operator()<true>();
   return true;
 }
