@@ -816,19 +816,21 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   const double* lanes_end = lanes_begin + pl.mask_period * taps * 8;
   const double* mk = lanes_begin;  // lanes of the outputs' half of their block of eight
   bool failed = false;
-  PrefetchRange pf = take_steps(*a.next, a.q1 - a.q0);  // as band_flat_avx512, per eight outputs
+  const PrefetchRange pf = take_steps(*a.next, a.q1 - a.q0);  // as band_flat_avx512
+  double* const v = a.v;  // in a register: the stores could alias a
   // PAD >= 0: the taps are shifted out of the blocks before, at and after the four outputs
   // (prev, cur, next; mid = the middle two pairs of two neighbouring blocks) instead of loaded.
-  __m256d prev = _mm256_loadu_pd(a.v - 4), cur = _mm256_loadu_pd(a.v);
+  __m256d prev = _mm256_loadu_pd(v - 4), cur = _mm256_loadu_pd(v);
   __m256d mid = _mm256_permute2f128_pd(prev, cur, 0x21);
-  // Outputs k .. k + 3 (Full) or the last 1-3 outputs of the group.
-  const auto block = [&]<bool Full>(i64 k) IRRUN_AVX2 {
+  // Outputs k .. k + 3 (Full) or the last 1-3 outputs of the group; Pf: with line k / 8 of the
+  // stream where k / 4 is even.
+  const auto block = [&]<bool Full, bool Pf = false>(i64 k) IRRUN_AVX2 {
     const auto masked = [&](i64 j, __m256d x) IRRUN_AVX2 {
       return j == PAD ? x : _mm256_and_pd(x, _mm256_loadu_pd(mk + 8 * j));
     };
     __m256d s;
     if constexpr (PAD >= 0) {
-      const __m256d next = _mm256_loadu_pd(a.v + k + 4);
+      const __m256d next = _mm256_loadu_pd(v + k + 4);
       const __m256d mid2 = _mm256_permute2f128_pd(cur, next, 0x21);
       // shuffle(x, y, 5) = [x1, y0, x3, y2]: V[k + O .. k + O + 3] for O = -3 .. 3.
       const __m256d at[7] = {
@@ -843,15 +845,14 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
     }
     if (k % 8 == 0) {  // the next block's lanes
       mk += 4;
-      if (Full && pf.p < pf.end)
-        _mm_prefetch(reinterpret_cast<const char*>(pf.p), _MM_HINT_T0), pf.p += 16;
+      if constexpr (Pf) _mm_prefetch(reinterpret_cast<const char*>(pf.p + 2 * k), _MM_HINT_T0);
     } else if ((mk += taps * 8 - 4) == lanes_end) {
       mk = lanes_begin;
     }
     if constexpr (Sums) {
-      if (Full) return _mm256_storeu_pd(a.v + k, s);
+      if (Full) return _mm256_storeu_pd(v + k, s);
       // The V row's zero pad past n_out stays.
-      return _mm256_maskstore_pd(a.v + k, _mm256_castpd_si256(first_lanes4d(n_out - k)), s);
+      return _mm256_maskstore_pd(v + k, _mm256_castpd_si256(first_lanes4d(n_out - k)), s);
     }
     // finish4 with the factor fl(1 * r) = r: y = s * r, stored, checked.
     int fail = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, s), t, _CMP_NGE_UQ));
@@ -870,7 +871,9 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
     }
   };
   i64 k = 0;
-  for (; k + 4 <= n_out; k += 4) block.template operator()<true>(k);
+  const i64 whole = n_out / 4 * 4, k_pf = std::min(whole, (pf.end - pf.p + 15) / 16 * 8);
+  for (; k < k_pf; k += 4) block.template operator()<true, true>(k);
+  for (; k < whole; k += 4) block.template operator()<true>(k);
   if (k < n_out) block.template operator()<false>(k);
   return failed;
 }

@@ -720,12 +720,14 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   unsigned bad = 0;
   // The next band's span, a line per block of the first pass (run_windows' prefetch_next).
   PrefetchRange pf = take_steps(*a.next, a.q1 - a.q0);
+  const double* const v = a.v;  // in a register: the stores could alias a
   const auto pass = [&]<bool Flag>() IRRUN_AVX512_LAMBDA {
     const std::uint64_t* mk = lanes_begin;
-    __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(a.v - 8)),
-            cur = _mm512_castpd_si512(_mm512_loadu_pd(a.v));
-    // Outputs k .. k + 7 (Full) or the last 1-7 outputs of the group (their lanes masked).
-    const auto block = [&]<bool Full>(i64 k) IRRUN_AVX512_LAMBDA {
+    __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(v - 8)),
+            cur = _mm512_castpd_si512(_mm512_loadu_pd(v));
+    // Outputs k .. k + 7 (Full) or the last 1-7 outputs of the group (their lanes masked); Pf:
+    // with line k / 8 of the stream.
+    const auto block = [&]<bool Full, bool Pf = false>(i64 k) IRRUN_AVX512_LAMBDA {
       const auto masked = [&](int j, __m512d x) IRRUN_AVX512_LAMBDA {
         if (j == PAD) return x;
         return _mm512_castsi512_pd(
@@ -733,7 +735,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
       };
       __m512d s;
       if constexpr (PAD >= 0) {
-        const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(a.v + k + 8));
+        const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(v + k + 8));
         [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
           const auto tap = [&]<int O>() IRRUN_AVX512_LAMBDA {
             if constexpr (O < 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(cur, prev, 8 + O));
@@ -758,8 +760,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
         for (i64 l = 0; l < 8; ++l)
           if (fail >> l & 1) a.row_failed[(k + l) / IW] = true;
       } else if constexpr (Full) {  // finish8 with the factor fl(1 * r) = r: y = s * r
-        if (pf.p < pf.end)
-          _mm_prefetch(reinterpret_cast<const char*>(pf.p), _MM_HINT_T0), pf.p += 16;
+        if constexpr (Pf) _mm_prefetch(reinterpret_cast<const char*>(pf.p + 2 * k), _MM_HINT_T0);
         scale_store8(s, one ? rone : load8(r + k), out + k);
         if (!Exact) least = _mm512_range_pd(least, s, 0x0A);
         bad |= _mm512_fpclass_pd_mask(s, kNonFinite);
@@ -770,7 +771,10 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
       }
     };
     i64 k = 0;
-    for (; k + 8 <= n_out; k += 8) block.template operator()<true>(k);
+    const i64 whole = n_out / 8 * 8,
+              k_pf = Flag ? 0 : std::min(whole, (pf.end - pf.p + 15) / 16 * 8);
+    for (; k < k_pf; k += 8) block.template operator()<true, true>(k);
+    for (; k < whole; k += 8) block.template operator()<true>(k);
     if (k < n_out) block.template operator()<false>(k);
   };
   pass.template operator()<false>();
