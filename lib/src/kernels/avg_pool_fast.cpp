@@ -307,6 +307,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   // L2 only: into L1 it stalled on the miss buffers, which the output's first stores need as
   // well (S3 0.80-0.89 of the time). Where little is written (S6) L1 stays faster.
   const bool writes_input_size = g.out_plane_size() >= g.in_plane_size();
+  const bool flat_stream =
+      pl.flat && g.planes() * g.in_plane_size() * i64{sizeof(float)} >= kFlatStreamInput;
   // Bands of one group that write less than they read, whose every input float reaches an
   // output and whose span fits in L1 (S2, S6), are checked after it (check_after): S6 0.85-0.86
   // of the time, S2 0.92. Where as much is written (S3) the group waits on its stores instead
@@ -397,7 +399,10 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // the next band's span as a stream instead, a line per block of eight outputs through its
     // horizontal pass into L1 (round 66: S3 0.85 of the time at one thread, 0.97 at two, 0.85
     // with the AVX2 cap; into L2 0.93): by the band's end it is there, where without it each
-    // band's loads met the misses the hardware prefetcher takes a page to cover.
+    // band's loads met the misses the hardware prefetcher takes a page to cover. Only where
+    // the layer's input is large (flat_stream): 3x3 "same" on 4x256 planes of 56x56 (12.8 MB)
+    // took 0.59 of the time, but on 256 planes (3.2 MB, near enough in the L3) 1.01, on 64
+    // planes of 64x64 (in L2) 1.07; nor for short spans (21x21 planes of 1.7 KB: 1.05, 7x7: 1.02).
     const auto prefetch_next = [&](bool burst) {
       next = Prefetch{};
       if (u + 1 < unit_end && !after) {
@@ -416,7 +421,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
         };
         if (len > kStreamMinFloats)
           stream(n);
-        else if (!burst && pl.flat)
+        else if (!burst && flat_stream && len >= kFlatStreamFloats)
           stream(0);
       }
     };
