@@ -307,8 +307,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   // L2 only: into L1 it stalled on the miss buffers, which the output's first stores need as
   // well (S3 0.80-0.89 of the time). Where little is written (S6) L1 stays faster.
   const bool writes_input_size = g.out_plane_size() >= g.in_plane_size();
-  const bool flat_stream =
-      pl.flat && g.planes() * g.in_plane_size() * i64{sizeof(float)} >= kFlatStreamInput;
+  const bool far = g.planes() * (g.in_plane_size() + g.out_plane_size()) * i64{sizeof(float)} >=
+                   kExactStreamBytes;
   // Bands of one group that write less than they read, whose every input float reaches an
   // output and whose span fits in L1 (S2, S6), are checked after it (check_after): S6 0.85-0.86
   // of the time, S2 0.92. Where as much is written (S3) the group waits on its stores instead
@@ -395,14 +395,18 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // either: on Zen 5 the burst held the miss buffers the group's loads and stores need (round
     // 65, without it: S3 0.94 of the time at one thread and two, 0.88 with the AVX2 cap at two;
     // S1 0.96, S5 and S8 0.98-0.99), while on data whose sums round, where the stats pass runs,
-    // it keeps S3 at 0.90 of the time it takes without. A flat group on the exact route takes
-    // the next band's span as a stream instead, a line per block of eight outputs through its
-    // horizontal pass into L1 (round 66: S3 0.85 of the time at one thread, 0.97 at two, 0.85
-    // with the AVX2 cap; into L2 0.93): by the band's end it is there, where without it each
-    // band's loads met the misses the hardware prefetcher takes a page to cover. Only where
-    // the layer's input is large (flat_stream): 3x3 "same" on 4x256 planes of 56x56 (12.8 MB)
-    // took 0.59 of the time, but on 256 planes (3.2 MB, near enough in the L3) 1.01, on 64
-    // planes of 64x64 (in L2) 1.07; nor for short spans (21x21 planes of 1.7 KB: 1.05, 7x7: 1.02).
+    // it keeps S3 at 0.90 of the time it takes without.
+    // Where the layer's tensors are too large to stay near in the L3 (far: 16 MiB or more read
+    // and written, half the L3 of this host and of the issue's), an exact band takes the next
+    // band's whole span as a stream instead, which its group prefetches a little at a time
+    // (round 66): flat groups a line per block of eight outputs into L1 (S3, 25.7 MB: 0.85 of
+    // the time at one thread, 0.97 at two, 0.85 with the AVX2 cap; into L2 0.93), the other
+    // groups a row's step at a time (prefetch_step). 3x3 s2 on 8x64 planes of 112x112 (S1 eight
+    // times, 32 MB) took 0.45-0.50 of the time, 3x3 s1 on 4x64 of them (25.7 MB) 0.47, 3x3
+    // "same" on 4x256 planes of 56x56 (25.7 MB) 0.59. On smaller layers, mostly in the L3, the
+    // stream only cost: S1 itself (4 MB) 1.27, three times S1 (12 MB) 1.19, four (16 MB) 0.98,
+    // 8x512 planes of 21x21 (14.4 MB) 1.05, 64x64 planes in L2 1.07. Nor for short spans
+    // (7x7 planes of 196 B, 25.7 MB: 1.02).
     const auto prefetch_next = [&](bool burst) {
       next = Prefetch{};
       if (u + 1 < unit_end && !after) {
@@ -421,7 +425,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
         };
         if (len > kStreamMinFloats)
           stream(n);
-        else if (!burst && flat_stream && len >= kFlatStreamFloats)
+        else if (!burst && far && len >= kExactStreamFloats)
           stream(0);
       }
     };

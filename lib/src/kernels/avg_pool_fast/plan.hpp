@@ -17,18 +17,18 @@ namespace irrun::kernels::avg_fast {
 
 using i64 = std::int64_t;
 
-constexpr i64 kMaxTaps = i64{1} << 22;          // N above this: the reference kernel
-constexpr i64 kBandInputFloats = 32768;         // input floats scanned per band (L2-sized)
-constexpr i64 kVBufferDoubles = 4096;           // vertical sums kept per group of rows (L1)
-constexpr i64 kPrefetchFloats = 1024;           // floats of the next band's span prefetched (4 KB)
-constexpr i64 kStreamMinFloats = 16384;         // longer spans: the rest prefetched row by row
-constexpr i64 kFlatStreamFloats = 512;          // flat groups' spans streamed in, at least, and
-constexpr i64 kFlatStreamInput = i64{8} << 20;  // their layer's input bytes (run_windows)
-constexpr i64 kAfterMaxFloats = 8192;           // spans checked after their group, at most (L1)
-constexpr i64 kAfterChunkFloats = 2048;         // whole planes checked after together, at most
-constexpr i64 kWholePlaneBlock = 64;            // planes per unit in the whole-plane kernel
-constexpr i64 kFlatMaxWidth = 64;               // flat groups: rows up to this wide, kernels up to
-constexpr i64 kFlatMaxKernel = 16;              // this wide, planes up to this many outputs
+constexpr i64 kMaxTaps = i64{1} << 22;   // N above this: the reference kernel
+constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-sized)
+constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
+constexpr i64 kPrefetchFloats = 1024;    // floats of the next band's span prefetched (4 KB)
+constexpr i64 kStreamMinFloats = 16384;  // longer spans: the rest prefetched row by row
+constexpr i64 kExactStreamFloats = 512;  // exact bands' spans streamed in, at least,
+constexpr i64 kExactStreamBytes = i64{16} << 20;  // where the layer reads and writes this much
+constexpr i64 kAfterMaxFloats = 8192;             // spans checked after their group, at most (L1)
+constexpr i64 kAfterChunkFloats = 2048;           // whole planes checked after together, at most
+constexpr i64 kWholePlaneBlock = 64;              // planes per unit in the whole-plane kernel
+constexpr i64 kFlatMaxWidth = 64;   // flat groups: rows up to this wide, kernels up to
+constexpr i64 kFlatMaxKernel = 16;  // this wide, planes up to this many outputs
 constexpr i64 kFlatMaxPlane = i64{1} << 16;
 constexpr i64 kVGuard = 32;        // doubles before and after the V buffer (flat taps and tails)
 constexpr i64 kBoundMinRows = 8;   // Plan::bound_in_pass: windows of at least this many rows
