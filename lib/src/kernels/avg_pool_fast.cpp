@@ -307,8 +307,6 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   // L2 only: into L1 it stalled on the miss buffers, which the output's first stores need as
   // well (S3 0.80-0.89 of the time). Where little is written (S6) L1 stays faster.
   const bool writes_input_size = g.out_plane_size() >= g.in_plane_size();
-  const bool far = g.planes() * (g.in_plane_size() + g.out_plane_size()) * i64{sizeof(float)} >=
-                   kExactStreamBytes;
   // Bands of one group that write less than they read, whose every input float reaches an
   // output and whose span fits in L1 (S2, S6), are checked after it (check_after): S6 0.85-0.86
   // of the time, S2 0.92. Where as much is written (S3) the group waits on its stores instead
@@ -396,8 +394,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // 65, without it: S3 0.94 of the time at one thread and two, 0.88 with the AVX2 cap at two;
     // S1 0.96, S5 and S8 0.98-0.99), while on data whose sums round, where the stats pass runs,
     // it keeps S3 at 0.90 of the time it takes without.
-    // Where the layer's tensors are too large to stay near in the L3 (far: 16 MiB or more read
-    // and written, half the L3 of this host and of the issue's), an exact band takes the next
+    // Where the layer's tensors are too large to stay near in the L3 (Plan::far: 16 MiB or more
+    // read and written, half the L3 of this host and of the issue's), an exact band takes the next
     // band's whole span as a stream instead, which its group prefetches a little at a time
     // (round 66): flat groups a line per block of eight outputs into L1 (S3, 25.7 MB: 0.85 of
     // the time at one thread, 0.97 at two, 0.85 with the AVX2 cap; into L2 0.93), the other
@@ -425,7 +423,7 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
         };
         if (len > kStreamMinFloats)
           stream(n);
-        else if (!burst && far && len >= kExactStreamFloats)
+        else if (!burst && pl.far && len >= kExactStreamFloats)
           stream(0);
       }
     };

@@ -942,15 +942,18 @@ IRRUN_AVX2 bool scale_flat_band(const BandArgs& a) {
 IRRUN_AVX2 void sums_2x2(const Plan& pl, const float* x, double* s, i64 count) {
   const i64 IW = pl.g->in[2], OW = pl.g->out[2], rows = pl.g->out[0] * pl.g->out[1];
   const i64 in = pl.g->in_plane_size();
+  const bool far = pl.far;
   for (i64 p = 0; p < count; ++p, x += in) {
     const float* r0 = x + pl.row_off[0];  // one run of rows
-    for (i64 q = 0; q < rows; ++q, s += OW, r0 += pl.row_step)
+    for (i64 q = 0; q < rows; ++q, s += OW, r0 += pl.row_step) {
+      if (far) prefetch_row(r0 + count * in, 2 * IW);  // the next chunk's same rows
       for (i64 ow = 0; ow < OW; ow += 4) {
         const float* c0 = r0 + 2 * ow;
         const __m256d a = add_fma(wide(c0), wide(c0 + IW));
         const __m256d b = add_fma(wide(c0 + 4), wide(c0 + IW + 4));
         _mm256_storeu_pd(s + ow, _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b)));
       }
+    }
   }
 }
 
@@ -978,7 +981,12 @@ IRRUN_AVX2 IRRUN_INLINE void bins4_blocks(const Plan& pl, const float* x, i64 co
       for (i64 j = 1; j < m; ++j) v = add_fma(v, _mm256_cvtps_pd(_mm_loadu_ps(p + off[j])));
       return v;
     };
+    // Where pl.far, each block prefetches its share of the next chunk's planes, which follow.
+    const bool far = pl.far;  // in a register: the stores could alias pl
+    const float* next = x + count * pl.g->in_plane_size();
+    const i64 share = 4 * pl.g->in_plane_size() / pl.g->out_plane_size();
     const auto one = [&](i64 o) IRRUN_AVX2 {
+      if (far) prefetch_row(next + o / 4 * share, share);
       block(o, bins4_taps(sums(x + start[o]), sums(x + start[o + 1]), sums(x + start[o + 2]),
                           sums(x + start[o + 3])));
     };

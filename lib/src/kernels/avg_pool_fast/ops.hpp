@@ -274,6 +274,11 @@ inline void prefetch_step(Prefetch& f) {
     _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T1);
 }
 
+// The lines of x[0 .. n) into L1.
+inline void prefetch_row(const float* x, i64 n) {
+  for (i64 i = 0; i < n; i += 16) _mm_prefetch(reinterpret_cast<const char*>(x + i), _MM_HINT_T0);
+}
+
 template <int Lines>
 inline void prefetch_lines(PrefetchRange& r) {
   if (r.p >= r.end) return;

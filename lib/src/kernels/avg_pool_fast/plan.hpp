@@ -102,6 +102,9 @@ struct Plan {
   // Spans of at most kAfterMaxFloats, every float of each an input of one of its band's windows
   // (run_windows may then check a band after its group).
   bool check_after = false;
+  // The layer reads and writes kExactStreamBytes or more, too much to stay near in the L3: its
+  // exact bands and chunks of planes prefetch the next ones as they go (run_windows).
+  bool far = false;
   // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
   bool flat = false;
   std::vector<i64> run_end;   // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
