@@ -244,6 +244,52 @@ TEST_CASE("max_pool_fast column-first rows and flat groups", "[kernels][max_pool
   }
 }
 
+// Layers that read and write 16 MiB or more read their input ahead on the AVX-512 path
+// (read_ahead.hpp): prefetches alone, so the same bits, through the loop of units that takes
+// them, on row-by-row geometries and flat groups, with windows of no input row (their units
+// skip the read-ahead) and the same layers without indices, under the size.
+TEST_CASE("max_pool_fast on large layers", "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0xFA8);
+  const auto window = [](i64 n, i64 c, i64 ih, i64 iw, i64 k, i64 s, i64 pad_h, i64 pad_w) {
+    PoolGeometry g;
+    g.spatial_rank = 2;
+    g.batch = n;
+    g.channels = c;
+    set_axis(g, 1, ih, k, s, 1, pad_h, pad_h, Rounding::floor);
+    set_axis(g, 2, iw, k, s, 1, pad_w, pad_w, Rounding::floor);
+    return g;
+  };
+  PoolGeometry bins;  // M3's bins of 4x4 (flat groups) on 12x512 planes of 28x28
+  bins.adaptive = true;
+  bins.spatial_rank = 2;
+  bins.batch = 12;
+  bins.channels = 512;
+  bins.in = {1, 28, 28};
+  bins.out = {1, 7, 7};
+  bins.index_axis = 2;
+  const PoolGeometry cases[] = {
+      window(4, 256, 56, 56, 2, 2, 0, 0),   // M2 four times over: 22.4 MB with i64 indices
+      window(4, 64, 112, 112, 3, 2, 1, 1),  // the ResNet stem's MaxPool four times over
+      window(2, 512, 56, 61, 2, 2, 2, 0),   // first and last output rows read no input row
+      bins,
+  };
+  const Parallel serial(1), two(2);
+  for (const PoolGeometry& g : cases) {
+    INFO(describe_max(g));
+    const Tensor in = random_input<float>(rng, g);
+    for (const ElementType it : {ElementType::i64, ElementType::f32}) {
+      const Result want = run(g, in, it, two, false);
+      for (const Isa isa : {Isa::best, Isa::avx2})
+        for (const Parallel* par : {&serial, &two}) {
+          INFO("isa " << isa_name(isa) << ", threads " << par->threads());
+          const Result got = run(g, in, it, *par, true, isa);
+          CHECK(same_bits(got.values, want.values));
+          if (it != ElementType::f32) CHECK(same_bits(got.indices, want.indices));
+        }
+    }
+  }
+}
+
 // A thread keeps the tables of its last geometry (max_pool_fast.cpp, plan_of): a run on kept
 // tables, after a run of the same geometry on other data, gives the bits of a run on fresh ones
 // (a thread of its own).

@@ -8,6 +8,7 @@
 
 #include "../exact_sum.hpp"
 #include "../kept_plan.hpp"
+#include "../read_ahead.hpp"
 
 namespace irrun::kernels::avg_fast {
 namespace {
@@ -64,10 +65,9 @@ bool make_plan(const PoolGeometry& g, Plan& pl) {
   const i64 n_max = pl.ax[0].max_taps * pl.ax[1].max_taps * pl.ax[2].max_taps;
   if (n_max > kMaxTaps) return false;
   pl.uniform = !g.adaptive && g.pads_in_avg;
-  // (In double: a geometry that is only asked about may hold more than 2^63 bytes.)
-  pl.far = static_cast<double>(g.planes()) *
-               static_cast<double>(g.in_plane_size() + g.out_plane_size()) * sizeof(float) >=
-           static_cast<double>(kExactStreamBytes);
+  pl.far = detail::far_layer(static_cast<double>(g.planes()) *
+                             static_cast<double>(g.in_plane_size() + g.out_plane_size()) *
+                             sizeof(float));
   pl.kvol = detail::volume_divisor(g.kernel.data());
 
   // One window per plane that covers the whole input plane.

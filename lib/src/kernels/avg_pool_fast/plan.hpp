@@ -22,13 +22,12 @@ constexpr i64 kBandInputFloats = 32768;  // input floats scanned per band (L2-si
 constexpr i64 kVBufferDoubles = 4096;    // vertical sums kept per group of rows (L1)
 constexpr i64 kPrefetchFloats = 1024;    // floats of the next band's span prefetched (4 KB)
 constexpr i64 kStreamMinFloats = 16384;  // longer spans: the rest prefetched row by row
-constexpr i64 kExactStreamFloats = 512;  // exact bands' spans streamed in, at least,
-constexpr i64 kExactStreamBytes = i64{16} << 20;  // where the layer reads and writes this much
-constexpr i64 kAfterMaxFloats = 8192;             // spans checked after their group, at most (L1)
-constexpr i64 kAfterChunkFloats = 2048;           // whole planes checked after together, at most
-constexpr i64 kWholePlaneBlock = 64;              // planes per unit in the whole-plane kernel
-constexpr i64 kFlatMaxWidth = 64;   // flat groups: rows up to this wide, kernels up to
-constexpr i64 kFlatMaxKernel = 16;  // this wide, planes up to this many outputs
+constexpr i64 kExactStreamFloats = 512;  // exact bands' spans streamed in, at least (far)
+constexpr i64 kAfterMaxFloats = 8192;    // spans checked after their group, at most (L1)
+constexpr i64 kAfterChunkFloats = 2048;  // whole planes checked after together, at most
+constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
+constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
+constexpr i64 kFlatMaxKernel = 16;       // this wide, planes up to this many outputs
 constexpr i64 kFlatMaxPlane = i64{1} << 16;
 constexpr i64 kVGuard = 32;        // doubles before and after the V buffer (flat taps and tails)
 constexpr i64 kBoundMinRows = 8;   // Plan::bound_in_pass: windows of at least this many rows
@@ -102,7 +101,7 @@ struct Plan {
   // Spans of at most kAfterMaxFloats, every float of each an input of one of its band's windows
   // (run_windows may then check a band after its group).
   bool check_after = false;
-  // The layer reads and writes kExactStreamBytes or more, too much to stay near in the L3: its
+  // The layer is far (detail::far_layer), too large to stay near in the L3: its
   // exact bands and chunks of planes prefetch the next ones as they go (run_windows).
   bool far = false;
   // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
