@@ -244,10 +244,11 @@ TEST_CASE("max_pool_fast column-first rows and flat groups", "[kernels][max_pool
   }
 }
 
-// Layers that read and write 16 MiB or more read their input ahead on the AVX-512 path
-// (read_ahead.hpp): prefetches alone, so the same bits, through the loop of units that takes
-// them, on row-by-row geometries and flat groups, with windows of no input row (their units
-// skip the read-ahead) and the same layers without indices, under the size.
+// Layers that read and write 16 MiB or more read their input ahead on the AVX-512 path, and
+// those of 32 MiB or more write their outputs ahead too (read_ahead.hpp): prefetches alone,
+// so the same bits, through the loops of units that take them, on row-by-row geometries and
+// flat groups, with windows of no input row (their units read nothing ahead) and the same
+// layers without indices (some under the sizes).
 TEST_CASE("max_pool_fast on large layers", "[kernels][max_pool][max_pool_fast]") {
   Rng rng(0xFA8);
   const auto window = [](i64 n, i64 c, i64 ih, i64 iw, i64 k, i64 s, i64 pad_h, i64 pad_w) {
@@ -268,7 +269,7 @@ TEST_CASE("max_pool_fast on large layers", "[kernels][max_pool][max_pool_fast]")
   bins.out = {1, 7, 7};
   bins.index_axis = 2;
   const PoolGeometry cases[] = {
-      window(4, 256, 56, 56, 2, 2, 0, 0),   // M2 four times over: 22.4 MB with i64 indices
+      window(8, 256, 56, 56, 2, 2, 0, 0),   // M2 eight times over: 45 MB with i64 indices
       window(4, 64, 112, 112, 3, 2, 1, 1),  // the ResNet stem's MaxPool four times over
       window(2, 512, 56, 61, 2, 2, 2, 0),   // first and last output rows read no input row
       bins,
