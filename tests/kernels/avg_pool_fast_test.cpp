@@ -19,6 +19,7 @@
 #include "irrun/kernels/avg_pool.hpp"
 #include "support/exact_average.hpp"
 #include "support/f32_ulps.hpp"
+#include "support/guarded_copy.hpp"
 #include "support/naive_pool.hpp"
 #include "support/pool_geometries.hpp"
 #include "support/pool_shape.hpp"
@@ -234,6 +235,41 @@ TEST_CASE("fast avg_pool matches the oracle on the benchmark patterns",
     for (Data mode : {Data::mixed, Data::positive, Data::cancel, Data::zeros, Data::specials}) {
       INFO(describe(g) << " data " << static_cast<int>(mode));
       check_paths(g, random_input(rng, g, mode), par, par);
+    }
+  }
+}
+
+// Every path reads its input only: a copy of it against an unreadable page, on either side
+// (guarded_copy.hpp), gives the same bits without a fault, on the random geometries and on
+// every benchmark pattern's row kernels over rows 1-70 wide.
+TEST_CASE("fast avg_pool reads nothing outside its input", "[kernels][avg_pool_fast]") {
+  using Side = irrun::testing::GuardedCopy::Side;
+  Rng rng(0x6A4E);
+  const Parallel par(1);
+  std::vector<PoolGeometry> cases;
+  for (int iter = 0; iter < 300; ++iter) cases.push_back(random_geometry(rng));
+  for (std::int64_t iw = 1; iw <= 70; ++iw) {
+    cases.push_back(window({1, 2}, {5, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true));   // S1
+    cases.push_back(window({1, 2}, {6, iw}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true));   // S2
+    cases.push_back(window({1, 2}, {5, iw}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false));  // S3
+    cases.push_back(window({1, 2}, {6, iw}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, true, true));    // S9
+    cases.push_back(adaptive({1, 2}, {8, iw}, {2, std::max<std::int64_t>(1, iw / 4)}));      // S6
+    cases.push_back(adaptive({1, 2}, {9, iw}, {4, std::max<std::int64_t>(1, iw / 3)}));      // S8
+    cases.push_back(adaptive({1, 5}, {7, iw}, {1, 1}));  // S4, S7: whole planes
+  }
+  for (const PoolGeometry& g : cases) {
+    if (!irrun::kernels::avg_pool_fast_covers(ElementType::f32, g) || g.out[1] < 1 || g.out[2] < 1)
+      continue;
+    INFO(describe(g));
+    const Tensor in = random_input(rng, g, Data::mixed);
+    for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+      const Tensor want = run_fast(g, in, par, isa);
+      for (const Side side : {Side::before, Side::after}) {
+        INFO("isa " << static_cast<int>(isa)
+                    << (side == Side::before ? ", page before" : ", page after"));
+        const irrun::testing::GuardedCopy copy(in, side);
+        CHECK(same_bits(run_fast(g, copy.tensor(), par, isa), want));
+      }
     }
   }
 }

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include "irrun/kernels/max_pool.hpp"
+#include "support/guarded_copy.hpp"
 #include "support/max_pool_geometries.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
@@ -287,6 +288,42 @@ TEST_CASE("max_pool_fast on large layers", "[kernels][max_pool][max_pool_fast]")
           CHECK(same_bits(got.values, want.values));
           if (it != ElementType::f32) CHECK(same_bits(got.indices, want.indices));
         }
+    }
+  }
+}
+
+// Every path reads its input only: a copy of it against an unreadable page, on either side
+// (guarded_copy.hpp), gives the reference's bits without a fault. The random geometries, and
+// rows of 2x2 s2 and 3x3 s2 p1 pools 2-70 wide, whose blocks of 32 outputs load past the row's
+// end only in lanes masked off (AVX-512: one past a row of under 32 outputs de-interleaves it
+// whole, those lanes not read).
+TEST_CASE("max_pool_fast reads nothing outside its input", "[kernels][max_pool][max_pool_fast]") {
+  using Side = irrun::testing::GuardedCopy::Side;
+  Rng rng(0x6A4D);
+  const Parallel par(1);
+  std::vector<PoolGeometry> cases;
+  for (int iter = 0; iter < 200; ++iter) cases.push_back(random_max_pool_geometry(rng));
+  for (i64 w = 2; w <= 70; ++w)
+    for (const i64 k : {2, 3}) {
+      PoolGeometry g;
+      g.spatial_rank = 2;
+      g.channels = 2;
+      set_axis(g, 1, 5, k, 2, 1, k - 2, k - 2, Rounding::floor);
+      set_axis(g, 2, w, k, 2, 1, k - 2, k - 2, Rounding::floor);
+      if (g.out[2] >= 1) cases.push_back(g);
+    }
+  for (const PoolGeometry& g : cases) {
+    INFO(describe_max(g));
+    const Tensor in = random_input<float>(rng, g);
+    const Result want = run(g, in, ElementType::i64, par, false);
+    for (const Side side : {Side::before, Side::after}) {
+      const irrun::testing::GuardedCopy copy(in, side);
+      for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+        INFO("isa " << isa_name(isa) << (side == Side::before ? ", page before" : ", page after"));
+        const Result got = run(g, copy.tensor(), ElementType::i64, par, true, isa);
+        CHECK(same_bits(got.values, want.values));
+        CHECK(same_bits(got.indices, want.indices));
+      }
     }
   }
 }
