@@ -68,6 +68,15 @@ struct Tap32 {
   std::uint16_t a[2], b[2];
 };
 
+// The load masks of a stride-2 block of 32 outputs de-interleaved at once (row_avx512): per
+// vector of 16 outputs, the elements a (0-15) and b (16-31) past its first, then c, the 16
+// after the block's. In a table of blocks, `shared`: 0 when the block may not run so, 1 when
+// only its first load differs from an interior block's (left padding), else 2.
+struct LoadMasks {
+  std::uint16_t a[2], b[2], c;
+  std::uint8_t shared;
+};
+
 // Strides of 3 or more (cols_*): how a block of `lanes` outputs takes tap t from the
 // column maxima starting at its first tap column: from source vectors of `width` columns
 // (AVX-512: pairs of 16, permuted by vpermt2ps; AVX2: single vectors of 8), lane o reading
@@ -98,6 +107,7 @@ struct RowGeo {
   const i64* block_slot = nullptr;
   const Tap32* block_taps = nullptr;
   const i64* block_tap_count = nullptr;
+  const LoadMasks* block_masks = nullptr;  // per slot (BlockTaps)
   // Strides of 3 or more: the column maxima's layout and the tap tables. `group` output rows
   // run at once (flat groups: see make_spread), their column maxima back to back.
   const Spread* spread = nullptr;
@@ -169,11 +179,35 @@ inline std::uint16_t lanes16(i64 lo, i64 hi) {
   return static_cast<std::uint16_t>(all & ~below);
 }
 
+// Stride 2 and taps reaching at most 17 columns past the first (row_avx512): a block's rows
+// can be de-interleaved once.
+inline bool shared_taps(const RowGeo& w) {
+  return w.stride == 2 && (w.k - 1) * w.dil <= 17;
+}
+
+// The masks of an interior such block: elements 64 .. 62 + reach past its first column, which
+// the last lanes of the shifted taps read, and of 48 .. 63 element 63 only when a tap reaches
+// it.
+inline LoadMasks interior_masks(const RowGeo& w) {
+  const i64 reach = (w.k - 1) * w.dil;
+  return {{0xFFFF, 0xFFFF},
+          {0xFFFF, static_cast<std::uint16_t>(reach >= 1 ? 0xFFFF : 0x7FFF)},
+          lanes16(0, std::max<i64>(reach - 1, 0)),
+          0};
+}
+
 // The Tap32 tables of the blocks of 32 outputs of a row (the same for every row and plane)
 // that are not interior. Returns false when they would hold more than kMaxTableTaps taps.
+// Per slot, its LoadMasks: whether it runs de-interleaved, as an interior block does, where its
+// only taps out of bounds are left padding within its first 16 elements (3x3 s2 p1: M1), or
+// columns past the row's end that only lanes past out_w would take (rows of under 32 outputs:
+// M2), those elements masked. Through the taps, their per-tap masks and permutes had taken
+// over half of M1v's time, and M2's rows of 28 outputs took 1.3 times as long without indices,
+// 1.07 with.
 struct BlockTaps {
   std::vector<i64> slot, count;
   std::vector<Tap32> taps;
+  std::vector<LoadMasks> masks;
 };
 
 bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
@@ -194,9 +228,24 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
   if (slots * w.k > kMaxTableTaps) return false;
   bt.taps.assign(static_cast<std::size_t>(slots * w.k), Tap32{});
   bt.count.assign(static_cast<std::size_t>(slots), 0);
+  bt.masks.assign(static_cast<std::size_t>(slots), LoadMasks{});
   for (i64 b = 0; b < blocks; ++b) {
     const i64 slot = bt.slot[static_cast<std::size_t>(b)], o0 = 32 * b;
     if (slot < 0) continue;
+    const i64 col0 = o0 * s - w.pad, n = std::min<i64>(32, w.out_w - o0);
+    if (shared_taps(w) && col0 > -16 && (o0 + n - 1) * s - w.pad + (w.k - 1) * w.dil < w.in_w) {
+      const i64 avail = w.in_w - col0;  // elements of the row from the block's first column
+      const auto in_row = [&](i64 e) { return lanes16(0, std::clamp<i64>(avail - e, 0, 16)); };
+      const LoadMasks i = interior_masks(w);
+      LoadMasks& m = bt.masks[static_cast<std::size_t>(slot)] = i;
+      for (int u = 0; u < 2; ++u) m.a[u] &= in_row(32 * u), m.b[u] &= in_row(32 * u + 16);
+      m.c &= in_row(64);
+      if (col0 < 0) m.a[0] &= lanes16(-col0, 16);
+      // Only the first load masked (M1's first block), the others as an interior block's: its
+      // masks as variables had cost M1v 1.04 of the time.
+      const bool left_only = m.a[1] == i.a[1] && m.b[0] == i.b[0] && m.b[1] == i.b[1] && m.c == i.c;
+      m.shared = left_only ? 1 : 2;
+    }
     i64& c = bt.count[static_cast<std::size_t>(slot)];
     for (i64 kw = 0; kw < w.k; ++kw) {
       Tap32& t = bt.taps[static_cast<std::size_t>(slot * w.k + c)];
@@ -243,12 +292,9 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
   // Stride 2, interior blocks whose taps reach at most 17 columns past the first: each input
   // row's elements are de-interleaved once, into even and odd vectors, and tap t is the even
   // (t even) or odd ones shifted by t / 2 lanes, instead of two loads and a permute per tap.
-  const i64 reach = (w.k - 1) * w.dil;
-  [[maybe_unused]] const bool shared = kStride == 2 && reach <= 17;
-  // The elements 64 .. 62 + reach past the block's first column, which the last lanes of the
-  // shifted taps read, and the mask of elements 48 .. 63: element 63 only when a tap reaches it.
-  [[maybe_unused]] const __mmask16 tail = shared ? lanes16(0, std::max<i64>(reach - 1, 0)) : 0;
-  [[maybe_unused]] const __mmask16 upper = reach >= 1 ? 0xFFFF : 0x7FFF;
+  [[maybe_unused]] const bool shared = shared_taps(w);
+  [[maybe_unused]] const LoadMasks interior = interior_masks(w);
+  [[maybe_unused]] const __mmask16 upper = interior.b[U - 1], tail = interior.c;
   for (i64 b0 = 0, block = 0; b0 < w.out_w; b0 += 16 * U, ++block) {
     const i64 slot = w.block_slot[block];
     // An interior block past the row's end is the last one, moved back (make_block_taps).
@@ -294,23 +340,29 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         }
       }
     };
-    // left: the lanes of the block's first 16 elements inside the row (a first block whose
-    // first columns are padding, read as -inf, which no tap takes).
+    // m: the masks of the loads a, b (per u) and c, their lanes inside the row (a first block
+    // whose first columns are padding reads them as -inf, which no tap takes, a block of a
+    // short row nothing past its end). M (LoadMasks::shared): 0 for an interior block, which
+    // loads a whole, 1 where only the first a is masked, 2 where every a is.
     // KC: the kernel's width when it is a constant with dilation 1 (2 or 3: the shifts and lane
     // choices of its taps folded), else 0.
-    const auto shared_taps = [&]<int KC>(__mmask16 left) IRRUN_AVX512_LAMBDA {
+    const auto taps_shared = [&]<int KC, int M>(const LoadMasks& m) IRRUN_AVX512_LAMBDA {
       const i64 col = o0 * s - w.pad;
       const i64 kw = KC > 0 ? KC : w.k, dil = KC > 0 ? 1 : w.dil;
       for (i64 r = 0; r < nrows; ++r) {
         const float* x = plane + rows[r] + col;
         __m512 e[U + 1], d[U + 1];  // even and odd elements: 0, 2, .. 30 (+ 32 u); 1, 3, .. 31
         for (int u = 0; u < U; ++u) {
-          const __m512 a = _mm512_mask_loadu_ps(neg_inf, u == 0 ? left : 0xFFFF, x + 32 * u);
-          const __m512 b = _mm512_maskz_loadu_ps(u + 1 < U ? 0xFFFF : upper, x + 32 * u + 16);
+          const __m512 a = M == 2 || (M == 1 && u == 0)
+                               ? _mm512_mask_loadu_ps(neg_inf, m.a[u], x + 32 * u)
+                               : _mm512_loadu_ps(x + 32 * u);
+          const __m512 b = M == 2      ? _mm512_maskz_loadu_ps(m.b[u], x + 32 * u + 16)
+                           : u + 1 < U ? _mm512_loadu_ps(x + 32 * u + 16)
+                                       : _mm512_maskz_loadu_ps(upper, x + 32 * u + 16);
           e[u] = _mm512_permutex2var_ps(a, even, b);
           d[u] = _mm512_permutex2var_ps(a, odd, b);
         }
-        const __m512 c = _mm512_maskz_loadu_ps(tail, x + 32 * U);
+        const __m512 c = _mm512_maskz_loadu_ps(M == 2 ? m.c : tail, x + 32 * U);
         e[U] = _mm512_permutexvar_ps(even, c);
         d[U] = _mm512_permutexvar_ps(odd, c);
         for (i64 j = 0; j < kw; ++j) {
@@ -332,20 +384,21 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         }
       }
     };
-    // A first block whose only taps out of bounds are left padding within its first 16
-    // elements (3x3 s2 p1: M1) de-interleaves too, those elements masked to -inf: through the
-    // table, its per-tap masked loads and permutes had taken over half of M1v's time.
-    const i64 col0 = o0 * s - w.pad;
-    const bool left_pad = shared && o0 == 0 && col0 < 0 && col0 > -16 && 16 * U <= w.out_w &&
-                          (16 * U - 1) * s - w.pad + reach < w.in_w;
-    if (left_pad || (shared && !taps)) {
-      const __mmask16 left = left_pad ? lanes16(-col0, 16) : 0xFFFF;
-      if (w.k == 3 && w.dil == 1)
-        shared_taps.template operator()<3>(left);
-      else if (w.k == 2 && w.dil == 1)
-        shared_taps.template operator()<2>(left);
-      else
-        shared_taps.template operator()<0>(left);
+    const int table = taps ? w.block_masks[slot].shared : 0;
+    const int mode = taps ? (table > 0 ? table : -1) : shared ? 0 : -1;
+    if (mode >= 0) {
+      const LoadMasks& m = taps ? w.block_masks[slot] : interior;
+      const auto run = [&]<int M>() IRRUN_AVX512_LAMBDA {
+        if (w.k == 3 && w.dil == 1)
+          taps_shared.template operator()<3, M>(m);
+        else if (w.k == 2 && w.dil == 1)
+          taps_shared.template operator()<2, M>(m);
+        else
+          taps_shared.template operator()<0, M>(m);
+      };
+      mode == 0   ? run.template operator()<0>()
+      : mode == 1 ? run.template operator()<1>()
+                  : run.template operator()<2>();
     } else {
       taps ? taps_of.template operator()<true>() : taps_of.template operator()<false>();
     }
@@ -705,6 +758,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
       w.block_slot = bt.slot.data();
       w.block_taps = bt.taps.data();
       w.block_tap_count = bt.count.data();
+      w.block_masks = bt.masks.data();
       return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
     }
     if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
@@ -752,8 +806,8 @@ struct MaxPlan {
     for (const auto& ax : axes) bytes += detail::vector_bytes(ax.first, ax.taps);
     const BlockTaps& bt = block_taps;
     const Spread& sp = spread;
-    return bytes + detail::vector_bytes(bt.slot, bt.count, bt.taps, sp.idx, sp.mask, sp.bits,
-                                        sp.first, sp.count, rt.begin, rt.off);
+    return bytes + detail::vector_bytes(bt.slot, bt.count, bt.taps, bt.masks, sp.idx, sp.mask,
+                                        sp.bits, sp.first, sp.count, rt.begin, rt.off);
   }
 };
 
