@@ -20,11 +20,11 @@
 //                                  pool's dispatch and wait
 //
 // Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
-// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v too) IRs
-// (for `irrun bench`) and exits; `--irrun_write_peer_ops=FILE` writes the peers' op of each shape
-// as JSON (for bench/ort/ort_bench.js) and exits. `--irrun_isa=avx2` caps irrun's fast kernels,
-// oneDNN (dnnl::set_max_cpu_isa) and PyTorch (ATEN_CPU_CAPABILITY) at AVX2+FMA: the Zen 3
-// machine has no AVX-512. `--irrun_no_torch` leaves PyTorch's rows out.
+// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v and M2v
+// too) IRs (for `irrun bench`) and exits; `--irrun_write_peer_ops=FILE` writes the peers' op of
+// each shape as JSON (for bench/ort/ort_bench.js) and exits. `--irrun_isa=avx2` caps irrun's fast
+// kernels, oneDNN (dnnl::set_max_cpu_isa) and PyTorch (ATEN_CPU_CAPABILITY) at AVX2+FMA: the
+// issue's Zen 3 machine has no AVX-512. `--irrun_no_torch` leaves PyTorch's rows out.
 #include <benchmark/benchmark.h>
 
 #include <immintrin.h>
