@@ -510,9 +510,14 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
       cur = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(cur), 0xD8));
       if constexpr (kPos) cp = _mm256_permute4x64_epi64(cp, 0xD8);
     }
-    const __m256i out = lanes8(0, n);
-    _mm256_maskstore_ps(y + o0, out, cur);
-    if constexpr (kPos) _mm256_maskstore_epi32(pos + o0, out, cp);
+    if (n == 8) {
+      _mm256_storeu_ps(y + o0, cur);
+      if constexpr (kPos) _mm256_storeu_si256(reinterpret_cast<__m256i*>(pos + o0), cp);
+    } else {
+      const __m256i out = lanes8(0, n);
+      _mm256_maskstore_ps(y + o0, out, cur);
+      if constexpr (kPos) _mm256_maskstore_epi32(pos + o0, out, cp);
+    }
   }
 }
 
