@@ -403,6 +403,11 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
       taps ? taps_of.template operator()<true>() : taps_of.template operator()<false>();
     }
     for (int u = 0; u < U; ++u) {
+      if (w.out_w - o0 - 16 * u >= 16) {
+        _mm512_storeu_ps(y + o0 + 16 * u, cur[u]);
+        if constexpr (kPos) _mm512_storeu_si512(pos + o0 + 16 * u, cp[u]);
+        continue;
+      }
       const __mmask16 out = lanes16(0, std::clamp<i64>(w.out_w - o0 - 16 * u, 0, 16));
       _mm512_mask_storeu_ps(y + o0 + 16 * u, out, cur[u]);
       if constexpr (kPos) _mm512_mask_storeu_epi32(pos + o0 + 16 * u, out, cp[u]);
