@@ -384,8 +384,9 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         }
       }
     };
-    const int table = taps ? w.block_masks[slot].shared : 0;
-    const int mode = taps ? (table > 0 ? table : -1) : shared ? 0 : -1;
+    // taps_shared's M, or -1 for the taps (a table block that may not de-interleave).
+    int mode = shared && !taps ? 0 : -1;
+    if (taps && w.block_masks[slot].shared > 0) mode = w.block_masks[slot].shared;
     if (mode >= 0) {
       const LoadMasks& m = taps ? w.block_masks[slot] : interior;
       const auto run = [&]<int M>() IRRUN_AVX512_LAMBDA {
