@@ -187,12 +187,12 @@ inline bool shared_taps(const RowGeo& w) {
 
 // The masks of an interior such block: elements 64 .. 62 + reach past its first column, which
 // the last lanes of the shifted taps read, and of 48 .. 63 element 63 only when a tap reaches
-// it.
+// it. (Meaningless where the rows are not shared_taps, but defined: lanes16 takes 16 at most.)
 inline LoadMasks interior_masks(const RowGeo& w) {
   const i64 reach = (w.k - 1) * w.dil;
   return {{0xFFFF, 0xFFFF},
           {0xFFFF, static_cast<std::uint16_t>(reach >= 1 ? 0xFFFF : 0x7FFF)},
-          lanes16(0, std::max<i64>(reach - 1, 0)),
+          lanes16(0, std::clamp<i64>(reach - 1, 0, 16)),
           0};
 }
 
