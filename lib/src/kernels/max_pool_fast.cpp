@@ -108,6 +108,7 @@ struct RowGeo {
   const Tap32* block_taps = nullptr;
   const i64* block_tap_count = nullptr;
   const LoadMasks* block_masks = nullptr;  // per slot (BlockTaps)
+  LoadMasks interior{};                    // an interior block's (stride 2, shared_taps)
   // Strides of 3 or more: the column maxima's layout and the tap tables. `group` output rows
   // run at once (flat groups: see make_spread), their column maxima back to back.
   const Spread* spread = nullptr;
@@ -187,12 +188,13 @@ inline bool shared_taps(const RowGeo& w) {
 
 // The masks of an interior such block: elements 64 .. 62 + reach past its first column, which
 // the last lanes of the shifted taps read, and of 48 .. 63 element 63 only when a tap reaches
-// it. (Meaningless where the rows are not shared_taps, but defined: lanes16 takes 16 at most.)
+// it. For shared_taps rows only (past 17 columns, lanes16 would shift by 32 or more; computed
+// per row as well, for every row, it cost M1 1.03-1.07 of the time).
 inline LoadMasks interior_masks(const RowGeo& w) {
   const i64 reach = (w.k - 1) * w.dil;
   return {{0xFFFF, 0xFFFF},
           {0xFFFF, static_cast<std::uint16_t>(reach >= 1 ? 0xFFFF : 0x7FFF)},
-          lanes16(0, std::clamp<i64>(reach - 1, 0, 16)),
+          lanes16(0, std::max<i64>(reach - 1, 0)),
           0};
 }
 
@@ -293,8 +295,7 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
   // row's elements are de-interleaved once, into even and odd vectors, and tap t is the even
   // (t even) or odd ones shifted by t / 2 lanes, instead of two loads and a permute per tap.
   [[maybe_unused]] const bool shared = shared_taps(w);
-  [[maybe_unused]] const LoadMasks interior = interior_masks(w);
-  [[maybe_unused]] const __mmask16 upper = interior.b[U - 1], tail = interior.c;
+  [[maybe_unused]] const __mmask16 upper = w.interior.b[U - 1], tail = w.interior.c;
   for (i64 b0 = 0, block = 0; b0 < w.out_w; b0 += 16 * U, ++block) {
     const i64 slot = w.block_slot[block];
     // An interior block past the row's end is the last one, moved back (make_block_taps).
@@ -388,7 +389,7 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
     int mode = shared && !taps ? 0 : -1;
     if (taps && w.block_masks[slot].shared > 0) mode = w.block_masks[slot].shared;
     if (mode >= 0) {
-      const LoadMasks& m = taps ? w.block_masks[slot] : interior;
+      const LoadMasks& m = taps ? w.block_masks[slot] : w.interior;
       const auto run = [&]<int M>() IRRUN_AVX512_LAMBDA {
         if (w.k == 3 && w.dil == 1)
           taps_shared.template operator()<3, M>(m);
@@ -775,6 +776,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
       w.block_taps = bt.taps.data();
       w.block_tap_count = bt.count.data();
       w.block_masks = bt.masks.data();
+      if (shared_taps(w)) w.interior = interior_masks(w);
       return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
     }
     if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
