@@ -298,7 +298,6 @@ TEST_CASE("max_pool_fast on large layers", "[kernels][max_pool][max_pool_fast]")
 // end only in lanes masked off (AVX-512: one past a row of under 32 outputs de-interleaves it
 // whole, those lanes not read).
 TEST_CASE("max_pool_fast reads nothing outside its input", "[kernels][max_pool][max_pool_fast]") {
-  using Side = irrun::testing::GuardedCopy::Side;
   Rng rng(0x6A4D);
   const Parallel par(1);
   std::vector<PoolGeometry> cases;
@@ -316,15 +315,14 @@ TEST_CASE("max_pool_fast reads nothing outside its input", "[kernels][max_pool][
     INFO(describe_max(g));
     const Tensor in = random_input<float>(rng, g);
     const Result want = run(g, in, ElementType::i64, par, false);
-    for (const Side side : {Side::before, Side::after}) {
-      const irrun::testing::GuardedCopy copy(in, side);
+    irrun::testing::with_guarded_copies(in, [&](const Tensor& copy, const char* where) {
       for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
-        INFO("isa " << isa_name(isa) << (side == Side::before ? ", page before" : ", page after"));
-        const Result got = run(g, copy.tensor(), ElementType::i64, par, true, isa);
+        INFO("isa " << isa_name(isa) << ", " << where);
+        const Result got = run(g, copy, ElementType::i64, par, true, isa);
         CHECK(same_bits(got.values, want.values));
         CHECK(same_bits(got.indices, want.indices));
       }
-    }
+    });
   }
 }
 

@@ -46,4 +46,14 @@ class GuardedCopy {
   Tensor tensor_;
 };
 
+// Calls f(copy, where) with a GuardedCopy of t against the unreadable page before it, then
+// against the one after it ("page before", "page after").
+template <class F>
+void with_guarded_copies(const Tensor& t, F&& f) {
+  for (const auto side : {GuardedCopy::Side::before, GuardedCopy::Side::after}) {
+    const GuardedCopy copy(t, side);
+    f(copy.tensor(), side == GuardedCopy::Side::before ? "page before" : "page after");
+  }
+}
+
 }  // namespace irrun::testing

@@ -199,7 +199,8 @@ inline LoadMasks interior_masks(const RowGeo& w) {
 }
 
 // The Tap32 tables of the blocks of 32 outputs of a row (the same for every row and plane)
-// that are not interior. Returns false when they would hold more than kMaxTableTaps taps.
+// that are not interior (w.interior set). Returns false when they would hold more than
+// kMaxTableTaps taps.
 // Per slot, its LoadMasks: whether it runs de-interleaved, as an interior block does, where its
 // only taps out of bounds are left padding within its first 16 elements (3x3 s2 p1: M1), or
 // columns past the row's end that only lanes past out_w would take (rows of under 32 outputs:
@@ -238,7 +239,7 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
     if (shared_taps(w) && col0 > -16 && (o0 + n - 1) * s - w.pad + (w.k - 1) * w.dil < w.in_w) {
       const i64 avail = w.in_w - col0;  // elements of the row from the block's first column
       const auto in_row = [&](i64 e) { return lanes16(0, std::clamp<i64>(avail - e, 0, 16)); };
-      const LoadMasks i = interior_masks(w);
+      const LoadMasks& i = w.interior;
       LoadMasks& m = bt.masks[static_cast<std::size_t>(slot)] = i;
       for (int u = 0; u < 2; ++u) m.a[u] &= in_row(32 * u), m.b[u] &= in_row(32 * u + 16);
       m.c &= in_row(64);
@@ -771,12 +772,12 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
     const i64 s = w.stride;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
       if (s > 2) return make_spread(w, 16, 32, out_rows, sp) ? cols_avx512 : portable;
+      if (shared_taps(w)) w.interior = interior_masks(w);
       if (!make_block_taps(w, bt)) return portable;
       w.block_slot = bt.slot.data();
       w.block_taps = bt.taps.data();
       w.block_tap_count = bt.count.data();
       w.block_masks = bt.masks.data();
-      if (shared_taps(w)) w.interior = interior_masks(w);
       return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
     }
     if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
