@@ -245,6 +245,74 @@ TEST_CASE("max_pool_fast column-first rows and flat groups", "[kernels][max_pool
   }
 }
 
+// Rows of up to 32 columns and outputs run as narrow rows (AVX-512: up to 8 columns in the AVX2
+// kernel's vectors, then one or two vectors of 16; AVX2: one to four of 8): whole loads past a
+// row's end within the plane, groups of whole planes' rows stored back to back, and values
+// alone order-free unless a -0 was read (then again with positions). Inputs with and without
+// -0 and NaN, planes of several groups (the last one short), every tap slot width, the rows'
+// vectors past the input's end guarded by an unreadable page.
+TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0x4A77);
+  struct Axis {
+    i64 in, k, s, d, pb, pe;
+  };
+  const auto geometry = [](i64 c, std::initializer_list<Axis> axes, Rounding r = Rounding::floor) {
+    PoolGeometry g;
+    g.spatial_rank = axes.size();
+    g.channels = c;
+    std::size_t a = 3 - axes.size();
+    for (const Axis& x : axes) set_axis(g, a++, x.in, x.k, x.s, x.d, x.pb, x.pe, r);
+    return g;
+  };
+  const PoolGeometry cases[] = {
+      geometry(3, {{4, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}),  // I3D's 7x7
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}}),
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}),  // two vectors
+      geometry(2, {{4, 2, 2, 1, 0, 0}, {14, 2, 2, 1, 0, 0}, {14, 2, 2, 1, 0, 0}}),
+      geometry(2, {{5, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}}),
+      geometry(2, {{2, 1, 1, 1, 0, 0}, {16, 3, 2, 1, 0, 1}, {16, 3, 2, 1, 0, 1}}),
+      geometry(3, {{10, 3, 2, 1, 0, 0}, {5, 3, 2, 1, 0, 0}}),  // 5x3 planes
+      geometry(2, {{7, 7, 1, 1, 0, 0}, {7, 7, 1, 1, 0, 0}}),   // global 7x7: 7 tap slots
+      geometry(2, {{6, 3, 1, 2, 2, 2}, {9, 3, 1, 2, 2, 2}}),   // dilated, padded
+      geometry(2, {{5, 3, 3, 1, 1, 1}, {31, 4, 3, 1, 1, 2}}, Rounding::ceil),
+      geometry(1, {{300, 3, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1}}),  // groups of 256 rows, then 44
+      geometry(1, {{40, 2, 1, 1, 0, 0}, {32, 2, 1, 1, 1, 0}}),   // 33 outputs: not narrow
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}}),    // 17 outputs: two vectors
+      geometry(2, {{24, 3, 1, 1, 1, 1}}),
+      geometry(2, {{1, 1, 1, 1, 0, 0}}),
+  };
+  const Parallel serial(1), three(3);
+  for (const PoolGeometry& g : cases) {
+    INFO(describe_max(g));
+    for (const int data : {0, 1, 2}) {  // -0 and NaN; NaN but no -0; neither
+      Tensor in = random_input<float>(rng, g);
+      for (float& v : std::span(in.mutable_data<float>(), in.element_count())) {
+        if (data > 0 && v == 0.0f) v = 0.0f;
+        if (data > 1 && v != v) v = static_cast<float>(rng.range(-3, 3));
+      }
+      INFO("data " << data);
+      for (const ElementType it : {ElementType::i64, ElementType::f32}) {
+        const Result want = run(g, in, it, serial, false);
+        for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
+          for (const Parallel* par : {&serial, &three}) {
+            INFO("isa " << isa_name(isa) << ", threads " << par->threads());
+            const Result got = run(g, in, it, *par, true, isa);
+            CHECK(same_bits(got.values, want.values));
+            if (it != ElementType::f32) CHECK(same_bits(got.indices, want.indices));
+          }
+        irrun::testing::with_guarded_copies(in, [&](const Tensor& copy, const char* where) {
+          for (const Isa isa : {Isa::best, Isa::avx2}) {
+            INFO("isa " << isa_name(isa) << ", " << where);
+            const Result got = run(g, copy, it, serial, true, isa);
+            CHECK(same_bits(got.values, want.values));
+            if (it != ElementType::f32) CHECK(same_bits(got.indices, want.indices));
+          }
+        });
+      }
+    }
+  }
+}
+
 // Layers that read and write 16 MiB or more read their input ahead on the AVX-512 path, and
 // those of 32 MiB or more write their outputs ahead too (read_ahead.hpp): prefetches alone,
 // so the same bits, through the loops of units that take them, on row-by-row geometries and

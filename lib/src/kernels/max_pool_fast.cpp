@@ -15,18 +15,18 @@
 // blocks, all taps in bounds, need none; a short last block runs as the interior block that
 // ends the row; stride-2 interior blocks de-interleave each input row once and shift their
 // taps out of it); AVX2 runs blocks of 8.
-// Strides of 3 or more, whose taps would be gathered, reduce columns first (cols_*): each
-// column's maximum over the window's rows, then each output's over its columns, the taps
-// permuted out of whole vectors of column maxima. The recurrence's result is the greatest
-// value and, among the taps equal to it (-0 == +0), the first one, which is the one of least
-// plane position (taps run in position order). So the columns' results are combined by
-// (value > max) or (value == max and position < max's): an order-free rule that gives the
-// same value bits and position as the recurrence, NaN never winning.
-// Positions are plane-relative int32 (planes of < 2^30 elements); indices are
-// (plane * in_plane + position) % index_range, computed without a division per output: the
-// range is either a multiple of the plane size (axis 0, 1, 2) or divides it (axis 3, 4).
-// AdaptiveMaxPool with equal bins runs as the window MaxPool with kernel = stride = bin;
-// OpenVINO's adaptive reduction differs from the window one only on rows that start with NaN
+// Rows of up to 32 columns and outputs reduce columns first in registers (narrow_*), whole
+// planes' rows at a time. Strides of 3 or more, whose taps would be gathered, reduce columns
+// first too (cols_*): each column's maximum over the window's rows, then each output's over its
+// columns, the taps permuted out of whole vectors of column maxima. The recurrence's result is the
+// greatest value and, among the taps equal to it (-0 == +0), the first one, which is the one of
+// least plane position (taps run in position order). So the columns' results are combined by (value
+// > max) or (value == max and position < max's): an order-free rule that gives the same value bits
+// and position as the recurrence, NaN never winning. Positions are plane-relative int32 (planes of
+// < 2^30 elements); indices are (plane * in_plane + position) % index_range, computed without a
+// division per output: the range is either a multiple of the plane size (axis 0, 1, 2) or divides
+// it (axis 3, 4). AdaptiveMaxPool with equal bins runs as the window MaxPool with kernel = stride =
+// bin; OpenVINO's adaptive reduction differs from the window one only on rows that start with NaN
 // and on bins with nothing above lowest(), and those outputs are redone with the reference's
 // bin_max (see run).
 // Determinism: each output is computed by fixed-order loops, whatever the partition.
@@ -113,6 +113,10 @@ struct RowGeo {
   // run at once (flat groups: see make_spread), their column maxima back to back.
   const Spread* spread = nullptr;
   i64 col_left = 0, col_len = 0, group = 1;
+  // Narrow rows (NarrowTaps): the columns of the tap slots; the plane's length, within which a
+  // row's vectors load whole.
+  const i32* narrow_idx = nullptr;
+  i64 narrow_slots = 0, plane_len = 0;
 };
 
 constexpr i64 kMaxTableTaps = i64{1} << 20;  // larger tables (huge pads): the portable path
@@ -670,6 +674,141 @@ IRRUN_AVX512 bool cols_avx512(const float* plane, const RowTable& rt, i64 q0, i6
   return !nan && low == 0;
 }
 
+// ---- Narrow rows: at most 32 input columns and outputs a row (7x7, 14x14 and 28x28 planes,
+// I3D's 3-D windows), any stride, dilation and padding. Row by row, the blocks above spent
+// 20-60 ns an output row on tables, masks and 32 lanes for 7 outputs (I3D's 3x3x3 pools on 7x7
+// and 14x14 planes: 1.6-3 GB/s). Here each output row takes its columns' maxima over the
+// window's input rows (a load per vector of a row), in registers, then every output's over its
+// columns, each tap slot permuted out of those vectors (AVX-512: one or two vectors of 16; AVX2:
+// one to four of 8). A unit is a whole plane's rows (up to kFlatColumns outputs), stored back
+// to back. Values alone take max(x, m), which is order-free unless a window holds both zeros,
+// where the recurrence keeps the first one's sign: a group that read a -0 runs again with
+// positions, combined by cols_*'s order-free rule (greater, or equal with a lesser position).
+
+// Slot j of output vector u (of nu) takes the j-th in-bounds tap (first[o] + j * dil) of each of
+// its lanes o: idx[(j * nu + u) * lanes + o] is its column, -1 where lane o has none.
+struct NarrowTaps {
+  std::vector<i32> idx;
+};
+
+// Rows of at most `vectors` vectors of `lanes`; else false.
+bool make_narrow(RowGeo& w, i64 lanes, i64 vectors, i64 out_rows, NarrowTaps& nt) {
+  if (w.in_w > lanes * vectors || w.out_w > lanes * vectors) return false;
+  const i64 nu = (w.out_w + lanes - 1) / lanes, slots = *std::max_element(w.taps, w.taps + w.out_w);
+  nt.idx.assign(static_cast<std::size_t>(slots * nu * lanes), -1);
+  for (i64 o = 0; o < w.out_w; ++o)
+    for (i64 j = 0; j < w.taps[o]; ++j)
+      nt.idx[static_cast<std::size_t>((j * nu + o / lanes) * lanes + o % lanes)] =
+          static_cast<i32>(w.first[o] + j * w.dil);
+  w.narrow_idx = nt.idx.data();
+  w.narrow_slots = slots;
+  w.group = std::clamp<i64>(kFlatColumns / w.out_w, 1, out_rows);
+  w.col_len = w.group * w.out_w + lanes * vectors;  // ColScratch::p: a rerun's positions
+  return true;
+}
+
+// The output rows q0 .. q1 - 1 of narrow rows on AVX-512, in NV vectors (GroupFn). Values
+// alone set `neg_zero` where a float read (in a row or past it) was -0 and return false (not
+// checked); with positions, whether they saw no NaN and no output left at lowest().
+template <int NV, bool kPos>
+IRRUN_AVX512 bool narrow_rows_avx512(const float* plane, const RowTable& rt, i64 q0, i64 q1,
+                                     const RowGeo& w, float* y, i32* pos, bool& neg_zero) {
+  const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const i64 nu = (w.out_w + 15) / 16, n_out = (q1 - q0) * w.out_w;
+  __mmask16 in[NV];
+  for (int v = 0; v < NV; ++v) in[v] = lanes16(0, std::clamp<i64>(w.in_w - 16 * v, 0, 16));
+  __mmask16 nan = 0, low = 0;
+  // Values alone: -0's bits are the least int32, INT_MIN.
+  __m512i least = _mm512_setzero_si512();
+  for (i64 q = q0; q < q1; ++q) {
+    const i64* rows = rt.rows(q);
+    const i64 n = rt.count(q);
+    // Values alone: two chains (c = 0, 1) over alternate rows, order-free without a -0.
+    __m512 cm[2][NV];
+    __m512i cp[NV];
+    for (int v = 0; v < NV; ++v) cm[0][v] = cm[1][v] = lowest, cp[v] = _mm512_setzero_si512();
+    const auto take = [&](const float* x, int c, auto whole) IRRUN_AVX512_LAMBDA {
+      for (int v = 0; v < NV; ++v) {
+        const __m512 xv =
+            whole ? _mm512_loadu_ps(x + 16 * v) : _mm512_maskz_loadu_ps(in[v], x + 16 * v);
+        if constexpr (kPos) {
+          nan |= _mm512_mask_cmp_ps_mask(in[v], xv, xv, _CMP_UNORD_Q);
+          const __mmask16 gt = _mm512_cmp_ps_mask(xv, cm[0][v], _CMP_GT_OQ);
+          cm[0][v] = _mm512_mask_mov_ps(cm[0][v], gt, xv);
+          const auto at = static_cast<i32>(x - plane + 16 * v);
+          cp[v] = _mm512_mask_mov_epi32(cp[v], gt, _mm512_add_epi32(_mm512_set1_epi32(at), iota));
+        } else {
+          least = _mm512_min_epi32(least, _mm512_castps_si512(xv));
+          cm[c][v] = _mm512_max_ps(xv, cm[c][v]);
+        }
+      }
+    };
+    const auto take_rows = [&](auto whole) IRRUN_AVX512_LAMBDA {
+      i64 r = 0;
+      if constexpr (!kPos)
+        for (; r + 2 <= n; r += 2)
+          take(plane + rows[r], 0, whole), take(plane + rows[r + 1], 1, whole);
+      for (; r < n; ++r) take(plane + rows[r], 0, whole);
+      if constexpr (!kPos)
+        for (int v = 0; v < NV; ++v) cm[0][v] = _mm512_max_ps(cm[1][v], cm[0][v]);
+    };
+    // Lanes past in_w are never taken: whole loads where the window's last row's stay in the
+    // plane (masked loads keep the hardware prefetchers away; rows go up in the plane).
+    if (n > 0 && rows[n - 1] + 16 * NV <= w.plane_len)
+      take_rows(std::true_type{});
+    else
+      take_rows(std::false_type{});
+    const i64 o = (q - q0) * w.out_w;
+    for (i64 u = 0; u < nu; ++u) {
+      __m512 m = lowest;
+      __m512i mp = _mm512_setzero_si512();
+      for (i64 j = 0; j < w.narrow_slots; ++j) {
+        const __m512i idx = _mm512_loadu_si512(w.narrow_idx + (j * nu + u) * 16);
+        const __mmask16 valid = _mm512_cmpge_epi32_mask(idx, _mm512_setzero_si512());
+        const __m512 v = NV == 1 ? _mm512_permutexvar_ps(idx, cm[0][0])
+                                 : _mm512_permutex2var_ps(cm[0][0], idx, cm[0][NV - 1]);
+        if constexpr (kPos) {
+          const __m512i p = NV == 1 ? _mm512_permutexvar_epi32(idx, cp[0])
+                                    : _mm512_permutex2var_epi32(cp[0], idx, cp[NV - 1]);
+          const __mmask16 take =
+              _mm512_mask_cmp_ps_mask(valid, v, m, _CMP_GT_OQ) |
+              (_mm512_mask_cmp_ps_mask(valid, v, m, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(p, mp));
+          m = _mm512_mask_mov_ps(m, take, v);
+          mp = _mm512_mask_mov_epi32(mp, take, p);
+        } else {
+          m = _mm512_mask_max_ps(m, valid, v, m);
+        }
+      }
+      // Rows are back to back: a whole store where the group's outputs go on, which the next
+      // row then writes over.
+      const i64 at = o + 16 * u, left = std::min<i64>(16, w.out_w - 16 * u);
+      if (at + 16 <= n_out) {
+        _mm512_storeu_ps(y + at, m);
+        if constexpr (kPos) _mm512_storeu_si512(pos + at, mp);
+      } else {
+        _mm512_mask_storeu_ps(y + at, lanes16(0, left), m);
+        if constexpr (kPos) _mm512_mask_storeu_epi32(pos + at, lanes16(0, left), mp);
+      }
+      if constexpr (kPos) low |= _mm512_mask_cmp_ps_mask(lanes16(0, left), m, lowest, _CMP_EQ_OQ);
+    }
+  }
+  if constexpr (!kPos) {
+    neg_zero = _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) != 0;
+    return false;
+  }
+  return nan == 0 && low == 0;
+}
+
+template <int NV>
+IRRUN_AVX512 bool narrow_avx512(const float* plane, const RowTable& rt, i64 q0, i64 q1,
+                                const RowGeo& w, const ColScratch& cs, float* y, i32* pos) {
+  bool neg_zero = false;
+  if (pos) return narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
+  narrow_rows_avx512<NV, false>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
+  return neg_zero && narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
+}
+
 // The lanes of b where mask is set, of a elsewhere.
 IRRUN_AVX2 inline __m256i blend(__m256i a, __m256i b, __m256 mask) {
   return _mm256_castps_si256(
@@ -699,6 +838,103 @@ IRRUN_AVX2 inline bool columns_avx2(const float* plane, const i64* rows, i64 nro
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(cp + c), p);
   }
   return _mm256_movemask_ps(nan) != 0;
+}
+
+// narrow_rows_avx512 on AVX2: vectors of eight, NV of them (rows of up to 32 columns), each tap
+// slot's lanes taken from their source vectors (vpermps and blends).
+template <int NV, bool kPos>
+IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1,
+                                 const RowGeo& w, float* y, i32* pos, bool& neg_zero) {
+  const __m256 lowest = _mm256_set1_ps(std::numeric_limits<float>::lowest());
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const i64 nu = (w.out_w + 7) / 8, n_out = (q1 - q0) * w.out_w;
+  __m256i in[NV];
+  for (int v = 0; v < NV; ++v) in[v] = lanes8(0, std::clamp<i64>(w.in_w - 8 * v, 0, 8));
+  __m256 nan = _mm256_setzero_ps(), low = nan;
+  __m256i least = _mm256_setzero_si256();  // values alone, as in narrow_rows_avx512
+  for (i64 q = q0; q < q1; ++q) {
+    const i64* rows = rt.rows(q);
+    const i64 n = rt.count(q);
+    __m256 cm[NV];
+    __m256i cp[NV];
+    for (int v = 0; v < NV; ++v) cm[v] = lowest, cp[v] = _mm256_setzero_si256();
+    const auto take_rows = [&](auto whole) IRRUN_AVX2 {
+      for (i64 r = 0; r < n; ++r)
+        for (int v = 0; v < NV; ++v) {
+          const float* x = plane + rows[r] + 8 * v;
+          const __m256 xv = whole ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, in[v]);
+          if constexpr (kPos) {
+            nan = _mm256_or_ps(nan, _mm256_and_ps(_mm256_castsi256_ps(in[v]),
+                                                  _mm256_cmp_ps(xv, xv, _CMP_UNORD_Q)));
+            const __m256 gt = _mm256_cmp_ps(xv, cm[v], _CMP_GT_OQ);
+            cm[v] = _mm256_blendv_ps(cm[v], xv, gt);
+            const auto at = static_cast<i32>(rows[r] + 8 * v);
+            cp[v] = blend(cp[v], _mm256_add_epi32(_mm256_set1_epi32(at), iota), gt);
+          } else {
+            least = _mm256_min_epi32(least, _mm256_castps_si256(xv));
+            cm[v] = _mm256_max_ps(xv, cm[v]);
+          }
+        }
+    };
+    if (n > 0 && rows[n - 1] + 8 * NV <= w.plane_len)
+      take_rows(std::true_type{});
+    else
+      take_rows(std::false_type{});
+    const i64 o = (q - q0) * w.out_w;
+    for (i64 u = 0; u < nu; ++u) {
+      __m256 m = lowest;
+      __m256i mp = _mm256_setzero_si256();
+      for (i64 j = 0; j < w.narrow_slots; ++j) {
+        const __m256i idx =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.narrow_idx + (j * nu + u) * 8));
+        const __m256 valid = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(-1)));
+        __m256 v = _mm256_permutevar8x32_ps(cm[0], idx);
+        __m256i p = _mm256_permutevar8x32_epi32(cp[0], idx);
+        for (int k = 1; k < NV; ++k) {  // lanes of columns 8k on from source k
+          const __m256 from =
+              _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(8 * k - 1)));
+          v = _mm256_blendv_ps(v, _mm256_permutevar8x32_ps(cm[k], idx), from);
+          if constexpr (kPos) p = blend(p, _mm256_permutevar8x32_epi32(cp[k], idx), from);
+        }
+        if constexpr (kPos) {
+          const __m256 take = _mm256_and_ps(
+              valid, _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ),
+                                  _mm256_and_ps(_mm256_cmp_ps(v, m, _CMP_EQ_OQ),
+                                                _mm256_castsi256_ps(_mm256_cmpgt_epi32(mp, p)))));
+          m = _mm256_blendv_ps(m, v, take);
+          mp = blend(mp, p, take);
+        } else {
+          m = _mm256_max_ps(_mm256_blendv_ps(lowest, v, valid), m);  // lowest never beats m
+        }
+      }
+      const i64 at = o + 8 * u, left = std::min<i64>(8, w.out_w - 8 * u);
+      if (at + 8 <= n_out) {  // as in narrow_rows_avx512
+        _mm256_storeu_ps(y + at, m);
+        if constexpr (kPos) _mm256_storeu_si256(reinterpret_cast<__m256i*>(pos + at), mp);
+      } else {
+        _mm256_maskstore_ps(y + at, lanes8(0, left), m);
+        if constexpr (kPos) _mm256_maskstore_epi32(pos + at, lanes8(0, left), mp);
+      }
+      if constexpr (kPos)
+        low = _mm256_or_ps(low, _mm256_and_ps(_mm256_castsi256_ps(lanes8(0, left)),
+                                              _mm256_cmp_ps(m, lowest, _CMP_EQ_OQ)));
+    }
+  }
+  if constexpr (!kPos) {
+    neg_zero = _mm256_movemask_ps(_mm256_castsi256_ps(
+                   _mm256_cmpeq_epi32(least, _mm256_set1_epi32(INT32_MIN)))) != 0;
+    return false;
+  }
+  return _mm256_movemask_ps(nan) == 0 && _mm256_movemask_ps(low) == 0;
+}
+
+template <int NV>
+IRRUN_AVX2 bool narrow_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
+                            const ColScratch& cs, float* y, i32* pos) {
+  bool neg_zero = false;
+  if (pos) return narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
+  narrow_rows_avx2<NV, false>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
+  return neg_zero && narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
 }
 
 // cols_avx512 on AVX2: blocks of eight outputs, single source vectors (vpermps).
@@ -766,11 +1002,15 @@ IRRUN_AVX2 bool cols_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1
 template <class T>
 GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
-                      [[maybe_unused]] Isa isa) {
+                      [[maybe_unused]] NarrowTaps& nt, [[maybe_unused]] Isa isa) {
   constexpr GroupFn<T> portable = rows_of<T, row_portable<T>>;
   if constexpr (std::is_same_v<T, float>) {
     const i64 s = w.stride;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
+      // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
+      if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
+      if (make_narrow(w, 16, 2, out_rows, nt))
+        return w.in_w <= 16 ? narrow_avx512<1> : narrow_avx512<2>;
       if (s > 2) return make_spread(w, 16, 32, out_rows, sp) ? cols_avx512 : portable;
       if (shared_taps(w)) w.interior = interior_masks(w);
       if (!make_block_taps(w, bt)) return portable;
@@ -781,6 +1021,11 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
       return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
     }
     if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
+      if (make_narrow(w, 8, 4, out_rows, nt)) {
+        constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1>, narrow_avx2<2>, narrow_avx2<3>,
+                                             narrow_avx2<4>};
+        return by_vectors[(w.in_w - 1) / 8];
+      }
       if (s > 2) return make_spread(w, 8, 8, out_rows, sp) ? cols_avx2 : portable;
       return s == 1 ? rows_of<T, row_avx2_any<1>> : rows_of<T, row_avx2_any<2>>;
     }
@@ -817,8 +1062,11 @@ struct MaxPlan {
   RowGeo w{};
   BlockTaps block_taps;
   Spread spread;
+  NarrowTaps narrow;
   GroupFn<T> group_fn = nullptr;
-  bool masked_loads = false;  // group_fn is an AVX-512 one, whose loads are masked
+  // Large layers read ahead (run): group_fn is an AVX-512 one, whose loads are masked, or takes
+  // narrow rows, whose window rows jump between planes of D.
+  bool reads_ahead = false;
   RowTable rt;
   std::size_t table_bytes() const {
     std::size_t bytes = 0;
@@ -826,7 +1074,7 @@ struct MaxPlan {
     const BlockTaps& bt = block_taps;
     const Spread& sp = spread;
     return bytes + detail::vector_bytes(bt.slot, bt.count, bt.taps, bt.masks, sp.idx, sp.mask,
-                                        sp.bits, sp.first, sp.count, rt.begin, rt.off);
+                                        sp.bits, sp.first, sp.count, narrow.idx, rt.begin, rt.off);
   }
 };
 
@@ -839,9 +1087,10 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
     const i64 out_rows = g.out[0] * g.out[1];
     p.w = RowGeo{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
                  g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
-    p.group_fn = pick_group<T>(p.w, out_rows, p.block_taps, p.spread, p.isa);
-    p.masked_loads = std::is_same_v<T, float> && p.isa == Isa::best && detail::cpu_has_avx512() &&
-                     p.group_fn != rows_of<T, row_portable<T>>;
+    p.w.plane_len = g.in_plane_size();
+    p.group_fn = pick_group<T>(p.w, out_rows, p.block_taps, p.spread, p.narrow, p.isa);
+    const bool avx512 = std::is_same_v<T, float> && p.isa == Isa::best && detail::cpu_has_avx512();
+    p.reads_ahead = (avx512 && p.group_fn != rows_of<T, row_portable<T>>) || p.w.narrow_slots > 0;
     for (i64 q = 0; q < out_rows; ++q) {
       const auto od = static_cast<std::size_t>(q / g.out[1]);
       const auto oh = static_cast<std::size_t>(q % g.out[1]);
@@ -884,7 +1133,7 @@ void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& 
       static_cast<double>(g.planes()) *
       (static_cast<double>(in_plane) * sizeof(T) +
        static_cast<double>(g.out_plane_size()) * (sizeof(T) + (idx ? sizeof(I) : 0)));
-  const bool read_ahead = plan->masked_loads && detail::far_layer(bytes);
+  const bool read_ahead = plan->reads_ahead && detail::far_layer(bytes);
   const bool write_ahead = read_ahead && detail::far_layer(bytes / 2);
 
   // Units: groups of w.group output rows of one plane (the last group of a plane may be short).
