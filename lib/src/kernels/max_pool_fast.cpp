@@ -96,6 +96,8 @@ struct ColScratch {
   i32* p = nullptr;
 };
 
+struct RowTable;
+
 // The W axis of one op, shared by every output row.
 struct RowGeo {
   i64 in_w, out_w, k, stride, dil, pad;
@@ -114,9 +116,13 @@ struct RowGeo {
   const Spread* spread = nullptr;
   i64 col_left = 0, col_len = 0, group = 1;
   // Narrow rows (NarrowTaps): the columns of the tap slots; the plane's length, within which a
-  // row's vectors load whole.
+  // row's vectors load whole; where rows tile exactly (strides of 3 or more), the cols_* group
+  // that takes their positions in flat groups (AdaptiveMaxPool's bins of 4x4, M3: narrow rows
+  // took 1.16x of its time).
   const i32* narrow_idx = nullptr;
   i64 narrow_slots = 0, plane_len = 0;
+  bool (*flat_positions)(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
+                         const ColScratch& cs, float* y, i32* pos) = nullptr;
 };
 
 constexpr i64 kMaxTableTaps = i64{1} << 20;  // larger tables (huge pads): the portable path
@@ -702,8 +708,9 @@ bool make_narrow(RowGeo& w, i64 lanes, i64 vectors, i64 out_rows, NarrowTaps& nt
           static_cast<i32>(w.first[o] + j * w.dil);
   w.narrow_idx = nt.idx.data();
   w.narrow_slots = slots;
-  w.group = std::clamp<i64>(kFlatColumns / w.out_w, 1, out_rows);
-  w.col_len = w.group * w.out_w + lanes * vectors;  // ColScratch::p: a rerun's positions
+  // Flat groups keep their rows (their column maxima in ColScratch), else a whole plane's rows.
+  if (!w.flat_positions) w.group = std::clamp<i64>(kFlatColumns / w.out_w, 1, out_rows);
+  w.col_len = std::max(w.col_len, w.group * w.out_w + lanes * vectors);  // a rerun's positions
   return true;
 }
 
@@ -804,6 +811,7 @@ template <int NV>
 IRRUN_AVX512 bool narrow_avx512(const float* plane, const RowTable& rt, i64 q0, i64 q1,
                                 const RowGeo& w, const ColScratch& cs, float* y, i32* pos) {
   bool neg_zero = false;
+  if (pos && w.flat_positions) return w.flat_positions(plane, rt, q0, q1, w, cs, y, pos);
   if (pos) return narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
   narrow_rows_avx512<NV, false>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
   return neg_zero && narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
@@ -932,6 +940,7 @@ template <int NV>
 IRRUN_AVX2 bool narrow_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
                             const ColScratch& cs, float* y, i32* pos) {
   bool neg_zero = false;
+  if (pos && w.flat_positions) return w.flat_positions(plane, rt, q0, q1, w, cs, y, pos);
   if (pos) return narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
   narrow_rows_avx2<NV, false>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
   return neg_zero && narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
@@ -1007,11 +1016,13 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
   if constexpr (std::is_same_v<T, float>) {
     const i64 s = w.stride;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
+      const bool spread = s > 2 && make_spread(w, 16, 32, out_rows, sp);
+      if (spread && w.group > 1) w.flat_positions = cols_avx512;
       // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
       if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
       if (make_narrow(w, 16, 2, out_rows, nt))
         return w.in_w <= 16 ? narrow_avx512<1> : narrow_avx512<2>;
-      if (s > 2) return make_spread(w, 16, 32, out_rows, sp) ? cols_avx512 : portable;
+      if (s > 2) return spread ? cols_avx512 : portable;
       if (shared_taps(w)) w.interior = interior_masks(w);
       if (!make_block_taps(w, bt)) return portable;
       w.block_slot = bt.slot.data();
@@ -1021,12 +1032,14 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
       return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
     }
     if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
+      const bool spread = s > 2 && make_spread(w, 8, 8, out_rows, sp);
+      if (spread && w.group > 1) w.flat_positions = cols_avx2;
       if (make_narrow(w, 8, 4, out_rows, nt)) {
         constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1>, narrow_avx2<2>, narrow_avx2<3>,
                                              narrow_avx2<4>};
         return by_vectors[(w.in_w - 1) / 8];
       }
-      if (s > 2) return make_spread(w, 8, 8, out_rows, sp) ? cols_avx2 : portable;
+      if (s > 2) return spread ? cols_avx2 : portable;
       return s == 1 ? rows_of<T, row_avx2_any<1>> : rows_of<T, row_avx2_any<2>>;
     }
   }
