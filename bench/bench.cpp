@@ -20,7 +20,7 @@
 //                                  pool's dispatch and wait
 //
 // Every benchmark reports "GB/s" (bytes read + written per second) and runs hot-cache: the
-// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M3 (M1v and M2v
+// same input again and again. `--irrun_write_models=DIR` writes the S1-S9 and M1-M4 (M1v and M2v
 // too) IRs (for `irrun bench`) and exits; `--irrun_write_peer_ops=FILE` writes the peers' op of
 // each shape as JSON (for bench/ort/ort_bench.js) and exits. `--irrun_isa=avx2` caps irrun's fast
 // kernels, oneDNN (dnnl::set_max_cpu_isa) and PyTorch (ATEN_CPU_CAPABILITY) at AVX2+FMA: the
@@ -388,7 +388,7 @@ void bm_dispatch(benchmark::State& state) {
   state.SetLabel(std::to_string(state.range(0)) + " us of work per thread");
 }
 
-// ---- IR files of S1-S9 and M1-M3 for `irrun bench`
+// ---- IR files of S1-S9 and M1-M4 for `irrun bench`
 
 // "1, 2, 3": an IR attribute's list, and a JSON array's items.
 std::string join(const std::vector<i64>& v) {

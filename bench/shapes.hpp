@@ -1,4 +1,4 @@
-// The benchmark shapes (S1-S9 average, M1-M3 max) and their shape inference, shared by the
+// The benchmark shapes (S1-S9 average, M1-M4 max) and their shape inference, shared by the
 // Google Benchmark suite (bench.cpp) and the A/B harness (bench/ab). In an unnamed namespace on
 // purpose: the A/B harness compiles this header twice, once against each of two builds of irrun
 // (one with its namespace renamed), and each copy must stay private to its translation unit.
@@ -219,6 +219,18 @@ inline const std::vector<Shape>& shapes() {
       values_only(stem_max, "M1v"),
       max_2x2,
       values_only(max_2x2, "M2v"),
+      // I3D's 3x3x3 s1 p1 MaxPool-1 (Mixed_4b's branch 3): narrow rows of 14 columns, 3-D windows.
+      {.id = "M4",
+       .in = {1, 480, 20, 14, 14},
+       .kernel = {3, 3, 3},
+       .stride = {1, 1, 1},
+       .pads_begin = {1, 1, 1},
+       .pads_end = {1, 1, 1},
+       .dk = {3, 3, 3},
+       .ds = {1, 1, 1},
+       .dpl = {1, 1, 1},
+       .dpr = {1, 1, 1},
+       .max = true},
       // AdaptiveMaxPool 28 -> 7 (i64 indices): bins of exactly 4, i.e. MaxPool k4 s4.
       {.id = "M3",
        .adaptive = true,

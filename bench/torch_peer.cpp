@@ -67,6 +67,8 @@ void run(const Shape& s, Variant v, const at::Tensor& x, at::Tensor& out, at::Te
       at::adaptive_max_pool2d_out(out, idx, x, s.out_size);
     else
       at::adaptive_avg_pool2d_out(out, x, s.out_size);
+  } else if (s.max && s.in.size() == 5) {
+    at::max_pool3d_with_indices_out(out, idx, x, s.kernel, s.stride, pads(s), {1, 1, 1}, s.ceil);
   } else if (s.max) {
     at::max_pool2d_with_indices_out(out, idx, x, s.kernel, s.stride, pads(s), {1, 1}, s.ceil);
   } else if (s.in.size() == 5) {

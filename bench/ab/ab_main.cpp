@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   }
   for (const std::string& id : ids) {  // every name first: no half table for a typo
     if (!new_has(id.c_str())) {
-      std::fprintf(stderr, "ab: no shape %s (S1-S9, M1, M1v, M2, M2v, M3)\n", id.c_str());
+      std::fprintf(stderr, "ab: no shape %s (S1-S9, M1, M1v, M2, M2v, M3, M4)\n", id.c_str());
       return 2;
     }
   }
