@@ -1004,6 +1004,45 @@ TEST_CASE("fast avg_pool keeps its exact-first tries on sums that never round",
   }
 }
 
+// Small bands (planes of a few rows) try the exact route in batches on AVX-512: the flag read
+// and the outputs scanned for NaN once a batch, and a batch that misses runs again on the
+// checked route. On exact data no try misses. A plane whose sums round, a NaN and a NaN sum of
+// both infinities, in turn in planes that start, end or sit inside batches, on 1-3 threads
+// (whose ranges cut the batches elsewhere): every path within one ulp of the oracle and the
+// portable path's bits.
+TEST_CASE("fast avg_pool batches the exact tries of small bands", "[kernels][avg_pool_fast]") {
+  Rng rng(0xBA7C4ull);
+  const PoolGeometry shapes[] = {
+      window({1, 300}, {10, 5}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
+      window({1, 200}, {5, 3}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
+      window({2, 75}, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true),
+      // (windows taller than wide: no exact route)
+      window({1, 90}, {10, 7, 7}, {2, 7, 7}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false, true),
+  };
+  for (const PoolGeometry& g : shapes) {
+    INFO(describe(g));
+    const Tensor exact = exact_input(rng, g);
+    ExactRouteCounts counts;
+    run_fast(g, exact, Parallel(1), Isa::best, &counts);
+    CHECK(counts.misses == 0);
+    CHECK((counts.tries > 0) == (cpu_has_avx512() && g.spatial_rank == 2));
+    check_paths(g, exact, Parallel(1), Parallel(1));
+    for (const std::int64_t plane : {std::int64_t{0}, std::int64_t{1}, std::int64_t{37},
+                                     static_cast<std::int64_t>(g.planes()) - 1})
+      for (const int kind : {0, 1, 2}) {  // rounding, NaN, both infinities
+        INFO("plane " << plane << ", kind " << kind);
+        Tensor in = exact_input(rng, g);
+        float* x = in.mutable_data<float>() + plane * g.in_plane_size();
+        if (kind == 0) x[0] = 0x1p60f, x[1] = 3.0f, x[2] = -0x1p60f;
+        if (kind == 1) x[1] = std::numeric_limits<float>::quiet_NaN();
+        if (kind == 2) x[0] = std::numeric_limits<float>::infinity(), x[1] = -x[0];
+        const std::vector<double> want = oracle_of(g, in);
+        for (const int threads : {1, 2, 3})
+          check_paths(g, in, want, Parallel(threads), Parallel(threads));
+      }
+  }
+}
+
 // Small planes checked after their group are checked a few at a time (S6: two 28x28 planes, 2x2
 // s2 on 16x16: eight): the check must take its bound from every plane of the chunk and judge
 // every output of it. One plane holds ones and a window whose double sum loses 3 beside +-2^60

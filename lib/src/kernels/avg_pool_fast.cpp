@@ -145,8 +145,9 @@ struct ExactTries {
     irrun::detail::clear_inexact();
     return true;
   }
-  bool record(bool hit) {
-    ++tries, misses += !hit;
+  // n: the bands of a batch (run_windows), each counted as a try.
+  bool record(bool hit, i64 n = 1) {
+    tries += n, misses += hit ? 0 : n;
     return hit;
   }
 };
@@ -315,9 +316,34 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
                      pl.units_per_band * pl.rows_per_unit <= group;
   const BandFn group_fn = after ? check_after : ops.band;
   i64 p = unit_begin / pl.bands, band = unit_begin % pl.bands;  // no division per unit
+  // Units before this one whose batch of exact tries failed: the checked route. A batch holds
+  // at most batch_cap bands: one after a miss, twice as many after each hit, so that data whose
+  // sums round (every try misses) wastes no more bands than without batches.
+  i64 checked_to = unit_begin, batch_cap = 1;
   Prefetch next;
   OwnBound own;
   ExactTries exact(counts);
+  // prefetch_next of unit u (plane `plane`, band `band`, rows q0 .. q1).
+  const auto prefetch_at = [&](i64 u, const float* plane, i64 band, i64 q0, i64 q1, bool burst) {
+    next = Prefetch{};
+    if (u + 1 < unit_end && !after) {
+      const auto nb = static_cast<std::size_t>(band + 1 == pl.bands ? 0 : band + 1);
+      const float* p_next = (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
+      const i64 len = pl.band_span_len[nb], n = std::min(len, kPrefetchFloats);
+      const auto line = [&](i64 o) { return reinterpret_cast<const char*>(p_next + o); };
+      if (burst && writes_input_size)
+        for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T1);
+      else if (burst)
+        for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T0);
+      const auto stream = [&](i64 from) {
+        next = {p_next + from, len - from, ((len - from + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
+      };
+      if (len > kStreamMinFloats)
+        stream(n);
+      else if (!burst && pl.far && len >= kExactStreamFloats)
+        stream(0);
+    }
+  };
   // buffer: whether the group function uses the scratch. An exact band that keeps no V rows and
   // scales as it sums (AVX-512's fused rows: S1, S9) uses none, so a chunk that never leaves
   // the exact route makes none (its malloc and zeroed 32 KB were 3.6% of S1's time at two
@@ -405,34 +431,50 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
     // stream only cost: S1 itself (4 MB) 1.27, three times S1 (12 MB) 1.19, four (16 MB) 0.98,
     // 8x512 planes of 21x21 (14.4 MB) 1.05, 64x64 planes in L2 1.07. Nor for short spans
     // (7x7 planes of 196 B, 25.7 MB: 1.02).
-    const auto prefetch_next = [&](bool burst) {
-      next = Prefetch{};
-      if (u + 1 < unit_end && !after) {
-        const auto nb = static_cast<std::size_t>(band + 1 == pl.bands ? 0 : band + 1);
-        const float* p_next =
-            (nb == 0 ? plane + g.in_plane_size() : plane) + pl.band_span_begin[nb];
-        const i64 len = pl.band_span_len[nb], n = std::min(len, kPrefetchFloats);
-        const auto line = [&](i64 o) { return reinterpret_cast<const char*>(p_next + o); };
-        if (burst && writes_input_size)
-          for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T1);
-        else if (burst)
-          for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T0);
-        const auto stream = [&](i64 from) {
-          next = {p_next + from, len - from,
-                  ((len - from + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
-        };
-        if (len > kStreamMinFloats)
-          stream(n);
-        else if (!burst && pl.far && len >= kExactStreamFloats)
-          stream(0);
-      }
-    };
+    const auto prefetch_next = [&](bool burst) { prefetch_at(u, plane, band, q0, q1, burst); };
 
     // 0. Sums that need no bound first (AVX-512): a band whose additions all were exact keeps
     // them (fallback_output keeps every exact sum's fl32(s * r)), with no stats pass and no
     // bound taken; else it runs again from step 1, from its first group: a band is kept or
     // redone whole, so its bits are the same however the threads' ranges fall.
-    if (ops.exact_band && !after && exact.begin()) {
+    // Small bands (a plane of 10x5 is one) try in batches of about kExactBatchFloats of input
+    // (AVX-512, one pass): the flag cleared once and read once after the batch, and where the
+    // group function would scan its stored outputs for NaN (Ops::has_nan), the batch's outputs
+    // scanned once at its end (BandArgs::nan_later). A batch that misses runs its bands again
+    // on the checked route. Each band's bits are the same on either route, so where the
+    // batches fall (the threads' ranges) changes no output. Per band, the flag's read and
+    // write and the scan of outputs still in the store buffer had cost a 1x768x10x5 3x3 pool
+    // some 25% of its time.
+    const bool small = !ops.scale_band &&
+                       2 * pl.band_span_len[static_cast<std::size_t>(band)] <= kExactBatchFloats;
+    if (ops.exact_band && !after && small && u >= checked_to && exact.begin()) {
+      const i64 rows_per_band = pl.units_per_band * pl.rows_per_unit, OW = g.out[2];
+      const i64 out0 = p * g.out_plane_size() + q0 * OW;
+      i64 ub = u, bp = p, bb = band, floats = 0;
+      bool hit = true;
+      for (; ub < unit_end && hit &&
+             (ub == u || (ub - u < batch_cap && floats < kExactBatchFloats &&
+                          2 * pl.band_span_len[static_cast<std::size_t>(bb)] <= kExactBatchFloats));
+           ++ub) {
+        const i64 b0 = bb * rows_per_band, b1 = std::min(out_rows, b0 + rows_per_band);
+        prefetch_at(ub, x + bp * g.in_plane_size(), bb, b0, b1, false);
+        for (i64 g0 = b0; g0 < b1 && hit; g0 += group) {
+          BandArgs ga = args(bp, g0, std::min(b1, g0 + group), 0.0, ops.keeps_v);
+          ga.nan_later = ops.has_nan != nullptr;
+          hit = !ops.exact_band(ga, ops);
+        }
+        floats += pl.band_span_len[static_cast<std::size_t>(bb)];
+        if (++bb == pl.bands) bb = 0, ++bp;
+      }
+      const i64 out1 = bp * g.out_plane_size() + bb * rows_per_band * OW;  // unit ub's first
+      hit =
+          hit && !(ops.has_nan && ops.has_nan(y + out0, out1 - out0)) && !irrun::detail::inexact();
+      if (exact.record(hit, ub - u)) {
+        u = ub - 1, p = bp, band = bb, batch_cap = std::min<i64>(2 * batch_cap, kExactBatchFloats);
+        continue;
+      }
+      checked_to = ub, batch_cap = 1;
+    } else if (ops.exact_band && !after && !small && u >= checked_to && exact.begin()) {
       prefetch_next(false);
       bool hit = true;
       for (i64 g0 = q0; g0 < q1 && hit; g0 += group) {

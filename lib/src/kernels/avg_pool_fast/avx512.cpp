@@ -1089,7 +1089,7 @@ IRRUN_AVX512 bool band_s2_avx512(const BandArgs& a, const Ops&) {
     }
     q = q_end, loaded = false;
   }
-  if constexpr (Own && !Track) return has_nan_output(a);
+  if constexpr (Own && !Track) return !a.nan_later && has_nan_output(a);
   return Own ? own_check_outputs(a, bits, all_above_avx512) : failed;
 }
 
@@ -1200,7 +1200,12 @@ IRRUN_AVX512 IRRUN_INLINE void row_s1_avx512(const float* const* rows, i64 r_rt,
     hblock(ow, 0xFF);
   }
   for (; ow < OW; ow += 8) {  // the row's last blocks: columns past the row add as +0
-    vblock.template operator()<false>(ow + 8, mask(ow + 8), next);
+    // A block wholly past the row is +0 (what its masked loads would sum): its loads, widenings
+    // and additions were half of the work of narrow rows (IW 7, a 3-D 2x7x7 window).
+    if (ow + 8 >= IW)
+      for (int p = 0; p < P; ++p) next[p] = _mm512_setzero_si512();
+    else
+      vblock.template operator()<false>(ow + 8, mask(ow + 8), next);
     hblock(ow, first_lanes(OW - ow));
   }
   while (pf.p < pf.end) prefetch_lines<1>(pf);
@@ -1274,7 +1279,7 @@ IRRUN_AVX512 bool band_s1_avx512(const BandArgs& a, const Ops&) {
     q = q_end, loaded = false;
   }
   if constexpr (Track) return own_check(a, bits);
-  return has_nan_output(a);
+  return !a.nan_later && has_nan_output(a);
 }
 
 // Ops::scale_planes of chunks whose outputs all take one factor r (one_factor; S2's planes,
@@ -1353,7 +1358,7 @@ Ops select_avx512(Plan& pl) {
       pl.max_rows <= kFusedMaxRows) {
     ops.own_bound = pl.max_rows == 3;
     ops.band = ops.own_bound ? band_s2_avx512<3, true> : band_s2_avx512<3, false>;
-    ops.exact_band = band_s2_avx512<3, true, false>;
+    ops.exact_band = band_s2_avx512<3, true, false>, ops.has_nan = has_nan_avx512;
     ops.keeps_v = false;
   }
   if (pl.fixed_w && pl.stride_w == 2 && pl.k_w == 2 && pl.pad_left == 0 &&
@@ -1378,9 +1383,14 @@ Ops select_avx512(Plan& pl) {
     ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
     ops.exact_band = pick_band_flat_avx512<true>(pl.k_w, pl.pad_left);
   } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
-             (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= kFusedMaxRows) {
+             // Windows at most as tall as wide (2-D K x K, 1-D): taller ones (3-D, 5x3) run
+             // every row alone through its chain of additions, which narrow rows leave
+             // latency-bound (1x1024x10x7x7 with 2x7x7 windows: 0.44 of the time through
+             // band_avx512; 5x3 on 28x28 0.75; 1-D rows of k3 through band_avx512 1.42).
+             (pl.pad_left == 0 || 2 * pl.pad_left == pl.k_w - 1) && pl.max_rows <= pl.k_w) {
     ops.band = pick_band_s1_avx512<true>(pl.k_w, pl.pad_left), ops.keeps_v = false;
     ops.exact_band = pick_band_s1_avx512<false>(pl.k_w, pl.pad_left);
+    ops.has_nan = has_nan_avx512;
     ops.own_bound = true;
     pl.full_rinv = pl.uniform ? 1.0 : 1.0 / static_cast<double>(pl.max_rows);
     pl.full_r.resize(pl.inv_w.size());

@@ -165,6 +165,9 @@ struct Ops {
   // is the pair's business) and no outputs; after the flag is read, scale_band scales them into
   // the outputs, false if a sum is NaN.
   bool (*scale_band)(const BandArgs&) = nullptr;
+  // Whether one of n stored outputs is NaN, raising no flag: where exact_band scans its outputs
+  // so, run_windows batches the exact tries of small bands and scans once (BandArgs::nan_later).
+  bool (*has_nan)(const float* y, i64 n) = nullptr;
   // The check after a group (check_after): the greatest |x| of n floats, at least, with a NaN
   // ignored or (AVX-512) dropping the values before it in its lane; whether every |y[i]| is
   // above thr (a NaN is not).
@@ -325,6 +328,9 @@ struct BandArgs {
   // Set by check_after, which judges the stored outputs itself: a group function may skip its
   // check (what it returns and flags is not read).
   bool unchecked = false;
+  // Ops::exact_band of a batch of small bands (run_windows): the group need not scan its
+  // outputs for NaN, Ops::has_nan scans the batch's after its last group.
+  bool nan_later = false;
 };
 
 // One group of output rows [q0, q1) of one plane: vertical sums into v (group rows of

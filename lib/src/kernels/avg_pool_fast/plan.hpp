@@ -25,6 +25,7 @@ constexpr i64 kStreamMinFloats = 16384;  // longer spans: the rest prefetched ro
 constexpr i64 kExactStreamFloats = 512;  // exact bands' spans streamed in, at least (far)
 constexpr i64 kAfterMaxFloats = 8192;    // spans checked after their group, at most (L1)
 constexpr i64 kAfterChunkFloats = 2048;  // whole planes checked after together, at most
+constexpr i64 kExactBatchFloats = 4096;  // small bands' exact tries batched up to this span
 constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
 constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
 constexpr i64 kFlatMaxKernel = 16;       // this wide, planes up to this many outputs
