@@ -121,6 +121,7 @@ struct RowGeo {
   // took 1.16x of its time).
   const i32* narrow_idx = nullptr;
   i64 narrow_slots = 0, plane_len = 0;
+  bool narrow_empty = false;  // an output of the row has no tap (its window in the padding)
   bool (*flat_positions)(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
                          const ColScratch& cs, float* y, i32* pos) = nullptr;
 };
@@ -692,7 +693,10 @@ IRRUN_AVX512 bool cols_avx512(const float* plane, const RowTable& rt, i64 q0, i6
 // positions, combined by cols_*'s order-free rule (greater, or equal with a lesser position).
 
 // Slot j of output vector u (of nu) takes the j-th in-bounds tap (first[o] + j * dil) of each of
-// its lanes o: idx[(j * nu + u) * lanes + o] is its column, -1 where lane o has none.
+// its lanes o: idx[(j * nu + u) * lanes + o] is its column. A lane with fewer taps takes its last
+// one again in the later slots, which changes neither a maximum nor, being the same position, a
+// position; one with none has -1 in every slot: past out_w it is not kept, and a window in the
+// padding (RowGeo::narrow_empty) is set to (lowest(), 0) after them.
 struct NarrowTaps {
   std::vector<i32> idx;
 };
@@ -700,14 +704,16 @@ struct NarrowTaps {
 // Rows of at most `vectors` vectors of `lanes`; else false.
 bool make_narrow(RowGeo& w, i64 lanes, i64 vectors, i64 out_rows, NarrowTaps& nt) {
   if (w.in_w > lanes * vectors || w.out_w > lanes * vectors) return false;
-  const i64 nu = (w.out_w + lanes - 1) / lanes, slots = *std::max_element(w.taps, w.taps + w.out_w);
+  const i64 nu = (w.out_w + lanes - 1) / lanes;
+  const i64 slots = std::max<i64>(1, *std::max_element(w.taps, w.taps + w.out_w));
   nt.idx.assign(static_cast<std::size_t>(slots * nu * lanes), -1);
   for (i64 o = 0; o < w.out_w; ++o)
-    for (i64 j = 0; j < w.taps[o]; ++j)
+    for (i64 j = 0; j < slots && w.taps[o] > 0; ++j)
       nt.idx[static_cast<std::size_t>((j * nu + o / lanes) * lanes + o % lanes)] =
-          static_cast<i32>(w.first[o] + j * w.dil);
+          static_cast<i32>(w.first[o] + std::min(j, w.taps[o] - 1) * w.dil);
   w.narrow_idx = nt.idx.data();
   w.narrow_slots = slots;
+  w.narrow_empty = std::find(w.taps, w.taps + w.out_w, 0) != w.taps + w.out_w;
   // Flat groups keep their rows (their column maxima in ColScratch), else a whole plane's rows.
   if (!w.flat_positions) w.group = std::clamp<i64>(kFlatColumns / w.out_w, 1, out_rows);
   w.col_len = std::max(w.col_len, w.group * w.out_w + lanes * vectors);  // a rerun's positions
@@ -770,22 +776,28 @@ IRRUN_AVX512 bool narrow_rows_avx512(const float* plane, const RowTable& rt, i64
     for (i64 u = 0; u < nu; ++u) {
       __m512 m = lowest;
       __m512i mp = _mm512_setzero_si512();
-      for (i64 j = 0; j < w.narrow_slots; ++j) {
-        const __m512i idx = _mm512_loadu_si512(w.narrow_idx + (j * nu + u) * 16);
-        const __mmask16 valid = _mm512_cmpge_epi32_mask(idx, _mm512_setzero_si512());
+      const i32* slot = w.narrow_idx + u * 16;
+      for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 16) {
+        const __m512i idx = _mm512_loadu_si512(slot);
         const __m512 v = NV == 1 ? _mm512_permutexvar_ps(idx, cm[0][0])
                                  : _mm512_permutex2var_ps(cm[0][0], idx, cm[0][NV - 1]);
         if constexpr (kPos) {
           const __m512i p = NV == 1 ? _mm512_permutexvar_epi32(idx, cp[0])
                                     : _mm512_permutex2var_epi32(cp[0], idx, cp[NV - 1]);
           const __mmask16 take =
-              _mm512_mask_cmp_ps_mask(valid, v, m, _CMP_GT_OQ) |
-              (_mm512_mask_cmp_ps_mask(valid, v, m, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(p, mp));
+              _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) |
+              (_mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(p, mp));
           m = _mm512_mask_mov_ps(m, take, v);
           mp = _mm512_mask_mov_epi32(mp, take, p);
         } else {
-          m = _mm512_mask_max_ps(m, valid, v, m);
+          m = _mm512_max_ps(v, m);
         }
+      }
+      if (w.narrow_empty) {  // lanes past out_w are not kept either way
+        const __mmask16 none = _mm512_cmplt_epi32_mask(_mm512_loadu_si512(w.narrow_idx + u * 16),
+                                                       _mm512_setzero_si512());
+        m = _mm512_mask_mov_ps(m, none, lowest);
+        if constexpr (kPos) mp = _mm512_mask_mov_epi32(mp, none, _mm512_setzero_si512());
       }
       // Rows are back to back: a whole store where the group's outputs go on, which the next
       // row then writes over.
@@ -892,10 +904,9 @@ IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0,
     for (i64 u = 0; u < nu; ++u) {
       __m256 m = lowest;
       __m256i mp = _mm256_setzero_si256();
-      for (i64 j = 0; j < w.narrow_slots; ++j) {
-        const __m256i idx =
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.narrow_idx + (j * nu + u) * 8));
-        const __m256 valid = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(-1)));
+      const i32* slot = w.narrow_idx + u * 8;
+      for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 8) {
+        const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(slot));
         __m256 v = _mm256_permutevar8x32_ps(cm[0], idx);
         __m256i p = _mm256_permutevar8x32_epi32(cp[0], idx);
         for (int k = 1; k < NV; ++k) {  // lanes of columns 8k on from source k
@@ -905,15 +916,22 @@ IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0,
           if constexpr (kPos) p = blend(p, _mm256_permutevar8x32_epi32(cp[k], idx), from);
         }
         if constexpr (kPos) {
-          const __m256 take = _mm256_and_ps(
-              valid, _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ),
-                                  _mm256_and_ps(_mm256_cmp_ps(v, m, _CMP_EQ_OQ),
-                                                _mm256_castsi256_ps(_mm256_cmpgt_epi32(mp, p)))));
+          const __m256 take =
+              _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ),
+                           _mm256_and_ps(_mm256_cmp_ps(v, m, _CMP_EQ_OQ),
+                                         _mm256_castsi256_ps(_mm256_cmpgt_epi32(mp, p))));
           m = _mm256_blendv_ps(m, v, take);
           mp = blend(mp, p, take);
         } else {
-          m = _mm256_max_ps(_mm256_blendv_ps(lowest, v, valid), m);  // lowest never beats m
+          m = _mm256_max_ps(v, m);
         }
+      }
+      if (w.narrow_empty) {
+        const __m256 none = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
+            _mm256_setzero_si256(),
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.narrow_idx + u * 8))));
+        m = _mm256_blendv_ps(m, lowest, none);
+        if constexpr (kPos) mp = blend(mp, _mm256_setzero_si256(), none);
       }
       const i64 at = o + 8 * u, left = std::min<i64>(8, w.out_w - 8 * u);
       if (at + 8 <= n_out) {  // as in narrow_rows_avx512
