@@ -737,34 +737,25 @@ IRRUN_AVX512 bool narrow_rows_avx512(const float* plane, const RowTable& rt, i64
   for (i64 q = q0; q < q1; ++q) {
     const i64* rows = rt.rows(q);
     const i64 n = rt.count(q);
-    // Values alone: two chains (c = 0, 1) over alternate rows, order-free without a -0.
-    __m512 cm[2][NV];
+    __m512 cm[NV];
     __m512i cp[NV];
-    for (int v = 0; v < NV; ++v) cm[0][v] = cm[1][v] = lowest, cp[v] = _mm512_setzero_si512();
-    const auto take = [&](const float* x, int c, auto whole) IRRUN_AVX512_LAMBDA {
-      for (int v = 0; v < NV; ++v) {
-        const __m512 xv =
-            whole ? _mm512_loadu_ps(x + 16 * v) : _mm512_maskz_loadu_ps(in[v], x + 16 * v);
-        if constexpr (kPos) {
-          nan |= _mm512_mask_cmp_ps_mask(in[v], xv, xv, _CMP_UNORD_Q);
-          const __mmask16 gt = _mm512_cmp_ps_mask(xv, cm[0][v], _CMP_GT_OQ);
-          cm[0][v] = _mm512_mask_mov_ps(cm[0][v], gt, xv);
-          const auto at = static_cast<i32>(x - plane + 16 * v);
-          cp[v] = _mm512_mask_mov_epi32(cp[v], gt, _mm512_add_epi32(_mm512_set1_epi32(at), iota));
-        } else {
-          least = _mm512_min_epi32(least, _mm512_castps_si512(xv));
-          cm[c][v] = _mm512_max_ps(xv, cm[c][v]);
-        }
-      }
-    };
+    for (int v = 0; v < NV; ++v) cm[v] = lowest, cp[v] = _mm512_setzero_si512();
     const auto take_rows = [&](auto whole) IRRUN_AVX512_LAMBDA {
-      i64 r = 0;
-      if constexpr (!kPos)
-        for (; r + 2 <= n; r += 2)
-          take(plane + rows[r], 0, whole), take(plane + rows[r + 1], 1, whole);
-      for (; r < n; ++r) take(plane + rows[r], 0, whole);
-      if constexpr (!kPos)
-        for (int v = 0; v < NV; ++v) cm[0][v] = _mm512_max_ps(cm[1][v], cm[0][v]);
+      for (i64 r = 0; r < n; ++r)
+        for (int v = 0; v < NV; ++v) {
+          const float* x = plane + rows[r] + 16 * v;
+          const __m512 xv = whole ? _mm512_loadu_ps(x) : _mm512_maskz_loadu_ps(in[v], x);
+          if constexpr (kPos) {
+            nan |= _mm512_mask_cmp_ps_mask(in[v], xv, xv, _CMP_UNORD_Q);
+            const __mmask16 gt = _mm512_cmp_ps_mask(xv, cm[v], _CMP_GT_OQ);
+            cm[v] = _mm512_mask_mov_ps(cm[v], gt, xv);
+            const auto at = static_cast<i32>(rows[r] + 16 * v);
+            cp[v] = _mm512_mask_mov_epi32(cp[v], gt, _mm512_add_epi32(_mm512_set1_epi32(at), iota));
+          } else {
+            least = _mm512_min_epi32(least, _mm512_castps_si512(xv));
+            cm[v] = _mm512_max_ps(xv, cm[v]);
+          }
+        }
     };
     // Lanes past in_w are never taken: whole loads where the window's last row's stay in the
     // plane (masked loads keep the hardware prefetchers away; rows go up in the plane).
@@ -779,8 +770,8 @@ IRRUN_AVX512 bool narrow_rows_avx512(const float* plane, const RowTable& rt, i64
       const i32* slot = w.narrow_idx + u * 16;
       for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 16) {
         const __m512i idx = _mm512_loadu_si512(slot);
-        const __m512 v = NV == 1 ? _mm512_permutexvar_ps(idx, cm[0][0])
-                                 : _mm512_permutex2var_ps(cm[0][0], idx, cm[0][NV - 1]);
+        const __m512 v = NV == 1 ? _mm512_permutexvar_ps(idx, cm[0])
+                                 : _mm512_permutex2var_ps(cm[0], idx, cm[NV - 1]);
         if constexpr (kPos) {
           const __m512i p = NV == 1 ? _mm512_permutexvar_epi32(idx, cp[0])
                                     : _mm512_permutex2var_epi32(cp[0], idx, cp[NV - 1]);
