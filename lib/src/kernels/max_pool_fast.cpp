@@ -716,7 +716,7 @@ bool make_narrow(RowGeo& w, i64 lanes, i64 vectors, i64 out_rows, NarrowTaps& nt
   w.narrow_empty = std::find(w.taps, w.taps + w.out_w, 0) != w.taps + w.out_w;
   // Flat groups keep their rows (their column maxima in ColScratch), else a whole plane's rows.
   if (!w.flat_positions) w.group = std::clamp<i64>(kFlatColumns / w.out_w, 1, out_rows);
-  w.col_len = std::max(w.col_len, w.group * w.out_w + lanes * vectors);  // a rerun's positions
+  w.col_len = std::max(w.col_len, w.group * w.out_w);  // a rerun's positions (ColScratch::p)
   return true;
 }
 
