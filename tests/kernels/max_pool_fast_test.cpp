@@ -245,42 +245,24 @@ TEST_CASE("max_pool_fast column-first rows and flat groups", "[kernels][max_pool
   }
 }
 
-// Rows of up to 32 columns and outputs run as narrow rows (AVX-512: up to 8 columns in the AVX2
-// kernel's vectors, then one or two vectors of 16; AVX2: one to four of 8): whole loads past a
-// row's end within the plane, groups of whole planes' rows stored back to back, and values
-// alone order-free unless a -0 was read (then again with positions). Inputs with and without
-// -0 and NaN, planes of several groups (the last one short), every tap slot width, the rows'
-// vectors past the input's end guarded by an unreadable page.
-TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
-  Rng rng(0x4A77);
-  struct Axis {
-    i64 in, k, s, d, pb, pe;
-  };
-  const auto geometry = [](i64 c, std::initializer_list<Axis> axes, Rounding r = Rounding::floor) {
-    PoolGeometry g;
-    g.spatial_rank = axes.size();
-    g.channels = c;
-    std::size_t a = 3 - axes.size();
-    for (const Axis& x : axes) set_axis(g, a++, x.in, x.k, x.s, x.d, x.pb, x.pe, r);
-    return g;
-  };
-  const PoolGeometry cases[] = {
-      geometry(3, {{4, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}),  // I3D's 7x7
-      geometry(2, {{3, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}}),
-      geometry(2, {{3, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}),  // two vectors
-      geometry(2, {{4, 2, 2, 1, 0, 0}, {14, 2, 2, 1, 0, 0}, {14, 2, 2, 1, 0, 0}}),
-      geometry(2, {{5, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}}),
-      geometry(2, {{2, 1, 1, 1, 0, 0}, {16, 3, 2, 1, 0, 1}, {16, 3, 2, 1, 0, 1}}),
-      geometry(3, {{10, 3, 2, 1, 0, 0}, {5, 3, 2, 1, 0, 0}}),  // 5x3 planes
-      geometry(2, {{7, 7, 1, 1, 0, 0}, {7, 7, 1, 1, 0, 0}}),   // global 7x7: 7 tap slots
-      geometry(2, {{6, 3, 1, 2, 2, 2}, {9, 3, 1, 2, 2, 2}}),   // dilated, padded
-      geometry(2, {{5, 3, 3, 1, 1, 1}, {31, 4, 3, 1, 1, 2}}, Rounding::ceil),
-      geometry(1, {{300, 3, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1}}),  // groups of 256 rows, then 44
-      geometry(1, {{40, 2, 1, 1, 0, 0}, {32, 2, 1, 1, 1, 0}}),   // 33 outputs: not narrow
-      geometry(2, {{3, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}}),    // 17 outputs: two vectors
-      geometry(2, {{24, 3, 1, 1, 1, 1}}),
-      geometry(2, {{1, 1, 1, 1, 0, 0}}),
-  };
+namespace {
+
+struct Axis {
+  i64 in, k, s, d, pb, pe;
+};
+
+PoolGeometry geometry(i64 c, std::initializer_list<Axis> axes, Rounding r = Rounding::floor) {
+  PoolGeometry g;
+  g.spatial_rank = axes.size();
+  g.channels = c;
+  std::size_t a = 3 - axes.size();
+  for (const Axis& x : axes) set_axis(g, a++, x.in, x.k, x.s, x.d, x.pb, x.pe, r);
+  return g;
+}
+
+// Every case on inputs with -0 and NaN, with NaN but no -0, and with neither; with and without
+// indices, every ISA, 1 and 3 threads, and on copies guarded by an unreadable page.
+void check_orders(std::span<const PoolGeometry> cases, Rng& rng) {
   const Parallel serial(1), three(3);
   for (const PoolGeometry& g : cases) {
     INFO(describe_max(g));
@@ -311,6 +293,56 @@ TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
       }
     }
   }
+}
+
+}  // namespace
+
+// Rows of up to 32 columns and outputs run as narrow rows (AVX-512: up to 8 columns in the AVX2
+// kernel's vectors, then one or two vectors of 16; AVX2: one to four of 8): whole loads past a
+// row's end within the plane, groups of whole planes' rows stored back to back, and values
+// alone order-free unless a -0 was read (then again with positions). Inputs with and without
+// -0 and NaN, planes of several groups (the last one short), every tap slot width, the rows'
+// vectors past the input's end guarded by an unreadable page.
+TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0x4A77);
+  const PoolGeometry cases[] = {
+      geometry(3, {{4, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}),  // I3D's 7x7
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}}),
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}),  // two vectors
+      geometry(2, {{4, 2, 2, 1, 0, 0}, {14, 2, 2, 1, 0, 0}, {14, 2, 2, 1, 0, 0}}),
+      geometry(2, {{5, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}}),
+      geometry(2, {{2, 1, 1, 1, 0, 0}, {16, 3, 2, 1, 0, 1}, {16, 3, 2, 1, 0, 1}}),
+      geometry(3, {{10, 3, 2, 1, 0, 0}, {5, 3, 2, 1, 0, 0}}),  // 5x3 planes
+      geometry(2, {{7, 7, 1, 1, 0, 0}, {7, 7, 1, 1, 0, 0}}),   // global 7x7: 7 tap slots
+      geometry(2, {{6, 3, 1, 2, 2, 2}, {9, 3, 1, 2, 2, 2}}),   // dilated, padded
+      geometry(2, {{5, 3, 3, 1, 1, 1}, {31, 4, 3, 1, 1, 2}}, Rounding::ceil),
+      geometry(1, {{300, 3, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1}}),  // groups of 256 rows, then 44
+      geometry(1, {{40, 2, 1, 1, 0, 0}, {32, 2, 1, 1, 1, 0}}),   // 33 outputs: not narrow
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}}),    // 17 outputs: two vectors
+      geometry(2, {{24, 3, 1, 1, 1, 1}}),
+      geometry(2, {{1, 1, 1, 1, 0, 0}}),
+  };
+  check_orders(cases, rng);
+}
+
+// Stride-2 rows of more than 32 outputs on AVX-512: blocks of 32 de-interleave their loads, their
+// padding before and after the row masked to -inf, and values alone take their taps once from
+// the maxima over the window's rows (in order again when a -0 was read). Last blocks whose
+// windows reach into pads_end (I3D's 1x3x3 s2), left padding, dilation, ceil, short last blocks.
+TEST_CASE("max_pool_fast de-interleaved rows", "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0xDE1E);
+  const PoolGeometry cases[] = {
+      geometry(2, {{2, 1, 1, 1, 0, 0}, {9, 3, 2, 1, 0, 1}, {112, 3, 2, 1, 0, 1}}),  // I3D
+      geometry(2, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}),                      // M1
+      geometry(2, {{5, 3, 2, 1, 0, 1}, {70, 3, 2, 1, 0, 1}}),     // 35 outputs: a short block
+      geometry(16, {{41, 3, 2, 1, 0, 1}, {128, 3, 2, 1, 0, 1}}),  // pads_end in the block's c
+      geometry(2, {{4, 2, 2, 1, 0, 0}, {130, 2, 2, 1, 0, 0}}),
+      geometry(2, {{5, 3, 2, 2, 2, 2}, {99, 3, 2, 2, 2, 2}}),  // dilated, padded
+      geometry(2, {{5, 3, 2, 1, 0, 0}, {97, 3, 2, 1, 0, 0}}, Rounding::ceil),
+      geometry(1, {{6, 5, 2, 1, 2, 3}, {150, 5, 2, 1, 2, 3}}),  // 5 taps, pads up to 3
+      geometry(2, {{200, 3, 2, 1, 1, 1}}),
+  };
+  check_orders(cases, rng);
 }
 
 // Layers that read and write 16 MiB or more read their input ahead on the AVX-512 path, and

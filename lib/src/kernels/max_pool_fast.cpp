@@ -213,11 +213,11 @@ inline LoadMasks interior_masks(const RowGeo& w) {
 // that are not interior (w.interior set). Returns false when they would hold more than
 // kMaxTableTaps taps.
 // Per slot, its LoadMasks: whether it runs de-interleaved, as an interior block does, where its
-// only taps out of bounds are left padding within its first 16 elements (3x3 s2 p1: M1), or
-// columns past the row's end that only lanes past out_w would take (rows of under 32 outputs:
-// M2), those elements masked. Through the taps, their per-tap masks and permutes had taken
-// over half of M1v's time, and M2's rows of 28 outputs took 1.3 times as long without indices,
-// 1.07 with.
+// only taps out of bounds are left padding within its first 16 elements (3x3 s2 p1: M1) or
+// columns past the row's end, those elements masked to -inf (which no tap takes). Through the
+// taps, their per-tap masks and permutes had taken over half of M1v's time, M2's rows of 28
+// outputs took 1.3 times as long without indices, 1.07 with, and the last blocks of rows whose
+// last window reaches into pads_end (I3D's 1x3x3 s2 on 112x112) 0.76 of the time.
 struct BlockTaps {
   std::vector<i64> slot, count;
   std::vector<Tap32> taps;
@@ -246,8 +246,8 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
   for (i64 b = 0; b < blocks; ++b) {
     const i64 slot = bt.slot[static_cast<std::size_t>(b)], o0 = 32 * b;
     if (slot < 0) continue;
-    const i64 col0 = o0 * s - w.pad, n = std::min<i64>(32, w.out_w - o0);
-    if (shared_taps(w) && col0 > -16 && (o0 + n - 1) * s - w.pad + (w.k - 1) * w.dil < w.in_w) {
+    const i64 col0 = o0 * s - w.pad;
+    if (shared_taps(w) && col0 > -16) {
       const i64 avail = w.in_w - col0;  // elements of the row from the block's first column
       const auto in_row = [&](i64 e) { return lanes16(0, std::clamp<i64>(avail - e, 0, 16)); };
       const LoadMasks& i = w.interior;
@@ -291,10 +291,18 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
 // w.block_taps. Stride: 1 or 2. Values only: max(tap, cur), which is
 // tap > cur ? tap : cur (vmaxps returns its second operand unless the first is greater), the
 // same recurrence as the compare and blend.
-template <int kStride, bool kPos>
-IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
+//
+// kCols (values alone, stride 2): de-interleaved blocks take their taps once, from the maxima
+// over the window's rows of the elements they load, instead of once a row (M1v 0.90 of the
+// time). That order is the recurrence's values unless a window holds both zeros: returns false
+// when a -0 was read (any lane of a load), for the row to run again in order.
+template <int kStride, bool kPos, bool kCols = false>
+IRRUN_AVX512 bool row_avx512(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
                              float* y, i32* pos) {
   static_assert(kStride == 1 || kStride == 2);
+  static_assert(!kCols || (!kPos && kStride == 2));
+  const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
+  __m512i least = _mm512_setzero_si512();  // kCols: -0's bits are the least int32
   constexpr int U = 2;
   constexpr i64 s = kStride;
   const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
@@ -353,29 +361,52 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
         }
       }
     };
-    // m: the masks of the loads a, b (per u) and c, their lanes inside the row (a first block
-    // whose first columns are padding reads them as -inf, which no tap takes, a block of a
-    // short row nothing past its end). M (LoadMasks::shared): 0 for an interior block, which
-    // loads a whole, 1 where only the first a is masked, 2 where every a is.
+    // m: the masks of the loads a, b (per u) and c, their lanes inside the row (a block reads
+    // padding before and after the row as -inf, which no tap takes; an interior block's last
+    // loads, as 0, only elements past every tap of its lanes). M (LoadMasks::shared): 0 for an
+    // interior block, which loads a whole, 1 where only the first a is masked, 2 where every
+    // load is.
     // KC: the kernel's width when it is a constant with dilation 1 (2 or 3: the shifts and lane
     // choices of its taps folded), else 0.
     const auto taps_shared = [&]<int KC, int M>(const LoadMasks& m) IRRUN_AVX512_LAMBDA {
       const i64 col = o0 * s - w.pad;
       const i64 kw = KC > 0 ? KC : w.k, dil = KC > 0 ? 1 : w.dil;
-      for (i64 r = 0; r < nrows; ++r) {
-        const float* x = plane + rows[r] + col;
+      __m512 a[U], b[U], c;  // a row's elements 0-15, 16-31 (+ 32 u) and 64-79
+      const auto load = [&](const float* x) IRRUN_AVX512_LAMBDA {
+        for (int u = 0; u < U; ++u) {
+          a[u] = M == 2 || (M == 1 && u == 0) ? _mm512_mask_loadu_ps(neg_inf, m.a[u], x + 32 * u)
+                                              : _mm512_loadu_ps(x + 32 * u);
+          b[u] = M == 2      ? _mm512_mask_loadu_ps(neg_inf, m.b[u], x + 32 * u + 16)
+                 : u + 1 < U ? _mm512_loadu_ps(x + 32 * u + 16)
+                             : _mm512_maskz_loadu_ps(upper, x + 32 * u + 16);
+        }
+        c = M == 2 ? _mm512_mask_loadu_ps(neg_inf, m.c, x + 32 * U)
+                   : _mm512_maskz_loadu_ps(tail, x + 32 * U);
+      };
+      if constexpr (kCols) {  // a, b and c of the rows' maxima
+        __m512 ma[U], mb[U], mc = lowest;
+        for (int u = 0; u < U; ++u) ma[u] = mb[u] = lowest;
+        for (i64 r = 0; r < nrows; ++r) {
+          load(plane + rows[r] + col);
+          for (int u = 0; u < U; ++u) {
+            least = _mm512_min_epi32(
+                least, _mm512_min_epi32(_mm512_castps_si512(a[u]), _mm512_castps_si512(b[u])));
+            ma[u] = _mm512_max_ps(a[u], ma[u]);
+            mb[u] = _mm512_max_ps(b[u], mb[u]);
+          }
+          least = _mm512_min_epi32(least, _mm512_castps_si512(c));
+          mc = _mm512_max_ps(c, mc);
+        }
+        for (int u = 0; u < U; ++u) a[u] = ma[u], b[u] = mb[u];
+        c = mc;
+      }
+      for (i64 r = 0; r < (kCols ? 1 : nrows); ++r) {
+        if constexpr (!kCols) load(plane + rows[r] + col);
         __m512 e[U + 1], d[U + 1];  // even and odd elements: 0, 2, .. 30 (+ 32 u); 1, 3, .. 31
         for (int u = 0; u < U; ++u) {
-          const __m512 a = M == 2 || (M == 1 && u == 0)
-                               ? _mm512_mask_loadu_ps(neg_inf, m.a[u], x + 32 * u)
-                               : _mm512_loadu_ps(x + 32 * u);
-          const __m512 b = M == 2      ? _mm512_maskz_loadu_ps(m.b[u], x + 32 * u + 16)
-                           : u + 1 < U ? _mm512_loadu_ps(x + 32 * u + 16)
-                                       : _mm512_maskz_loadu_ps(upper, x + 32 * u + 16);
-          e[u] = _mm512_permutex2var_ps(a, even, b);
-          d[u] = _mm512_permutex2var_ps(a, odd, b);
+          e[u] = _mm512_permutex2var_ps(a[u], even, b[u]);
+          d[u] = _mm512_permutex2var_ps(a[u], odd, b[u]);
         }
-        const __m512 c = _mm512_maskz_loadu_ps(M == 2 ? m.c : tail, x + 32 * U);
         e[U] = _mm512_permutexvar_ps(even, c);
         d[U] = _mm512_permutexvar_ps(odd, c);
         for (i64 j = 0; j < kw; ++j) {
@@ -427,13 +458,17 @@ IRRUN_AVX512 void row_avx512(const float* plane, const i64* rows, i64 nrows, con
       if constexpr (kPos) _mm512_mask_storeu_epi32(pos + o0 + 16 * u, out, cp[u]);
     }
   }
+  return _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) == 0;
 }
 
 template <int kStride>
 IRRUN_AVX512 void row_avx512_any(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
                                  float* y, i32* pos) {
-  if (pos) return row_avx512<kStride, true>(plane, rows, nrows, w, y, pos);
-  row_avx512<kStride, false>(plane, rows, nrows, w, y, pos);
+  if (pos) {
+    row_avx512<kStride, true>(plane, rows, nrows, w, y, pos);
+  } else if (kStride == 1 || !row_avx512<2, false, true>(plane, rows, nrows, w, y, pos)) {
+    row_avx512<kStride, false>(plane, rows, nrows, w, y, pos);
+  }
 }
 
 // Lane mask of lanes [lo, hi) (hi <= 8) as an AVX2 integer mask.
