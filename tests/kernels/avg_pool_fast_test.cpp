@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include "irrun/kernels/avg_pool.hpp"
+#include "support/cpu_paths.hpp"
 #include "support/exact_average.hpp"
 #include "support/f32_ulps.hpp"
 #include "support/guarded_copy.hpp"
@@ -34,6 +35,8 @@ using irrun::PoolGeometry;
 using irrun::Tensor;
 using irrun::kernels::ExactRouteCounts;
 using irrun::kernels::Isa;
+using irrun::testing::cpu_has_avx2;
+using irrun::testing::cpu_has_avx512;
 using irrun::testing::same_bits;
 
 using Rng = irrun::testing::SplitMix64;
@@ -167,18 +170,6 @@ Tensor run_reference(const PoolGeometry& g, const Tensor& in, const Parallel& pa
   Tensor out = poisoned_output(g);
   irrun::kernels::avg_pool_reference(in, out, g, par);
   return out;
-}
-
-// Whether this CPU runs the AVX2 path, and the AVX-512 one.
-bool cpu_has_avx2() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
-bool cpu_has_avx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512vl");
 }
 
 int check_against_oracle(const PoolGeometry& g, const Tensor& out, const std::vector<double>& want,

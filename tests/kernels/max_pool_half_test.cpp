@@ -5,11 +5,14 @@
 // declines.
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "irrun/kernels/max_pool.hpp"
+#include "support/cpu_paths.hpp"
+#include "support/guarded_copy.hpp"
 #include "support/max_pool_geometries.hpp"
 #include "support/pool_shape.hpp"
 #include "support/split_mix.hpp"
@@ -29,6 +32,8 @@ using irrun::testing::same_bits;
 using irrun::testing::shape_of;
 using irrun::testing::SplitMix64;
 using i64 = std::int64_t;
+using irrun::testing::Rounding;
+using irrun::testing::set_axis;
 
 // Patterns of each type: NaN (quiet and signalling), -inf, lowest, -largest subnormal... +inf.
 const std::uint16_t kF16Special[] = {0x7E00, 0x7C01, 0xFE00, 0xFC00, 0xFBFF, 0xFBFE, 0x8001,
@@ -156,7 +161,7 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     CHECK(same_bits(idx, want_idx));
   }
   // A band of one output row whose f32 input rows alone pass 32 MiB (2100 rows of 4000) is
-  // declined; 1000 rows run.
+  // declined with indices; 1000 rows run. Values alone take no copies (max_pool_half_rows).
   for (const i64 rows : {2100, 1000}) {
     PoolGeometry tall;
     tall.spatial_rank = 2;
@@ -166,11 +171,19 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     SplitMix64 rng(static_cast<std::uint64_t>(rows));
     const Tensor tall_in = random_input(rng, ElementType::bf16, tall);
     const auto shape = shape_of(tall, tall.out);
-    Tensor want = poisoned(ElementType::bf16, shape);
-    if (rows == 1000) irrun::kernels::max_pool_reference(tall_in, want, nullptr, tall, par);
-    Tensor got = poisoned(ElementType::bf16, shape);
-    CHECK(irrun::kernels::max_pool_half(tall_in, got, nullptr, tall, par) == (rows == 1000));
-    CHECK(same_bits(got, want));
+    Tensor want = poisoned(ElementType::bf16, shape), want_idx = poisoned(ElementType::i64, shape);
+    irrun::kernels::max_pool_reference(tall_in, want, &want_idx, tall, par);
+    Tensor got = poisoned(ElementType::bf16, shape), idx = poisoned(ElementType::i64, shape);
+    CHECK(irrun::kernels::max_pool_half(tall_in, got, &idx, tall, par) == (rows == 1000));
+    if (rows == 1000) {
+      CHECK(same_bits(got, want));
+      CHECK(same_bits(idx, want_idx));
+    } else {
+      CHECK(same_bits(got, poisoned(ElementType::bf16, shape)));
+    }
+    Tensor values = poisoned(ElementType::bf16, shape);
+    REQUIRE(irrun::kernels::max_pool_half(tall_in, values, nullptr, tall, par));
+    CHECK(same_bits(values, want));
   }
   // Windows dilated or strided far along the band axis: every band would widen rows no window
   // reads, seconds where the reference takes a millisecond: declined, and max_pool gives the
@@ -205,4 +218,74 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
   const Tensor f32_in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
   Tensor f32_out = Tensor::zeros(ElementType::f32, shape_of(g, g.out));
   CHECK_FALSE(irrun::kernels::max_pool_half(f32_in, f32_out, nullptr, g, par));
+}
+
+// Values alone on rows of more than 32 columns or outputs, stride 1 or 2, on AVX-512: the rows
+// load f16 and bf16 and store them, no f32 copies. The 16-bit lowest, -inf, NaN and both zeros
+// (stride 2 takes its taps from the rows' maxima, again in order after a -0), subnormals, the
+// largest values; inputs with and without -0; masked loads at the rows' ends and padding (the
+// input guarded by unreadable pages); a layer past 16 MiB (it reads ahead); 1 and 3 threads.
+// Narrow rows, strides of 3, indices and ISA caps take the f32 copies.
+TEST_CASE("max_pool_half_rows loads and stores 16-bit values",
+          "[kernels][max_pool][max_pool_half]") {
+  SplitMix64 rng(0x16B0115ull);
+  struct Axis {
+    i64 in, k, s, d, pb, pe;
+  };
+  const auto geometry = [](i64 c, std::initializer_list<Axis> axes) {
+    PoolGeometry g;
+    g.spatial_rank = axes.size();
+    g.channels = c;
+    std::size_t a = 3 - axes.size();
+    for (const Axis& x : axes) set_axis(g, a++, x.in, x.k, x.s, x.d, x.pb, x.pe, Rounding::floor);
+    return g;
+  };
+  const PoolGeometry cases[] = {
+      geometry(2, {{3, 1, 1, 1, 0, 0}, {9, 3, 2, 1, 0, 1}, {112, 3, 2, 1, 0, 1}}),  // I3D
+      geometry(3, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}),                      // M1
+      geometry(16, {{41, 3, 2, 1, 0, 1}, {128, 3, 2, 1, 0, 1}}),  // pads_end in a block's c
+      geometry(2, {{7, 3, 2, 2, 2, 2}, {99, 3, 2, 2, 2, 2}}),     // dilated, padded
+      geometry(2, {{6, 3, 1, 1, 1, 1}, {70, 3, 1, 1, 1, 1}}),     // stride 1
+      geometry(1, {{5, 2, 1, 1, 0, 0}, {33, 2, 1, 1, 0, 0}}),     // 32 outputs of 33 columns
+      geometry(1, {{300, 5, 2, 1, 2, 2}}),                        // 1-D, 5 taps
+      geometry(16, {{40, 1, 1, 1, 0, 0}, {112, 3, 2, 1, 0, 1}, {112, 3, 2, 1, 0, 1}}),  // 20 MB
+  };
+  const Parallel serial(1), three(3);
+  const bool avx512 = irrun::testing::cpu_has_avx512();  // else it declines them all
+  for (const PoolGeometry& g : cases) {
+    for (const ElementType type : {ElementType::f16, ElementType::bf16}) {
+      for (const bool neg_zero : {true, false}) {
+        INFO(describe_max(g) << (type == ElementType::f16 ? " f16" : " bf16") << ", -0 "
+                             << neg_zero);
+        Tensor in = random_input(rng, type, g);
+        if (!neg_zero)
+          for (std::uint16_t& v : std::span(in.mutable_data<std::uint16_t>(), in.element_count()))
+            if (v == 0x8000) v = 0;
+        const auto shape = shape_of(g, g.out);
+        Tensor want = poisoned(type, shape);
+        irrun::kernels::max_pool_reference(in, want, nullptr, g, serial);
+        for (const Parallel* par : {&serial, &three}) {
+          Tensor got = poisoned(type, shape);
+          REQUIRE(irrun::kernels::max_pool_half_rows(in, got, g, *par) == avx512);
+          CHECK(same_bits(got, avx512 ? want : poisoned(type, shape)));
+        }
+        if (!avx512 || in.element_count() > 100000) continue;
+        irrun::testing::with_guarded_copies(in, [&](const Tensor& copy, const char* where) {
+          INFO(where);
+          Tensor got = poisoned(type, shape);
+          REQUIRE(irrun::kernels::max_pool_half_rows(copy, got, g, serial));
+          CHECK(same_bits(got, want));
+        });
+      }
+    }
+  }
+  const auto declined = [&](const PoolGeometry& g, Isa isa) {
+    const Tensor in = random_input(rng, ElementType::f16, g);
+    Tensor out = poisoned(ElementType::f16, shape_of(g, g.out));
+    const bool ran = irrun::kernels::max_pool_half_rows(in, out, g, serial, isa);
+    return !ran && same_bits(out, poisoned(ElementType::f16, shape_of(g, g.out)));
+  };
+  CHECK(declined(geometry(2, {{28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}), Isa::best));  // narrow
+  CHECK(declined(geometry(2, {{50, 3, 3, 1, 0, 0}, {150, 3, 3, 1, 0, 0}}), Isa::best));
+  CHECK(declined(geometry(2, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}), Isa::avx2));
 }

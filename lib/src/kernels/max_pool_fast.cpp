@@ -287,6 +287,71 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
   return true;
 }
 
+// f16 and bf16 values (max_pool_half_rows): their bits, widened to f32 as they load (exactly)
+// and narrowed back as they store. The reference's running maximum starts at the 16-bit type's
+// lowest and takes only greater taps, where the f32 kernel starts at f32's lowest: an output at
+// or below the 16-bit lowest (taps of that value, -inf, NaN, padding) stores that lowest (f16:
+// clamped to it; bf16: f32's lowest truncates to it).
+struct F16 {
+  std::uint16_t bits;
+};
+struct BF16 {
+  std::uint16_t bits;
+};
+template <class T>
+constexpr bool kHalf = std::is_same_v<T, F16> || std::is_same_v<T, BF16>;
+
+// 16 elements of p as f32: all, lanes m (else src), lanes m (else 0).
+template <class S>
+IRRUN_AVX512 inline __m512 widen16(__m256i h) {
+  if constexpr (std::is_same_v<S, F16>)
+    return _mm512_cvtph_ps(h);
+  else
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+template <class S>
+IRRUN_AVX512 inline __m512 load16(const S* p) {
+  if constexpr (std::is_same_v<S, float>)
+    return _mm512_loadu_ps(p);
+  else
+    return widen16<S>(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+template <class S>
+IRRUN_AVX512 inline __m512 load16(__mmask16 m, const S* p) {
+  if constexpr (std::is_same_v<S, float>)
+    return _mm512_maskz_loadu_ps(m, p);
+  else
+    return widen16<S>(_mm256_maskz_loadu_epi16(m, p));
+}
+template <class S>
+IRRUN_AVX512 inline __m512 load16(__m512 src, __mmask16 m, const S* p) {
+  if constexpr (std::is_same_v<S, float>)
+    return _mm512_mask_loadu_ps(src, m, p);
+  else
+    return _mm512_mask_mov_ps(src, m, load16(m, p));
+}
+// v's lanes m into p (all: m = 0xFFFF).
+template <class S>
+IRRUN_AVX512 inline void store16(S* p, __mmask16 m, __m512 v) {
+  if constexpr (std::is_same_v<S, float>) {
+    if (m == 0xFFFF)
+      _mm512_storeu_ps(p, v);
+    else
+      _mm512_mask_storeu_ps(p, m, v);
+  } else {
+    // f16: rounding is exact (v is an f16 value or below); bf16: a value's f32 bits are its bits
+    // and 16 zeros, and f32's lowest's first 16 are bf16's lowest.
+    const __m256i h = std::is_same_v<S, F16>
+                          ? _mm512_cvtps_ph(_mm512_max_ps(v, _mm512_set1_ps(-65504.0f)),
+                                            _MM_FROUND_TO_NEAREST_INT)
+                          : _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v), 16));
+    if (m == 0xFFFF)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), h);
+    else
+      _mm256_mask_storeu_epi16(p, m, h);
+  }
+}
+
 // Two blocks of 16 outputs at once (independent dependency chains), their taps from
 // w.block_taps. Stride: 1 or 2. Values only: max(tap, cur), which is
 // tap > cur ? tap : cur (vmaxps returns its second operand unless the first is greater), the
@@ -296,11 +361,13 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
 // over the window's rows of the elements they load, instead of once a row (M1v 0.90 of the
 // time). That order is the recurrence's values unless a window holds both zeros: returns false
 // when a -0 was read (any lane of a load), for the row to run again in order.
-template <int kStride, bool kPos, bool kCols = false>
-IRRUN_AVX512 bool row_avx512(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
-                             float* y, i32* pos) {
+// S: the elements' type (float, or F16 and BF16 values alone).
+template <int kStride, bool kPos, bool kCols = false, class S = float>
+IRRUN_AVX512 bool row_avx512(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
+                             i32* pos) {
   static_assert(kStride == 1 || kStride == 2);
   static_assert(!kCols || (!kPos && kStride == 2));
+  static_assert(!kPos || std::is_same_v<S, float>);
   const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
   __m512i least = _mm512_setzero_si512();  // kCols: -0's bits are the least int32
   constexpr int U = 2;
@@ -333,7 +400,7 @@ IRRUN_AVX512 bool row_avx512(const float* plane, const i64* rows, i64 nrows, con
     // stack: its masks' 16-bit reloads of 32-bit stores missed store forwarding, M1v ~1.3x.)
     const auto taps_of = [&]<bool kTable>() IRRUN_AVX512_LAMBDA {
       for (i64 r = 0; r < nrows; ++r) {
-        const float* row = plane + rows[r];
+        const S* row = plane + rows[r];
         for (i64 j = 0; j < tap_count; ++j) {
           const i64 t0 = kTable ? taps[j].c0 : o0 * s - w.pad + j * w.dil;
           for (int u = 0; u < U; ++u) {
@@ -341,11 +408,11 @@ IRRUN_AVX512 bool row_avx512(const float* plane, const i64* rows, i64 nrows, con
             const __mmask16 ma = kTable ? taps[j].a[u] : 0xFFFF;
             __m512 v;
             if constexpr (kStride == 1) {
-              v = _mm512_mask_loadu_ps(neg_inf, ma, row + c0);
+              v = load16(neg_inf, ma, row + c0);
             } else {
               const __mmask16 mb = kTable ? taps[j].b[u] : 0x7FFF;
-              const __m512 a = _mm512_mask_loadu_ps(neg_inf, ma, row + c0);
-              const __m512 b = _mm512_mask_loadu_ps(neg_inf, mb, row + c0 + 16);
+              const __m512 a = load16(neg_inf, ma, row + c0);
+              const __m512 b = load16(neg_inf, mb, row + c0 + 16);
               v = _mm512_permutex2var_ps(a, even, b);
             }
             if constexpr (kPos) {
@@ -372,16 +439,15 @@ IRRUN_AVX512 bool row_avx512(const float* plane, const i64* rows, i64 nrows, con
       const i64 col = o0 * s - w.pad;
       const i64 kw = KC > 0 ? KC : w.k, dil = KC > 0 ? 1 : w.dil;
       __m512 a[U], b[U], c;  // a row's elements 0-15, 16-31 (+ 32 u) and 64-79
-      const auto load = [&](const float* x) IRRUN_AVX512_LAMBDA {
+      const auto load = [&](const S* x) IRRUN_AVX512_LAMBDA {
         for (int u = 0; u < U; ++u) {
-          a[u] = M == 2 || (M == 1 && u == 0) ? _mm512_mask_loadu_ps(neg_inf, m.a[u], x + 32 * u)
-                                              : _mm512_loadu_ps(x + 32 * u);
-          b[u] = M == 2      ? _mm512_mask_loadu_ps(neg_inf, m.b[u], x + 32 * u + 16)
-                 : u + 1 < U ? _mm512_loadu_ps(x + 32 * u + 16)
-                             : _mm512_maskz_loadu_ps(upper, x + 32 * u + 16);
+          a[u] = M == 2 || (M == 1 && u == 0) ? load16(neg_inf, m.a[u], x + 32 * u)
+                                              : load16(x + 32 * u);
+          b[u] = M == 2      ? load16(neg_inf, m.b[u], x + 32 * u + 16)
+                 : u + 1 < U ? load16(x + 32 * u + 16)
+                             : load16(upper, x + 32 * u + 16);
         }
-        c = M == 2 ? _mm512_mask_loadu_ps(neg_inf, m.c, x + 32 * U)
-                   : _mm512_maskz_loadu_ps(tail, x + 32 * U);
+        c = M == 2 ? load16(neg_inf, m.c, x + 32 * U) : load16(tail, x + 32 * U);
       };
       if constexpr (kCols) {  // a, b and c of the rows' maxima
         __m512 ma[U], mb[U], mc = lowest;
@@ -449,26 +515,29 @@ IRRUN_AVX512 bool row_avx512(const float* plane, const i64* rows, i64 nrows, con
     }
     for (int u = 0; u < U; ++u) {
       if (w.out_w - o0 - 16 * u >= 16) {
-        _mm512_storeu_ps(y + o0 + 16 * u, cur[u]);
+        store16(y + o0 + 16 * u, 0xFFFF, cur[u]);
         if constexpr (kPos) _mm512_storeu_si512(pos + o0 + 16 * u, cp[u]);
         continue;
       }
       const __mmask16 out = lanes16(0, std::clamp<i64>(w.out_w - o0 - 16 * u, 0, 16));
-      _mm512_mask_storeu_ps(y + o0 + 16 * u, out, cur[u]);
+      store16(y + o0 + 16 * u, out, cur[u]);
       if constexpr (kPos) _mm512_mask_storeu_epi32(pos + o0 + 16 * u, out, cp[u]);
     }
   }
   return _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) == 0;
 }
 
-template <int kStride>
-IRRUN_AVX512 void row_avx512_any(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
-                                 float* y, i32* pos) {
-  if (pos) {
-    row_avx512<kStride, true>(plane, rows, nrows, w, y, pos);
-  } else if (kStride == 1 || !row_avx512<2, false, true>(plane, rows, nrows, w, y, pos)) {
-    row_avx512<kStride, false>(plane, rows, nrows, w, y, pos);
+template <int kStride, class S = float>
+IRRUN_AVX512 void row_avx512_any(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
+                                 i32* pos) {
+  if constexpr (std::is_same_v<S, float>) {
+    if (pos) {
+      row_avx512<kStride, true>(plane, rows, nrows, w, y, pos);
+      return;
+    }
   }
+  if (kStride == 1 || !row_avx512<2, false, true, S>(plane, rows, nrows, w, y, pos))
+    row_avx512<kStride, false, false, S>(plane, rows, nrows, w, y, pos);
 }
 
 // Lane mask of lanes [lo, hi) (hi <= 8) as an AVX2 integer mask.
@@ -1056,38 +1125,52 @@ template <class T>
 GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
                       [[maybe_unused]] NarrowTaps& nt, [[maybe_unused]] Isa isa) {
-  constexpr GroupFn<T> portable = rows_of<T, row_portable<T>>;
-  if constexpr (std::is_same_v<T, float>) {
-    const i64 s = w.stride;
-    if (isa == Isa::best && detail::cpu_has_avx512()) {
-      const bool spread = s > 2 && make_spread(w, 16, 32, out_rows, sp);
-      if (spread && w.group > 1) w.flat_positions = cols_avx512;
-      // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
-      if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
-      if (make_narrow(w, 16, 2, out_rows, nt))
-        return w.in_w <= 16 ? narrow_avx512<1> : narrow_avx512<2>;
-      if (s > 2) return spread ? cols_avx512 : portable;
-      if (shared_taps(w)) w.interior = interior_masks(w);
-      if (!make_block_taps(w, bt)) return portable;
-      w.block_slot = bt.slot.data();
-      w.block_taps = bt.taps.data();
-      w.block_tap_count = bt.count.data();
-      w.block_masks = bt.masks.data();
-      return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
-    }
-    if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
-      const bool spread = s > 2 && make_spread(w, 8, 8, out_rows, sp);
-      if (spread && w.group > 1) w.flat_positions = cols_avx2;
-      if (make_narrow(w, 8, 4, out_rows, nt)) {
-        constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1>, narrow_avx2<2>, narrow_avx2<3>,
-                                             narrow_avx2<4>};
-        return by_vectors[(w.in_w - 1) / 8];
+  if constexpr (kHalf<T>) {
+    // f16 and bf16 values: AVX-512 rows of more than 32 columns or outputs with stride 1 or 2,
+    // else none (max_pool_half's f32 copies run them).
+    const bool narrow = w.in_w <= 32 && w.out_w <= 32;
+    if (isa != Isa::best || !detail::cpu_has_avx512() || w.stride > 2 || narrow) return nullptr;
+    if (shared_taps(w)) w.interior = interior_masks(w);
+    if (!make_block_taps(w, bt)) return nullptr;
+    w.block_slot = bt.slot.data();
+    w.block_taps = bt.taps.data();
+    w.block_tap_count = bt.count.data();
+    w.block_masks = bt.masks.data();
+    return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
+  } else {
+    constexpr GroupFn<T> portable = rows_of<T, row_portable<T>>;
+    if constexpr (std::is_same_v<T, float>) {
+      const i64 s = w.stride;
+      if (isa == Isa::best && detail::cpu_has_avx512()) {
+        const bool spread = s > 2 && make_spread(w, 16, 32, out_rows, sp);
+        if (spread && w.group > 1) w.flat_positions = cols_avx512;
+        // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
+        if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
+        if (make_narrow(w, 16, 2, out_rows, nt))
+          return w.in_w <= 16 ? narrow_avx512<1> : narrow_avx512<2>;
+        if (s > 2) return spread ? cols_avx512 : portable;
+        if (shared_taps(w)) w.interior = interior_masks(w);
+        if (!make_block_taps(w, bt)) return portable;
+        w.block_slot = bt.slot.data();
+        w.block_taps = bt.taps.data();
+        w.block_tap_count = bt.count.data();
+        w.block_masks = bt.masks.data();
+        return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
       }
-      if (s > 2) return spread ? cols_avx2 : portable;
-      return s == 1 ? rows_of<T, row_avx2_any<1>> : rows_of<T, row_avx2_any<2>>;
+      if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
+        const bool spread = s > 2 && make_spread(w, 8, 8, out_rows, sp);
+        if (spread && w.group > 1) w.flat_positions = cols_avx2;
+        if (make_narrow(w, 8, 4, out_rows, nt)) {
+          constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1>, narrow_avx2<2>, narrow_avx2<3>,
+                                               narrow_avx2<4>};
+          return by_vectors[(w.in_w - 1) / 8];
+        }
+        if (s > 2) return spread ? cols_avx2 : portable;
+        return s == 1 ? rows_of<T, row_avx2_any<1>> : rows_of<T, row_avx2_any<2>>;
+      }
     }
+    return portable;
   }
-  return portable;
 }
 
 // o[i] = base + pos[i] (cast to I: i32 wraps like the reference's cast), vectorised.
@@ -1147,7 +1230,10 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
     p.w.plane_len = g.in_plane_size();
     p.group_fn = pick_group<T>(p.w, out_rows, p.block_taps, p.spread, p.narrow, p.isa);
     const bool avx512 = std::is_same_v<T, float> && p.isa == Isa::best && detail::cpu_has_avx512();
-    p.reads_ahead = (avx512 && p.group_fn != rows_of<T, row_portable<T>>) || p.w.narrow_slots > 0;
+    if constexpr (kHalf<T>)
+      p.reads_ahead = p.group_fn != nullptr;
+    else
+      p.reads_ahead = (avx512 && p.group_fn != rows_of<T, row_portable<T>>) || p.w.narrow_slots > 0;
     for (i64 q = 0; q < out_rows; ++q) {
       const auto od = static_cast<std::size_t>(q / g.out[1]);
       const auto oh = static_cast<std::size_t>(q % g.out[1]);
@@ -1166,9 +1252,10 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
 // detail::bin_max instead of window_max: an output row whose input rows hold a NaN, and any
 // output the window recurrence left at lowest(), are redone with bin_max (rare in real data).
 template <class T, class I>
-void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
+bool run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
          const Parallel& par, Isa isa, bool adaptive) {
   const std::shared_ptr<const MaxPlan<T>> plan = plan_of<T>(g, isa);
+  if (!plan->group_fn) return false;
   const auto& axes = plan->axes;
   const RowGeo& w = plan->w;
   const RowTable& rt = plan->rt;
@@ -1215,20 +1302,22 @@ void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& 
       if (write && idx) ahead_i.next(idx + out, idx + out + n);
       const bool clean =
           group_fn(plane, rt, q0, q1, w, cs, y + out, want_pos ? pos.data() : nullptr);
-      for (i64 q = q0; adaptive && !clean && q < q1; ++q) {
-        const auto od = static_cast<std::size_t>(q / g.out[1]);
-        const auto oh = static_cast<std::size_t>(q % g.out[1]);
-        bool nan = false;
-        for (i64 r = 0; r < rt.count(q); ++r) nan = nan || any_nan(plane + rt.rows(q)[r], g.in[2]);
-        for (i64 i = 0; i < out_w; ++i) {
-          const i64 o = (q - q0) * out_w + i;
-          if (!nan && y[out + o] != std::numeric_limits<T>::lowest()) continue;
-          const auto m =
-              detail::bin_max(plane, detail::Window(axes, g, od, oh, static_cast<std::size_t>(i)));
-          y[out + o] = m.value;
-          pos[static_cast<std::size_t>(o)] = static_cast<i32>(m.position);
+      if constexpr (!kHalf<T>)  // (adaptive: f32 and f64 alone)
+        for (i64 q = q0; adaptive && !clean && q < q1; ++q) {
+          const auto od = static_cast<std::size_t>(q / g.out[1]);
+          const auto oh = static_cast<std::size_t>(q % g.out[1]);
+          bool nan = false;
+          for (i64 r = 0; r < rt.count(q); ++r)
+            nan = nan || any_nan(plane + rt.rows(q)[r], g.in[2]);
+          for (i64 i = 0; i < out_w; ++i) {
+            const i64 o = (q - q0) * out_w + i;
+            if (!nan && y[out + o] != std::numeric_limits<T>::lowest()) continue;
+            const auto m = detail::bin_max(
+                plane, detail::Window(axes, g, od, oh, static_cast<std::size_t>(i)));
+            y[out + o] = m.value;
+            pos[static_cast<std::size_t>(o)] = static_cast<i32>(m.position);
+          }
         }
-      }
       if (!idx) continue;
       if (per_plane_offset)
         add_offset(pos.data(), (p * in_plane) % range, n, idx + out);
@@ -1247,14 +1336,16 @@ void run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& 
     par.for_range(n_units, [&](i64 b, i64 e) { units(b, e, yes, no); });
   else
     par.for_range(n_units, [&](i64 b, i64 e) { units(b, e, no, no); });
+  return true;
 }
 
 template <class T>
 void run_values(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
                 const Parallel& par, Isa isa, bool adaptive) {
   if (indices && indices->type == ElementType::i32)
-    return run<T, i32>(in, values, indices, g, par, isa, adaptive);
-  run<T, i64>(in, values, indices, g, par, isa, adaptive);
+    run<T, i32>(in, values, indices, g, par, isa, adaptive);
+  else
+    run<T, i64>(in, values, indices, g, par, isa, adaptive);
 }
 
 // AdaptiveMaxPool with equal bins (in % out == 0 on every axis) as a window MaxPool: kernel =
@@ -1294,6 +1385,18 @@ bool max_pool_fast_covers(ElementType type, const PoolGeometry& g) {
   for (const i64 v : {g.out[2], g.stride[2], g.dilation[2], g.pad_begin[2]})
     if (v >= kMaxPlane) return false;
   return g.out[2] * g.stride[2] + g.pad_begin[2] + g.kernel[2] * g.dilation[2] < kMaxPlane;
+}
+
+bool max_pool_half_rows(const Tensor& in, Tensor& values, const PoolGeometry& g,
+                        const Parallel& par, Isa isa) {
+  const bool f16 = in.type == ElementType::f16;
+  if ((!f16 && in.type != ElementType::bf16) || values.type != in.type || g.adaptive ||
+      !max_pool_fast_covers(ElementType::f32, g))
+    return false;
+  if (g.planes() * g.out_plane_size() == 0) return true;
+  const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): bf16 subnormals as they are
+  return f16 ? run<F16, i64>(in, values, nullptr, g, par, isa, false)
+             : run<BF16, i64>(in, values, nullptr, g, par, isa, false);
 }
 
 bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,

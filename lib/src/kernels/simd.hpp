@@ -14,11 +14,11 @@
 #endif
 
 // The vector paths' target attributes (GCC 12's AVX-512 lambdas need their own). The AVX-512
-// path uses DQ and VL too (vrangeps on 256-bit registers), which every AVX-512 CPU but the Xeon
-// Phi has; those run the AVX2 path.
+// path uses DQ, VL and BW too (vrangeps on 256-bit registers, masked 16-bit loads of f16 rows),
+// which every AVX-512 CPU but the Xeon Phi has; those run the AVX2 path.
 #define IRRUN_AVX2 __attribute__((target("avx2,fma")))
-#define IRRUN_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
-#define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f,avx512dq,avx512vl")))
+#define IRRUN_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
+#define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
 // Helpers both vector paths inline: AVX2 alone is a subset of either path's target.
 #define IRRUN_AVX2_COMMON __attribute__((target("avx2")))
 
@@ -28,7 +28,7 @@ inline bool cpu_has_avx512() {
   static const bool has = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vl");
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
   }();
   return has;
 }
