@@ -161,7 +161,7 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     CHECK(same_bits(idx, want_idx));
   }
   // A band of one output row whose f32 input rows alone pass 32 MiB (2100 rows of 4000) is
-  // declined with indices; 1000 rows run. Values alone take no copies (max_pool_half_rows).
+  // declined; 1000 rows run. (Under the AVX2 cap: AVX-512 rows take both without f32 copies.)
   for (const i64 rows : {2100, 1000}) {
     PoolGeometry tall;
     tall.spatial_rank = 2;
@@ -174,20 +174,19 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     Tensor want = poisoned(ElementType::bf16, shape), want_idx = poisoned(ElementType::i64, shape);
     irrun::kernels::max_pool_reference(tall_in, want, &want_idx, tall, par);
     Tensor got = poisoned(ElementType::bf16, shape), idx = poisoned(ElementType::i64, shape);
-    CHECK(irrun::kernels::max_pool_half(tall_in, got, &idx, tall, par) == (rows == 1000));
-    if (rows == 1000) {
-      CHECK(same_bits(got, want));
-      CHECK(same_bits(idx, want_idx));
-    } else {
-      CHECK(same_bits(got, poisoned(ElementType::bf16, shape)));
-    }
+    const bool runs = rows == 1000;
+    CHECK(irrun::kernels::max_pool_half(tall_in, got, &idx, tall, par, Isa::avx2) == runs);
+    CHECK(same_bits(got, runs ? want : poisoned(ElementType::bf16, shape)));
+    CHECK(same_bits(idx, runs ? want_idx : poisoned(ElementType::i64, shape)));
+    if (!irrun::testing::cpu_has_avx512()) continue;
     Tensor values = poisoned(ElementType::bf16, shape);
-    REQUIRE(irrun::kernels::max_pool_half(tall_in, values, nullptr, tall, par));
+    REQUIRE(irrun::kernels::max_pool_half(tall_in, values, &idx, tall, par));
     CHECK(same_bits(values, want));
+    CHECK(same_bits(idx, want_idx));
   }
   // Windows dilated or strided far along the band axis: every band would widen rows no window
-  // reads, seconds where the reference takes a millisecond: declined, and max_pool gives the
-  // reference's bits. Undilated, the same plane runs.
+  // reads, seconds where the reference takes a millisecond: declined (under the AVX2 cap: AVX-512
+  // rows take it), and max_pool gives the reference's bits. Undilated, the same plane runs.
   for (const i64 dilation : {2150000, 1}) {
     PoolGeometry far;
     far.spatial_rank = 1;
@@ -200,7 +199,7 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     irrun::kernels::max_pool_reference(far_in, want, &want_idx, far, par);
     Tensor got = poisoned(ElementType::f16, shape), idx = poisoned(ElementType::i64, shape);
     INFO("dilation " << dilation);
-    CHECK(irrun::kernels::max_pool_half(far_in, got, &idx, far, par) == (dilation == 1));
+    CHECK(irrun::kernels::max_pool_half(far_in, got, &idx, far, par, Isa::avx2) == (dilation == 1));
     if (dilation != 1) {
       CHECK(same_bits(got, poisoned(ElementType::f16, shape)));
       irrun::kernels::max_pool(far_in, got, &idx, far, par);
@@ -220,13 +219,14 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
   CHECK_FALSE(irrun::kernels::max_pool_half(f32_in, f32_out, nullptr, g, par));
 }
 
-// Values alone on rows of more than 32 columns or outputs, stride 1 or 2, on AVX-512: the rows
-// load f16 and bf16 and store them, no f32 copies. The 16-bit lowest, -inf, NaN and both zeros
-// (stride 2 takes its taps from the rows' maxima, again in order after a -0), subnormals, the
-// largest values; inputs with and without -0; masked loads at the rows' ends and padding (the
-// input guarded by unreadable pages); a layer past 16 MiB (it reads ahead); 1 and 3 threads.
-// Narrow rows, strides of 3, indices and ISA caps take the f32 copies.
-TEST_CASE("max_pool_half_rows loads and stores 16-bit values",
+// Rows of more than 32 columns or outputs, stride 1 or 2, on AVX-512: the rows load f16 and bf16
+// and store them, no f32 copies; values and i32 / i64 indices, or values alone. The 16-bit lowest
+// (never taken: index 0 where nothing exceeds it), -inf, NaN and both zeros (values alone take
+// stride 2's taps from the rows' maxima, again in order after a -0), subnormals, the largest
+// values; inputs with and without -0; masked loads at the rows' ends and padding (the input
+// guarded by unreadable pages); a layer past 16 MiB (it reads ahead); 1 and 3 threads. Narrow
+// rows, strides of 3 and ISA caps take the f32 copies.
+TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
           "[kernels][max_pool][max_pool_half]") {
   SplitMix64 rng(0x16B0115ull);
   struct Axis {
@@ -262,27 +262,34 @@ TEST_CASE("max_pool_half_rows loads and stores 16-bit values",
           for (std::uint16_t& v : std::span(in.mutable_data<std::uint16_t>(), in.element_count()))
             if (v == 0x8000) v = 0;
         const auto shape = shape_of(g, g.out);
-        Tensor want = poisoned(type, shape);
-        irrun::kernels::max_pool_reference(in, want, nullptr, g, serial);
-        for (const Parallel* par : {&serial, &three}) {
-          Tensor got = poisoned(type, shape);
-          REQUIRE(irrun::kernels::max_pool_half_rows(in, got, g, *par) == avx512);
-          CHECK(same_bits(got, avx512 ? want : poisoned(type, shape)));
+        // Index type f16 stands for "no indices".
+        for (const ElementType it : {ElementType::f16, ElementType::i32, ElementType::i64}) {
+          const bool with = it != ElementType::f16;
+          INFO("indices " << (with ? it == ElementType::i32 ? "i32" : "i64" : "none"));
+          Tensor want = poisoned(type, shape), want_idx = poisoned(ElementType::i64, shape);
+          if (with) want_idx = poisoned(it, shape);
+          irrun::kernels::max_pool_reference(in, want, with ? &want_idx : nullptr, g, serial);
+          const auto check = [&](const Tensor& x, const Parallel& par, bool runs) {
+            Tensor got = poisoned(type, shape), idx = poisoned(with ? it : ElementType::i64, shape);
+            REQUIRE(irrun::kernels::max_pool_half_rows(x, got, with ? &idx : nullptr, g, par) ==
+                    runs);
+            CHECK(same_bits(got, runs ? want : poisoned(type, shape)));
+            if (with) CHECK(same_bits(idx, runs ? want_idx : poisoned(it, shape)));
+          };
+          for (const Parallel* par : {&serial, &three}) check(in, *par, avx512);
+          if (!avx512 || in.element_count() > 100000) continue;
+          irrun::testing::with_guarded_copies(in, [&](const Tensor& copy, const char* where) {
+            INFO(where);
+            check(copy, serial, true);
+          });
         }
-        if (!avx512 || in.element_count() > 100000) continue;
-        irrun::testing::with_guarded_copies(in, [&](const Tensor& copy, const char* where) {
-          INFO(where);
-          Tensor got = poisoned(type, shape);
-          REQUIRE(irrun::kernels::max_pool_half_rows(copy, got, g, serial));
-          CHECK(same_bits(got, want));
-        });
       }
     }
   }
   const auto declined = [&](const PoolGeometry& g, Isa isa) {
     const Tensor in = random_input(rng, ElementType::f16, g);
     Tensor out = poisoned(ElementType::f16, shape_of(g, g.out));
-    const bool ran = irrun::kernels::max_pool_half_rows(in, out, g, serial, isa);
+    const bool ran = irrun::kernels::max_pool_half_rows(in, out, nullptr, g, serial, isa);
     return !ran && same_bits(out, poisoned(ElementType::f16, shape_of(g, g.out)));
   };
   CHECK(declined(geometry(2, {{28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}), Isa::best));  // narrow

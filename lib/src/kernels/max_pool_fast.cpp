@@ -287,11 +287,10 @@ bool make_block_taps(const RowGeo& w, BlockTaps& bt) {
   return true;
 }
 
-// f16 and bf16 values (max_pool_half_rows): their bits, widened to f32 as they load (exactly)
-// and narrowed back as they store. The reference's running maximum starts at the 16-bit type's
-// lowest and takes only greater taps, where the f32 kernel starts at f32's lowest: an output at
-// or below the 16-bit lowest (taps of that value, -inf, NaN, padding) stores that lowest (f16:
-// clamped to it; bf16: f32's lowest truncates to it).
+// f16 and bf16 (max_pool_half_rows): their bits, widened to f32 as they load (exactly) and
+// narrowed back as they store (exactly: every output is an input or the start). The reference's
+// running maximum starts at the 16-bit type's lowest with position 0 and takes only greater taps
+// (never that lowest, -inf or NaN): the rows start there too.
 struct F16 {
   std::uint16_t bits;
 };
@@ -300,6 +299,10 @@ struct BF16 {
 };
 template <class T>
 constexpr bool kHalf = std::is_same_v<T, F16> || std::is_same_v<T, BF16>;
+template <class S>
+constexpr float kStart = std::is_same_v<S, F16>    ? -65504.0f
+                         : std::is_same_v<S, BF16> ? -0x1.FEp127f
+                                                   : std::numeric_limits<float>::lowest();
 
 // 16 elements of p as f32: all, lanes m (else src), lanes m (else 0).
 template <class S>
@@ -339,11 +342,9 @@ IRRUN_AVX512 inline void store16(S* p, __mmask16 m, __m512 v) {
     else
       _mm512_mask_storeu_ps(p, m, v);
   } else {
-    // f16: rounding is exact (v is an f16 value or below); bf16: a value's f32 bits are its bits
-    // and 16 zeros, and f32's lowest's first 16 are bf16's lowest.
+    // (bf16: a value's f32 bits are its bits and 16 zeros.)
     const __m256i h = std::is_same_v<S, F16>
-                          ? _mm512_cvtps_ph(_mm512_max_ps(v, _mm512_set1_ps(-65504.0f)),
-                                            _MM_FROUND_TO_NEAREST_INT)
+                          ? _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT)
                           : _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(v), 16));
     if (m == 0xFFFF)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), h);
@@ -361,13 +362,12 @@ IRRUN_AVX512 inline void store16(S* p, __mmask16 m, __m512 v) {
 // over the window's rows of the elements they load, instead of once a row (M1v 0.90 of the
 // time). That order is the recurrence's values unless a window holds both zeros: returns false
 // when a -0 was read (any lane of a load), for the row to run again in order.
-// S: the elements' type (float, or F16 and BF16 values alone).
+// S: the elements' type (float, F16 or BF16).
 template <int kStride, bool kPos, bool kCols = false, class S = float>
 IRRUN_AVX512 bool row_avx512(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
                              i32* pos) {
   static_assert(kStride == 1 || kStride == 2);
   static_assert(!kCols || (!kPos && kStride == 2));
-  static_assert(!kPos || std::is_same_v<S, float>);
   const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
   __m512i least = _mm512_setzero_si512();  // kCols: -0's bits are the least int32
   constexpr int U = 2;
@@ -390,7 +390,7 @@ IRRUN_AVX512 bool row_avx512(const S* plane, const i64* rows, i64 nrows, const R
     __m512 cur[U];
     __m512i cp[U];
     for (int u = 0; u < U; ++u) {
-      cur[u] = _mm512_set1_ps(std::numeric_limits<float>::lowest());
+      cur[u] = _mm512_set1_ps(kStart<S>);
       cp[u] = _mm512_setzero_si512();
     }
     const Tap32* taps = slot < 0 ? nullptr : w.block_taps + slot * w.k;
@@ -530,13 +530,9 @@ IRRUN_AVX512 bool row_avx512(const S* plane, const i64* rows, i64 nrows, const R
 template <int kStride, class S = float>
 IRRUN_AVX512 void row_avx512_any(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
                                  i32* pos) {
-  if constexpr (std::is_same_v<S, float>) {
-    if (pos) {
-      row_avx512<kStride, true>(plane, rows, nrows, w, y, pos);
-      return;
-    }
-  }
-  if (kStride == 1 || !row_avx512<2, false, true, S>(plane, rows, nrows, w, y, pos))
+  if (pos)
+    row_avx512<kStride, true, false, S>(plane, rows, nrows, w, y, pos);
+  else if (kStride == 1 || !row_avx512<2, false, true, S>(plane, rows, nrows, w, y, pos))
     row_avx512<kStride, false, false, S>(plane, rows, nrows, w, y, pos);
 }
 
@@ -1126,8 +1122,8 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
                       [[maybe_unused]] NarrowTaps& nt, [[maybe_unused]] Isa isa) {
   if constexpr (kHalf<T>) {
-    // f16 and bf16 values: AVX-512 rows of more than 32 columns or outputs with stride 1 or 2,
-    // else none (max_pool_half's f32 copies run them).
+    // f16 and bf16: AVX-512 rows of more than 32 columns or outputs with stride 1 or 2, else
+    // none (max_pool_half's f32 copies run them).
     const bool narrow = w.in_w <= 32 && w.out_w <= 32;
     if (isa != Isa::best || !detail::cpu_has_avx512() || w.stride > 2 || narrow) return nullptr;
     if (shared_taps(w)) w.interior = interior_masks(w);
@@ -1387,16 +1383,22 @@ bool max_pool_fast_covers(ElementType type, const PoolGeometry& g) {
   return g.out[2] * g.stride[2] + g.pad_begin[2] + g.kernel[2] * g.dilation[2] < kMaxPlane;
 }
 
-bool max_pool_half_rows(const Tensor& in, Tensor& values, const PoolGeometry& g,
+bool max_pool_half_rows(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
                         const Parallel& par, Isa isa) {
   const bool f16 = in.type == ElementType::f16;
   if ((!f16 && in.type != ElementType::bf16) || values.type != in.type || g.adaptive ||
       !max_pool_fast_covers(ElementType::f32, g))
     return false;
+  if (indices && indices->type != ElementType::i32 && indices->type != ElementType::i64)
+    return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp): bf16 subnormals as they are
-  return f16 ? run<F16, i64>(in, values, nullptr, g, par, isa, false)
-             : run<BF16, i64>(in, values, nullptr, g, par, isa, false);
+  const bool i32_indices = indices && indices->type == ElementType::i32;
+  if (f16)
+    return i32_indices ? run<F16, i32>(in, values, indices, g, par, isa, false)
+                       : run<F16, i64>(in, values, indices, g, par, isa, false);
+  return i32_indices ? run<BF16, i32>(in, values, indices, g, par, isa, false)
+                     : run<BF16, i64>(in, values, indices, g, par, isa, false);
 }
 
 bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,

@@ -108,7 +108,7 @@ bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const Pool
   if (indices && indices->type != ElementType::i32 && indices->type != ElementType::i64)
     return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
-  if (!indices && max_pool_half_rows(in, values, g, par, isa)) return true;
+  if (max_pool_half_rows(in, values, indices, g, par, isa)) return true;
   const i64 n_in = g.in_plane_size();
   const auto plan =
       detail::plan_pieces(g, indices ? 12 : 4, chunk_bytes > 0 ? chunk_bytes : kChunkBytes);
