@@ -2,6 +2,7 @@
 // random window geometries (1-D/2-D/3-D, widths around the vector sizes, pads up to and beyond
 // the kernel, dilations, floor/ceil/ceil_torch output sizes, every index axis), on data full of
 // NaN, +-inf, +-0, lowest() and ties, for every ISA path and 1/2/3/7 threads; plus hand cases.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -260,17 +261,21 @@ PoolGeometry geometry(i64 c, std::initializer_list<Axis> axes, Rounding r = Roun
   return g;
 }
 
-// Every case on inputs with -0 and NaN, with NaN but no -0, and with neither; with and without
-// indices, every ISA, 1 and 3 threads, and on copies guarded by an unreadable page.
+// Every case on inputs with -0 and NaN, with NaN but no -0, with neither, and of -1 and both
+// zeros alone; with and without indices, every ISA, 1 and 3 threads, and on copies guarded by
+// an unreadable page.
 void check_orders(std::span<const PoolGeometry> cases, Rng& rng) {
   const Parallel serial(1), three(3);
   for (const PoolGeometry& g : cases) {
     INFO(describe_max(g));
-    for (const int data : {0, 1, 2}) {  // -0 and NaN; NaN but no -0; neither
+    // -0 and NaN; NaN but no -0; neither; only -1, -0 and +0 (windows of both zeros, whose
+    // first one in the recurrence's order gives the sign).
+    for (const int data : {0, 1, 2, 3}) {
       Tensor in = random_input<float>(rng, g);
       for (float& v : std::span(in.mutable_data<float>(), in.element_count())) {
         if (data > 0 && v == 0.0f) v = 0.0f;
         if (data > 1 && v != v) v = static_cast<float>(rng.range(-3, 3));
+        if (data == 3) v = rng.range(0, 2) == 0 ? -1.0f : rng.range(0, 1) ? 0.0f : -0.0f;
       }
       INFO("data " << data);
       for (const ElementType it : {ElementType::i64, ElementType::f32}) {
@@ -490,6 +495,40 @@ TEST_CASE("max_pool_fast hand cases", "[kernels][max_pool][max_pool_fast]") {
       CHECK(same_bits(got.indices, want.indices));
     }
   }
+}
+
+// Values alone run columns first (narrow rows, stride-2 rows): a window of both zeros takes the
+// sign of its first zero in the recurrence's order (rows, then columns), which a column's
+// maximum need not give: a -0 in row 0 of column p and a +0 in row 1 of column p - 1 give -0
+// (and the signs swapped, +0), whichever vector of a row the two columns fall in. Every column
+// p of rows of 1-100 columns (narrow rows of one to four vectors, rows of blocks), stride 1 and
+// 2, every ISA, values alone and with indices.
+TEST_CASE("max_pool_fast takes the sign of a window's first zero",
+          "[kernels][max_pool][max_pool_fast]") {
+  const Parallel par(1);
+  for (const i64 width : {5, 12, 20, 28, 31, 40, 70, 100})
+    for (const i64 stride : {1, 2})
+      for (const bool minus_first : {true, false})
+        for (i64 p = 1; p < width; ++p) {
+          PoolGeometry g;
+          g.spatial_rank = 2;
+          set_axis(g, 1, 2, 2, 1, 1, 0, 0, Rounding::floor);
+          set_axis(g, 2, width, 3, stride, 1, 1, 1, Rounding::floor);
+          Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+          float* x = in.mutable_data<float>();
+          std::fill_n(x, in.element_count(), -1.0f);
+          x[p] = minus_first ? -0.0f : 0.0f;              // row 0, column p
+          x[width + p - 1] = minus_first ? 0.0f : -0.0f;  // row 1, column p - 1
+          INFO("width " << width << ", stride " << stride << ", column " << p << ", -0 first "
+                        << minus_first);
+          for (const ElementType it : {ElementType::f32, ElementType::i64}) {
+            const Result want = run(g, in, it, par, false);
+            for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+              INFO("isa " << isa_name(isa));
+              CHECK(same_bits(run(g, in, it, par, true, isa).values, want.values));
+            }
+          }
+        }
 }
 
 TEST_CASE("max_pool_fast covers f32/f64 windows and equal adaptive bins only",
