@@ -161,7 +161,7 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     CHECK(same_bits(idx, want_idx));
   }
   // A band of one output row whose f32 input rows alone pass 32 MiB (2100 rows of 4000) is
-  // declined; 1000 rows run. (Under the AVX2 cap: AVX-512 rows take both without f32 copies.)
+  // declined; 1000 rows run. (On the portable path: vector rows take both without f32 copies.)
   for (const i64 rows : {2100, 1000}) {
     PoolGeometry tall;
     tall.spatial_rank = 2;
@@ -175,7 +175,7 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     irrun::kernels::max_pool_reference(tall_in, want, &want_idx, tall, par);
     Tensor got = poisoned(ElementType::bf16, shape), idx = poisoned(ElementType::i64, shape);
     const bool runs = rows == 1000;
-    CHECK(irrun::kernels::max_pool_half(tall_in, got, &idx, tall, par, Isa::avx2) == runs);
+    CHECK(irrun::kernels::max_pool_half(tall_in, got, &idx, tall, par, Isa::portable) == runs);
     CHECK(same_bits(got, runs ? want : poisoned(ElementType::bf16, shape)));
     CHECK(same_bits(idx, runs ? want_idx : poisoned(ElementType::i64, shape)));
     if (!irrun::testing::cpu_has_avx512()) continue;
@@ -185,7 +185,7 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
     CHECK(same_bits(idx, want_idx));
   }
   // Windows dilated or strided far along the band axis: every band would widen rows no window
-  // reads, seconds where the reference takes a millisecond: declined (under the AVX2 cap: AVX-512
+  // reads, seconds where the reference takes a millisecond: declined (on the portable path: vector
   // rows take it), and max_pool gives the reference's bits. Undilated, the same plane runs.
   for (const i64 dilation : {2150000, 1}) {
     PoolGeometry far;
@@ -219,13 +219,14 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
   CHECK_FALSE(irrun::kernels::max_pool_half(f32_in, f32_out, nullptr, g, par));
 }
 
-// Rows of more than 32 columns or outputs, stride 1 or 2, on AVX-512: the rows load f16 and bf16
+// Rows of more than 32 columns or outputs, stride 1 or 2: the rows load f16 and bf16
 // and store them, no f32 copies; values and i32 / i64 indices, or values alone. The 16-bit lowest
 // (never taken: index 0 where nothing exceeds it), -inf, NaN and both zeros (values alone take
 // stride 2's taps from the rows' maxima, again in order after a -0), subnormals, the largest
 // values; inputs with and without -0; masked loads at the rows' ends and padding (the input
-// guarded by unreadable pages); a layer past 16 MiB (it reads ahead); 1 and 3 threads. Narrow
-// rows, strides of 3 and ISA caps take the f32 copies.
+// guarded by unreadable pages); a layer past 16 MiB (it reads ahead); 1 and 3 threads; AVX-512
+// and AVX2 (bf16 alone). Narrow rows, strides of 3, f16 on AVX2 and the portable path take the
+// f32 copies.
 TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
           "[kernels][max_pool][max_pool_half]") {
   SplitMix64 rng(0x16B0115ull);
@@ -251,9 +252,10 @@ TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
       geometry(16, {{40, 1, 1, 1, 0, 0}, {112, 3, 2, 1, 0, 1}, {112, 3, 2, 1, 0, 1}}),  // 20 MB
   };
   const Parallel serial(1), three(3);
-  const bool avx512 = irrun::testing::cpu_has_avx512();  // else it declines them all
+  const bool avx512 = irrun::testing::cpu_has_avx512(), avx2 = irrun::testing::cpu_has_avx2();
   for (const PoolGeometry& g : cases) {
     for (const ElementType type : {ElementType::f16, ElementType::bf16}) {
+      const bool bf16 = type == ElementType::bf16;  // (AVX2 rows: bf16 alone)
       for (const bool neg_zero : {true, false}) {
         INFO(describe_max(g) << (type == ElementType::f16 ? " f16" : " bf16") << ", -0 "
                              << neg_zero);
@@ -269,18 +271,21 @@ TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
           Tensor want = poisoned(type, shape), want_idx = poisoned(ElementType::i64, shape);
           if (with) want_idx = poisoned(it, shape);
           irrun::kernels::max_pool_reference(in, want, with ? &want_idx : nullptr, g, serial);
-          const auto check = [&](const Tensor& x, const Parallel& par, bool runs) {
+          const auto check = [&](const Tensor& x, const Parallel& par, Isa isa) {
+            INFO("isa " << (isa == Isa::best ? "best" : "avx2") << ", threads " << par.threads());
+            const bool runs = isa == Isa::best ? avx512 || (bf16 && avx2) : bf16 && avx2;
             Tensor got = poisoned(type, shape), idx = poisoned(with ? it : ElementType::i64, shape);
-            REQUIRE(irrun::kernels::max_pool_half_rows(x, got, with ? &idx : nullptr, g, par) ==
-                    runs);
+            REQUIRE(irrun::kernels::max_pool_half_rows(x, got, with ? &idx : nullptr, g, par,
+                                                       isa) == runs);
             CHECK(same_bits(got, runs ? want : poisoned(type, shape)));
             if (with) CHECK(same_bits(idx, runs ? want_idx : poisoned(it, shape)));
           };
-          for (const Parallel* par : {&serial, &three}) check(in, *par, avx512);
-          if (!avx512 || in.element_count() > 100000) continue;
+          for (const Isa isa : {Isa::best, Isa::avx2})
+            for (const Parallel* par : {&serial, &three}) check(in, *par, isa);
+          if (in.element_count() > 100000) continue;
           irrun::testing::with_guarded_copies(in, [&](const Tensor& copy, const char* where) {
             INFO(where);
-            check(copy, serial, true);
+            for (const Isa isa : {Isa::best, Isa::avx2}) check(copy, serial, isa);
           });
         }
       }
@@ -294,5 +299,6 @@ TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
   };
   CHECK(declined(geometry(2, {{28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}), Isa::best));  // narrow
   CHECK(declined(geometry(2, {{50, 3, 3, 1, 0, 0}, {150, 3, 3, 1, 0, 0}}), Isa::best));
-  CHECK(declined(geometry(2, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}), Isa::avx2));
+  CHECK(declined(geometry(2, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}), Isa::avx2));  // f16
+  CHECK(declined(geometry(2, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}), Isa::portable));
 }

@@ -554,8 +554,54 @@ IRRUN_AVX2 inline __m256 load8(const float* p, i64 lo, i64 hi) {
   return _mm256_blendv_ps(neg_inf, _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
 }
 
-template <int kStride, bool kPos>
-IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const RowGeo& w, float* y,
+// 8 elements of p as f32 (row_avx2's S: float or BF16), as the float load8 above: all, lanes
+// [lo, hi) with -inf elsewhere, the first n stored. bf16 lanes through a buffer: AVX2 has no
+// 16-bit masked moves (edge taps and short blocks only). (f16 rows on AVX2 keep max_pool_half's
+// f32 copies: their loads, a conversion a tap, took 1.2-1.9 times as long.)
+template <class S>
+IRRUN_AVX2 inline __m256 load8(const S* p) {
+  if constexpr (std::is_same_v<S, float>) {
+    return _mm256_loadu_ps(p);
+  } else {
+    static_assert(std::is_same_v<S, BF16>);
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+  }
+}
+template <class S>
+IRRUN_AVX2 inline __m256 load8(const S* p, i64 lo, i64 hi) {
+  if constexpr (std::is_same_v<S, float>) {
+    return load8(p, lo, hi);
+  } else {
+    alignas(16) S b[8];
+    std::fill_n(b, 8, S{0xFF80});  // -inf
+    if (lo < hi) std::copy(p + lo, p + hi, b + lo);
+    return load8(b);
+  }
+}
+template <class S>
+IRRUN_AVX2 inline void store8(S* p, i64 n, __m256 v) {
+  if constexpr (std::is_same_v<S, float>) {
+    if (n == 8)  // vmaskmovps stores are slow on AMD (M1 and M2 0.97 of the time)
+      _mm256_storeu_ps(p, v);
+    else
+      _mm256_maskstore_ps(p, lanes8(0, n), v);
+  } else {
+    // (A bf16 value's f32 bits are its bits and 16 zeros.)
+    const __m256i b = _mm256_srli_epi32(_mm256_castps_si256(v), 16);
+    const __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+    if (n == 8) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p), h);
+    } else {
+      alignas(16) S o[8];
+      _mm_store_si128(reinterpret_cast<__m128i*>(o), h);
+      std::copy_n(o, n, p);
+    }
+  }
+}
+
+template <int kStride, bool kPos, class S = float>
+IRRUN_AVX2 void row_avx2(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
                          i32* pos) {
   static_assert(kStride == 1 || kStride == 2);
   constexpr i64 s = kStride;
@@ -572,7 +618,7 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
   constexpr i64 span = 8 * s - (s - 1);
   for (i64 o0 = 0; o0 < w.out_w; o0 += 8) {
     const i64 n = std::min<i64>(8, w.out_w - o0);
-    __m256 cur = _mm256_set1_ps(std::numeric_limits<float>::lowest());
+    __m256 cur = _mm256_set1_ps(kStart<S>);
     __m256i cp = _mm256_setzero_si256();
     // Interior blocks (every tap of all eight lanes in the row) need no masks: plain loads of
     // the same elements.
@@ -583,7 +629,7 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
     const auto taps = [&]<bool kInterior, int KC>() IRRUN_AVX2 {
       const i64 kn = KC > 0 ? KC : w.k;
       for (i64 r = 0; r < nrows; ++r) {
-        const float* row = plane + rows[r];
+        const S* row = plane + rows[r];
         for (i64 kw = 0; kw < kn; ++kw) {
           const i64 c0 = o0 * s - w.pad + kw * w.dil;
           // In an edge block, a tap whose loads lie in the row loads as in an interior one (the
@@ -594,14 +640,14 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
           if (lo >= hi) continue;
           __m256 v;
           if constexpr (kStride == 1) {
-            v = inside ? _mm256_loadu_ps(row + c0) : load8(row + c0, lo, hi);
+            v = inside ? load8(row + c0) : load8(row + c0, lo, hi);
           } else {
             const i64 e_lo = 2 * lo, e_hi = 2 * hi - 1;
             const __m256 a = inside
-                                 ? _mm256_loadu_ps(row + c0)
+                                 ? load8(row + c0)
                                  : load8(row + c0, std::min<i64>(e_lo, 8), std::min<i64>(e_hi, 8));
             if (inside) {  // b from c0 + 7: its elements 1, 3, 5, 7 are 8, .., 14
-              v = _mm256_shuffle_ps(a, _mm256_loadu_ps(row + c0 + 7), 0xD8);
+              v = _mm256_shuffle_ps(a, load8(row + c0 + 7), 0xD8);
             } else {
               const __m256 b =
                   load8(row + c0 + 8, std::max<i64>(e_lo, 8) - 8, std::max<i64>(e_hi, 8) - 8);
@@ -631,22 +677,21 @@ IRRUN_AVX2 void row_avx2(const float* plane, const i64* rows, i64 nrows, const R
       cur = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(cur), 0xD8));
       if constexpr (kPos) cp = _mm256_permute4x64_epi64(cp, 0xD8);
     }
-    if (n == 8) {  // vmaskmovps stores are slow on AMD (M1 and M2 0.97 of the time)
-      _mm256_storeu_ps(y + o0, cur);
-      if constexpr (kPos) _mm256_storeu_si256(reinterpret_cast<__m256i*>(pos + o0), cp);
-    } else {
-      const __m256i out = lanes8(0, n);
-      _mm256_maskstore_ps(y + o0, out, cur);
-      if constexpr (kPos) _mm256_maskstore_epi32(pos + o0, out, cp);
+    store8(y + o0, n, cur);
+    if constexpr (kPos) {
+      if (n == 8)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(pos + o0), cp);
+      else
+        _mm256_maskstore_epi32(pos + o0, lanes8(0, n), cp);
     }
   }
 }
 
-template <int kStride>
-IRRUN_AVX2 void row_avx2_any(const float* plane, const i64* rows, i64 nrows, const RowGeo& w,
-                             float* y, i32* pos) {
-  if (pos) return row_avx2<kStride, true>(plane, rows, nrows, w, y, pos);
-  row_avx2<kStride, false>(plane, rows, nrows, w, y, pos);
+template <int kStride, class S = float>
+IRRUN_AVX2 void row_avx2_any(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
+                             i32* pos) {
+  if (pos) return row_avx2<kStride, true, S>(plane, rows, nrows, w, y, pos);
+  row_avx2<kStride, false, S>(plane, rows, nrows, w, y, pos);
 }
 
 constexpr i64 kMaxSources = 16;     // wider spans (long strides, kernels or dilations): portable
@@ -1131,17 +1176,22 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
                       [[maybe_unused]] NarrowTaps& nt, [[maybe_unused]] Isa isa) {
   if constexpr (kHalf<T>) {
-    // f16 and bf16: AVX-512 rows of more than 32 columns or outputs with stride 1 or 2, else
+    // f16 and bf16: rows of more than 32 columns or outputs with stride 1 or 2 (AVX2: bf16), else
     // none (max_pool_half's f32 copies run them).
-    const bool narrow = w.in_w <= 32 && w.out_w <= 32;
-    if (isa != Isa::best || !detail::cpu_has_avx512() || w.stride > 2 || narrow) return nullptr;
-    if (shared_taps(w)) w.interior = interior_masks(w);
-    if (!make_block_taps(w, bt)) return nullptr;
-    w.block_slot = bt.slot.data();
-    w.block_taps = bt.taps.data();
-    w.block_tap_count = bt.count.data();
-    w.block_masks = bt.masks.data();
-    return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
+    if (w.stride > 2 || (w.in_w <= 32 && w.out_w <= 32)) return nullptr;
+    if (isa == Isa::best && detail::cpu_has_avx512()) {
+      if (shared_taps(w)) w.interior = interior_masks(w);
+      if (!make_block_taps(w, bt)) return nullptr;
+      w.block_slot = bt.slot.data();
+      w.block_taps = bt.taps.data();
+      w.block_tap_count = bt.count.data();
+      w.block_masks = bt.masks.data();
+      return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
+    }
+    if constexpr (std::is_same_v<T, BF16>)
+      if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2())
+        return w.stride == 1 ? rows_of<T, row_avx2_any<1, T>> : rows_of<T, row_avx2_any<2, T>>;
+    return nullptr;
   } else {
     constexpr GroupFn<T> portable = rows_of<T, row_portable<T>>;
     if constexpr (std::is_same_v<T, float>) {
@@ -1236,7 +1286,7 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
     p.group_fn = pick_group<T>(p.w, out_rows, p.block_taps, p.spread, p.narrow, p.isa);
     const bool avx512 = std::is_same_v<T, float> && p.isa == Isa::best && detail::cpu_has_avx512();
     if constexpr (kHalf<T>)
-      p.reads_ahead = p.group_fn != nullptr;
+      p.reads_ahead = p.group_fn && p.isa == Isa::best && detail::cpu_has_avx512();
     else
       p.reads_ahead = (avx512 && p.group_fn != rows_of<T, row_portable<T>>) || p.w.narrow_slots > 0;
     for (i64 q = 0; q < out_rows; ++q) {
