@@ -302,10 +302,11 @@ void check_orders(std::span<const PoolGeometry> cases, Rng& rng) {
 
 }  // namespace
 
-// Rows of up to 32 columns and outputs run as narrow rows (AVX-512: up to 8 columns in the AVX2
-// kernel's vectors, then one or two vectors of 16; AVX2: one to four of 8): whole loads past a
-// row's end within the plane, groups of whole planes' rows stored back to back, and values
-// alone order-free unless a -0 was read (then again with positions). Inputs with and without
+// Rows of up to 32 columns and outputs (AVX-512: 48) run as narrow rows (AVX-512: up to 8
+// columns in the AVX2 kernel's vectors, then one to three vectors of 16; AVX2: one to four of
+// 8): whole loads past a row's end within the plane, groups of whole planes' rows stored back to
+// back, and values alone order-free unless a column's maximum is -0 (then again with
+// positions). Inputs with and without
 // -0 and NaN, planes of several groups (the last one short), every tap slot width, the rows'
 // vectors past the input's end guarded by an unreadable page.
 TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
@@ -322,8 +323,13 @@ TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
       geometry(2, {{6, 3, 1, 2, 2, 2}, {9, 3, 1, 2, 2, 2}}),   // dilated, padded
       geometry(2, {{5, 3, 3, 1, 1, 1}, {31, 4, 3, 1, 1, 2}}, Rounding::ceil),
       geometry(1, {{300, 3, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1}}),  // groups of 256 rows, then 44
-      geometry(1, {{40, 2, 1, 1, 0, 0}, {32, 2, 1, 1, 1, 0}}),   // 33 outputs: not narrow
-      geometry(2, {{3, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}}),    // 17 outputs: two vectors
+      geometry(1, {{40, 2, 1, 1, 0, 0}, {32, 2, 1, 1, 1, 0}}),   // 33 outputs: three vectors
+      geometry(3, {{7, 3, 2, 1, 0, 0}, {35, 3, 2, 1, 0, 0}}),    // 35 columns: three vectors
+      geometry(2, {{5, 3, 2, 1, 1, 1}, {38, 3, 2, 1, 1, 1}}),
+      geometry(1, {{4, 3, 1, 1, 1, 1}, {48, 3, 1, 1, 1, 1}}),  // 48 outputs
+      geometry(1, {{4, 2, 1, 1, 0, 0}, {49, 2, 1, 1, 0, 0}}),  // 49 columns: not narrow
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {4, 3, 1, 1, 1, 1}, {41, 3, 1, 1, 1, 1}}),
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}}),  // 17 outputs: two vectors
       geometry(2, {{24, 3, 1, 1, 1, 1}}),
       geometry(2, {{1, 1, 1, 1, 0, 0}}),
   };

@@ -219,7 +219,7 @@ TEST_CASE("max_pool_half declines what the f32 kernel does not cover and touches
   CHECK_FALSE(irrun::kernels::max_pool_half(f32_in, f32_out, nullptr, g, par));
 }
 
-// Rows of more than 32 columns or outputs, stride 1 or 2: the rows load f16 and bf16
+// Rows of more than 48 columns or outputs, stride 1 or 2: the rows load f16 and bf16
 // and store them, no f32 copies; values and i32 / i64 indices, or values alone. The 16-bit lowest
 // (never taken: index 0 where nothing exceeds it), -inf, NaN and both zeros (values alone take
 // stride 2's taps from the rows' maxima, again in order after a -0), subnormals, the largest
@@ -247,7 +247,7 @@ TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
       geometry(16, {{41, 3, 2, 1, 0, 1}, {128, 3, 2, 1, 0, 1}}),  // pads_end in a block's c
       geometry(2, {{7, 3, 2, 2, 2, 2}, {99, 3, 2, 2, 2, 2}}),     // dilated, padded
       geometry(2, {{6, 3, 1, 1, 1, 1}, {70, 3, 1, 1, 1, 1}}),     // stride 1
-      geometry(1, {{5, 2, 1, 1, 0, 0}, {33, 2, 1, 1, 0, 0}}),     // 32 outputs of 33 columns
+      geometry(1, {{5, 2, 1, 1, 0, 0}, {49, 2, 1, 1, 0, 0}}),     // 48 outputs of 49 columns
       geometry(1, {{300, 5, 2, 1, 2, 2}}),                        // 1-D, 5 taps
       geometry(16, {{40, 1, 1, 1, 0, 0}, {112, 3, 2, 1, 0, 1}, {112, 3, 2, 1, 0, 1}}),  // 20 MB
   };
@@ -298,6 +298,7 @@ TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
     return !ran && same_bits(out, poisoned(ElementType::f16, shape_of(g, g.out)));
   };
   CHECK(declined(geometry(2, {{28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}), Isa::best));  // narrow
+  CHECK(declined(geometry(2, {{35, 3, 2, 1, 0, 0}, {35, 3, 2, 1, 0, 0}}), Isa::best));
   CHECK(declined(geometry(2, {{50, 3, 3, 1, 0, 0}, {150, 3, 3, 1, 0, 0}}), Isa::best));
   CHECK(declined(geometry(2, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}), Isa::avx2));  // f16
   CHECK(declined(geometry(2, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}), Isa::portable));

@@ -15,7 +15,7 @@
 // blocks, all taps in bounds, need none; a short last block runs as the interior block that
 // ends the row; stride-2 interior blocks de-interleave each input row once and shift their
 // taps out of it); AVX2 runs blocks of 8.
-// Rows of up to 32 columns and outputs reduce columns first in registers (narrow_*), whole
+// Rows of up to 48 columns and outputs reduce columns first in registers (narrow_*), whole
 // planes' rows at a time. Strides of 3 or more, whose taps would be gathered, reduce columns
 // first too (cols_*): each column's maximum over the window's rows, then each output's over its
 // columns, the taps permuted out of whole vectors of column maxima. The recurrence's result is the
@@ -828,13 +828,13 @@ IRRUN_AVX512 bool cols_avx512(const float* plane, const RowTable& rt, i64 q0, i6
   return !nan && low == 0;
 }
 
-// ---- Narrow rows: at most 32 input columns and outputs a row (7x7, 14x14 and 28x28 planes,
+// ---- Narrow rows: at most 48 input columns and outputs a row (7x7, 14x14, 28x28, 35x35 planes,
 // I3D's 3-D windows), any stride, dilation and padding. Row by row, the blocks above spent
 // 20-60 ns an output row on tables, masks and 32 lanes for 7 outputs (I3D's 3x3x3 pools on 7x7
 // and 14x14 planes: 1.6-3 GB/s). Here each output row takes its columns' maxima over the
 // window's input rows (a load per vector of a row), in registers, then every output's over its
-// columns, each tap slot permuted out of those vectors (AVX-512: one or two vectors of 16; AVX2:
-// one to four of 8). A unit is a whole plane's rows (up to kFlatColumns outputs), stored back
+// columns, each tap slot permuted out of those vectors (AVX-512: one to three vectors of 16;
+// AVX2: one to six of 8). A unit is a whole plane's rows (up to kFlatColumns outputs), stored back
 // to back. Values alone take max(x, m), which is order-free unless a window holds both zeros,
 // where the recurrence keeps the first one's sign (in its order: rows, then columns). A
 // column's maximum keeps the first of its zeros in row order, and the slots take columns in
@@ -923,11 +923,16 @@ IRRUN_AVX512 bool narrow_rows_avx512(const float* plane, const RowTable& rt, i64
       const i32* slot = w.narrow_idx + u * 16;
       for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 16) {
         const __m512i idx = _mm512_loadu_si512(slot);
-        const __m512 v = NV == 1 ? _mm512_permutexvar_ps(idx, cm[0])
-                                 : _mm512_permutex2var_ps(cm[0], idx, cm[NV - 1]);
+        // Columns 32-47 (NV 3) from the third vector.
+        [[maybe_unused]] const __mmask16 third =
+            NV == 3 ? _mm512_cmpgt_epi32_mask(idx, _mm512_set1_epi32(31)) : 0;
+        __m512 v =
+            NV == 1 ? _mm512_permutexvar_ps(idx, cm[0]) : _mm512_permutex2var_ps(cm[0], idx, cm[1]);
+        if constexpr (NV == 3) v = _mm512_mask_permutexvar_ps(v, third, idx, cm[2]);
         if constexpr (kPos) {
-          const __m512i p = NV == 1 ? _mm512_permutexvar_epi32(idx, cp[0])
-                                    : _mm512_permutex2var_epi32(cp[0], idx, cp[NV - 1]);
+          __m512i p = NV == 1 ? _mm512_permutexvar_epi32(idx, cp[0])
+                              : _mm512_permutex2var_epi32(cp[0], idx, cp[1]);
+          if constexpr (NV == 3) p = _mm512_mask_permutexvar_epi32(p, third, idx, cp[2]);
           const __mmask16 take =
               _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) |
               (_mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(p, mp));
@@ -1004,7 +1009,7 @@ IRRUN_AVX2 inline bool columns_avx2(const float* plane, const i64* rows, i64 nro
   return _mm256_movemask_ps(nan) != 0;
 }
 
-// narrow_rows_avx512 on AVX2: vectors of eight, NV of them (rows of up to 32 columns), each tap
+// narrow_rows_avx512 on AVX2: vectors of eight, NV of them (rows of up to 48 columns), each tap
 // slot's lanes taken from their source vectors (vpermps and blends).
 template <int NV, bool kPos>
 IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1,
@@ -1176,9 +1181,9 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
                       [[maybe_unused]] NarrowTaps& nt, [[maybe_unused]] Isa isa) {
   if constexpr (kHalf<T>) {
-    // f16 and bf16: rows of more than 32 columns or outputs with stride 1 or 2 (AVX2: bf16), else
+    // f16 and bf16: rows of more than 48 columns or outputs with stride 1 or 2 (AVX2: bf16), else
     // none (max_pool_half's f32 copies run them).
-    if (w.stride > 2 || (w.in_w <= 32 && w.out_w <= 32)) return nullptr;
+    if (w.stride > 2 || (w.in_w <= 48 && w.out_w <= 48)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
       if (shared_taps(w)) w.interior = interior_masks(w);
       if (!make_block_taps(w, bt)) return nullptr;
@@ -1201,8 +1206,10 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
         if (spread && w.group > 1) w.flat_positions = cols_avx512;
         // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
         if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
-        if (make_narrow(w, 16, 2, out_rows, nt))
-          return w.in_w <= 16 ? narrow_avx512<1> : narrow_avx512<2>;
+        if (make_narrow(w, 16, 3, out_rows, nt))
+          return w.in_w <= 16   ? narrow_avx512<1>
+                 : w.in_w <= 32 ? narrow_avx512<2>
+                                : narrow_avx512<3>;
         if (s > 2) return spread ? cols_avx512 : portable;
         if (shared_taps(w)) w.interior = interior_masks(w);
         if (!make_block_taps(w, bt)) return portable;
@@ -1215,9 +1222,9 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
       if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
         const bool spread = s > 2 && make_spread(w, 8, 8, out_rows, sp);
         if (spread && w.group > 1) w.flat_positions = cols_avx2;
-        if (make_narrow(w, 8, 4, out_rows, nt)) {
+        if (make_narrow(w, 8, 6, out_rows, nt)) {
           constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1>, narrow_avx2<2>, narrow_avx2<3>,
-                                               narrow_avx2<4>};
+                                               narrow_avx2<4>, narrow_avx2<5>, narrow_avx2<6>};
           return by_vectors[(w.in_w - 1) / 8];
         }
         if (s > 2) return spread ? cols_avx2 : portable;

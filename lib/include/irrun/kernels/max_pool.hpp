@@ -61,7 +61,7 @@ bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const Pool
 bool max_pool_half(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
                    const Parallel& par, Isa isa = Isa::best, std::int64_t chunk_bytes = 0);
 
-// f16 and bf16 window MaxPool without f32 copies (max_pool_fast.cpp): rows of more than 32
+// f16 and bf16 window MaxPool without f32 copies (max_pool_fast.cpp): rows of more than 48
 // columns or outputs with stride 1 or 2 on AVX-512 (and bf16's on AVX2), loading the 16-bit
 // values and storing them, with the reference kernel's bits in values and indices (i32 or i64,
 // or none). Returns false, touching nothing, for any other case (max_pool_half runs those) and
