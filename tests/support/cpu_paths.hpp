@@ -2,15 +2,11 @@
 // makes the same checks), for tests whose expectations depend on the path taken.
 #pragma once
 
-#include <cpuid.h>
-
 namespace irrun::testing {
 
 inline bool cpu_has_avx2() {
   __builtin_cpu_init();
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-         __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
 inline bool cpu_has_avx512() {

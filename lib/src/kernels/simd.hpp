@@ -15,9 +15,8 @@
 
 // The vector paths' target attributes (GCC 12's AVX-512 lambdas need their own). The AVX-512
 // path uses DQ, VL and BW too (vrangeps on 256-bit registers, masked 16-bit loads of f16 rows),
-// which every AVX-512 CPU but the Xeon Phi has; those run the AVX2 path. The AVX2 path uses FMA
-// and F16C (f16 rows), which every AVX2 CPU has.
-#define IRRUN_AVX2 __attribute__((target("avx2,fma,f16c")))
+// which every AVX-512 CPU but the Xeon Phi has; those run the AVX2 path.
+#define IRRUN_AVX2 __attribute__((target("avx2,fma")))
 #define IRRUN_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
 #define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
 // Helpers both vector paths inline: AVX2 alone is a subset of either path's target.
@@ -34,21 +33,23 @@ inline bool cpu_has_avx512() {
   return has;
 }
 
-// AVX2, FMA and F16C. F16C from cpuid: clang 14's __builtin_cpu_supports does not know it (the
-// AVX2 check covers the OS's support of the registers).
 inline bool cpu_has_avx2() {
   static const bool has = [] {
     __builtin_cpu_init();
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }();
   return has;
 }
 
-// The f16 kernels' conversions: the AVX2 path's.
+// AVX2, FMA and F16C (the f16 kernels' conversions). F16C from cpuid: clang 14's
+// __builtin_cpu_supports does not know it (the AVX2 check covers the OS's support of the
+// registers).
 inline bool cpu_has_f16c() {
-  return cpu_has_avx2();
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return cpu_has_avx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+  }();
+  return has;
 }
 
 }  // namespace irrun::kernels::detail
