@@ -518,7 +518,7 @@ TEST_CASE("max_pool_fast takes the sign of a window's first zero",
         for (i64 p = 1; p < width; ++p) {
           PoolGeometry g;
           g.spatial_rank = 2;
-          set_axis(g, 1, 2, 2, 1, 1, 0, 0, Rounding::floor);
+          set_axis(g, 1, 3, 3, 1, 1, 0, 0, Rounding::floor);  // three rows: columns first
           set_axis(g, 2, width, 3, stride, 1, 1, 1, Rounding::floor);
           Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
           float* x = in.mutable_data<float>();
