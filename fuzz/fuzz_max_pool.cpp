@@ -208,8 +208,9 @@ void same_bits(const char* what, const Case& c, const Tensor& values, const Tens
 }
 
 // The same values rounded to f16 and to bf16: wherever max_pool_half covers the case, every ISA
-// path on 1 and 2 threads, in pieces of the default 8 MiB, bands of one output row or pieces of
-// 400 bytes (bands of a few rows or a few planes), must give the reference kernel's bits.
+// path on 1 and 2 threads (the 16-bit rows where they run), in pieces of the default 8 MiB, bands
+// of one output row or pieces of 400 bytes (bands of a few rows or a few planes), must give the
+// reference kernel's bits.
 void run_half(const Case& c, const Tensor& in32) {
   const PoolGeometry& g = c.g;
   if (g.adaptive || !irrun::kernels::max_pool_fast_covers(ElementType::f32, g)) return;
