@@ -1179,6 +1179,17 @@ IRRUN_AVX2 bool cols_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1
   return !nan && _mm256_movemask_ps(low) == 0;
 }
 
+// The AVX-512 row blocks' tables (row_avx512) into w; false when they would be too large.
+bool take_block_taps(RowGeo& w, BlockTaps& bt) {
+  if (shared_taps(w)) w.interior = interior_masks(w);  // (make_block_taps reads it)
+  if (!make_block_taps(w, bt)) return false;
+  w.block_slot = bt.slot.data();
+  w.block_taps = bt.taps.data();
+  w.block_tap_count = bt.count.data();
+  w.block_masks = bt.masks.data();
+  return true;
+}
+
 template <class T>
 GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
@@ -1188,12 +1199,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
     // none (max_pool_half's f32 copies run them).
     if (w.stride > 2 || (w.in_w <= 48 && w.out_w <= 48)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
-      if (shared_taps(w)) w.interior = interior_masks(w);
-      if (!make_block_taps(w, bt)) return nullptr;
-      w.block_slot = bt.slot.data();
-      w.block_taps = bt.taps.data();
-      w.block_tap_count = bt.count.data();
-      w.block_masks = bt.masks.data();
+      if (!take_block_taps(w, bt)) return nullptr;
       return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
     }
     if constexpr (std::is_same_v<T, BF16>)
@@ -1214,12 +1220,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
                  : w.in_w <= 32 ? narrow_avx512<2>
                                 : narrow_avx512<3>;
         if (s > 2) return spread ? cols_avx512 : portable;
-        if (shared_taps(w)) w.interior = interior_masks(w);
-        if (!make_block_taps(w, bt)) return portable;
-        w.block_slot = bt.slot.data();
-        w.block_taps = bt.taps.data();
-        w.block_tap_count = bt.count.data();
-        w.block_masks = bt.masks.data();
+        if (!take_block_taps(w, bt)) return portable;
         return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
       }
       if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
