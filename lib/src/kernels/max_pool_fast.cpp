@@ -304,7 +304,7 @@ constexpr float kStart = std::is_same_v<S, F16>    ? -65504.0f
                          : std::is_same_v<S, BF16> ? -0x1.FEp127f
                                                    : std::numeric_limits<float>::lowest();
 
-// 16 elements of p as f32: all, lanes m (else src), lanes m (else 0).
+// 16 elements of p as f32: all; lanes m, 0 elsewhere; lanes m, src elsewhere.
 template <class S>
 IRRUN_AVX512 inline __m512 widen16(__m256i h) {
   if constexpr (std::is_same_v<S, F16>)
@@ -361,7 +361,7 @@ IRRUN_AVX512 inline void store16(S* p, __mmask16 m, __m512 v) {
 // kCols (values alone, stride 2): de-interleaved blocks take their taps once, from the maxima
 // over the window's rows of the elements they load (columns first, as narrow rows do), instead
 // of once a row (M1v 0.90 of the time). Returns false when a column's maximum is -0, for the
-// row to run again in order (see below narrow rows' check, which this one is).
+// row to run again in order (narrow rows make the same check; why it suffices is told there).
 // S: the elements' type (float, F16 or BF16).
 template <int kStride, bool kPos, bool kCols = false, class S = float>
 IRRUN_AVX512 bool row_avx512(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
