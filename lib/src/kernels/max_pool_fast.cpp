@@ -526,7 +526,7 @@ IRRUN_AVX512 bool row_avx512(const S* plane, const i64* rows, i64 nrows, const R
       if constexpr (kPos) _mm512_mask_storeu_epi32(pos + o0 + 16 * u, out, cp[u]);
     }
   }
-  return _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) == 0;
+  return !kCols || _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) == 0;
 }
 
 template <int kStride, class S = float>
@@ -699,6 +699,7 @@ IRRUN_AVX2 void row_avx2_any(const S* plane, const i64* rows, i64 nrows, const R
 
 constexpr i64 kMaxSources = 16;     // wider spans (long strides, kernels or dilations): portable
 constexpr i64 kFlatColumns = 4096;  // column maxima per flat group (L1: 32 KB with positions)
+constexpr i64 kNarrowColumns = 48;  // narrow rows' columns and outputs at most (make_narrow)
 
 // The Spread of blocks of `lanes` outputs from sources of `width` columns, and the column
 // maxima's layout in w; false when a block's taps span more than kMaxSources sources.
@@ -1197,7 +1198,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
   if constexpr (kHalf<T>) {
     // f16 and bf16: rows of more than 48 columns or outputs with stride 1 or 2 (AVX2: bf16), else
     // none (max_pool_half's f32 copies run them).
-    if (w.stride > 2 || (w.in_w <= 48 && w.out_w <= 48)) return nullptr;
+    if (w.stride > 2 || (w.in_w <= kNarrowColumns && w.out_w <= kNarrowColumns)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
       if (!take_block_taps(w, bt)) return nullptr;
       return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
@@ -1215,7 +1216,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
         if (spread && w.group > 1) w.flat_positions = cols_avx512;
         // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
         if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
-        if (make_narrow(w, 16, 3, out_rows, nt))
+        if (make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
           return w.in_w <= 16   ? narrow_avx512<1>
                  : w.in_w <= 32 ? narrow_avx512<2>
                                 : narrow_avx512<3>;
@@ -1226,7 +1227,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
       if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
         const bool spread = s > 2 && make_spread(w, 8, 8, out_rows, sp);
         if (spread && w.group > 1) w.flat_positions = cols_avx2;
-        if (make_narrow(w, 8, 6, out_rows, nt)) {
+        if (make_narrow(w, 8, kNarrowColumns / 8, out_rows, nt)) {
           constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1>, narrow_avx2<2>, narrow_avx2<3>,
                                                narrow_avx2<4>, narrow_avx2<5>, narrow_avx2<6>};
           return by_vectors[(w.in_w - 1) / 8];
