@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -1003,9 +1005,10 @@ TEST_CASE("fast avg_pool keeps its exact-first tries on sums that never round",
 // portable path's bits.
 TEST_CASE("fast avg_pool batches the exact tries of small bands", "[kernels][avg_pool_fast]") {
   Rng rng(0xBA7C4ull);
+  // (Stride-1 windows inside planes narrower than 32 stream instead: planes_stream.)
   const PoolGeometry shapes[] = {
-      window({1, 300}, {10, 5}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
-      window({1, 200}, {5, 3}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
+      window({1, 300}, {6, 40}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
+      window({1, 200}, {5, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),
       window({2, 75}, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true),
       // (windows taller than wide: no exact route)
       window({1, 90}, {10, 7, 7}, {2, 7, 7}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false, true),
@@ -1045,6 +1048,7 @@ TEST_CASE("fast avg_pool checks every plane of a chunk checked after", "[kernels
   const PoolGeometry geometries[] = {
       adaptive({1, 6}, {28, 28}, {7, 7}),
       window({1, 11}, {16, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, false, true),
+      window({1, 11}, {10, 5}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),  // streamed
   };
   for (const PoolGeometry& g : geometries) {
     const std::int64_t planes = g.planes(), IW = g.in[2], n = g.in_plane_size();
@@ -1066,6 +1070,53 @@ TEST_CASE("fast avg_pool checks every plane of a chunk checked after", "[kernels
           }
       }
   }
+}
+
+// Small planes whose stride-1 windows lie inside them and whose rows are narrower than 32
+// stream on both vector paths (planes_stream): a chunk's planes as one row of positions, eight
+// at a time, the outputs among them packed and stored together. 1-D, 2-D and 3-D windows of 1-9
+// columns under up to 3x5 rows, plane sizes that put outputs in every lane of the blocks, plane
+// counts that end chunks (2048 input floats) and the threads' ranges anywhere in a block; every
+// data mode against the oracle and the portable path's bits on one to three threads, the input
+// against unreadable pages and the output between canaries.
+TEST_CASE("fast avg_pool streams small planes", "[kernels][avg_pool_fast]") {
+  Rng rng(0x57EA4ull);
+  constexpr std::size_t kGuard = 16;
+  constexpr float kCanary = 12345.0f;
+  int streamed = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const auto rank = rng.range(1, 3);
+    const std::int64_t kw = rng.range(1, 9), iw = rng.range(kw, 31);
+    const std::int64_t kh = rank > 1 ? rng.range(1, 5) : 1, ih = rank > 1 ? rng.range(kh, 12) : 1;
+    const std::int64_t kd = rank > 2 ? rng.range(1, 3) : 1, id = rank > 2 ? rng.range(kd, 4) : 1;
+    const std::int64_t in_size = id * ih * iw;
+    const std::int64_t out_size = (id - kd + 1) * (ih - kh + 1) * (iw - kw + 1);
+    const std::vector<std::int64_t> nc{
+        1, rng.range(1, 3 * std::max<std::int64_t>(1, 2048 / in_size) + 1)};
+    const bool exclude = rng.coin();
+    const PoolGeometry g =
+        rank == 1   ? window(nc, {iw}, {kw}, {1}, {0}, {0}, false, exclude)
+        : rank == 2 ? window(nc, {ih, iw}, {kh, kw}, {1, 1}, {0, 0}, {0, 0}, false, exclude)
+                    : window(nc, {id, ih, iw}, {kd, kh, kw}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false,
+                             exclude);
+    streamed += 8 * out_size >= in_size && out_size < in_size;
+    const Data mode = static_cast<Data>(iter % 5);
+    INFO(describe(g) << " data " << static_cast<int>(mode));
+    const Tensor in = random_input(rng, g, mode);
+    const int threads = iter % 3 + 1;
+    const Tensor best = check_paths(g, in, Parallel(threads), Parallel(4 - threads));
+    for (const Isa isa : {Isa::best, Isa::avx2})
+      irrun::testing::with_guarded_copies(in, [&](const Tensor& copy, const char* where) {
+        INFO("isa " << static_cast<int>(isa) << ", " << where);
+        std::vector<float> buffer(best.element_count() + 2 * kGuard, kCanary);
+        Tensor out = Tensor::wrap(ElementType::f32, shape_of(g, g.out), buffer.data() + kGuard);
+        REQUIRE(irrun::kernels::avg_pool_fast(copy, out, g, Parallel(threads), isa));
+        CHECK(same_bits(out, best));
+        CHECK(std::count(buffer.begin(), buffer.begin() + kGuard, kCanary) == kGuard);
+        CHECK(std::count(buffer.end() - kGuard, buffer.end(), kCanary) == kGuard);
+      });
+  }
+  CHECK(streamed > 250);
 }
 
 // Every path stores whole blocks where it can (a row's last block again over outputs already
@@ -1341,6 +1392,36 @@ void check_probe_outputs(const PoolGeometry& g, const Tensor& in, const Parallel
 // probe fills a unit of 64 planes: a path whose exact sums (tried first, kept if no addition
 // rounded) took another order than its checked ones would find whole units exact in that order
 // where this one rounds, and keep other bits (round 48's first try).
+// Streamed planes (planes_stream) add in that order too. Each plane holds an order probe in the
+// window of its first output and zeros in the column after it, which the second output's window
+// takes with the rest of the probe. Windows of 4x2, 8x1 and 2x2x2 tell the rows' order apart
+// (three rows or more), those of 2x4 and 1x8 the taps'.
+TEST_CASE("fast avg_pool streamed planes add in the same order on every ISA",
+          "[kernels][avg_pool_fast]") {
+  struct Case {
+    std::vector<std::int64_t> in, k;
+  };
+  for (const Case& c : {Case{{4, 3}, {4, 2}}, Case{{8, 2}, {8, 1}}, Case{{2, 2, 3}, {2, 2, 2}},
+                        Case{{2, 5}, {2, 4}}, Case{{1, 9}, {1, 8}}}) {
+    const std::int64_t n =
+        std::accumulate(c.k.begin(), c.k.end(), std::int64_t{1}, std::multiplies<>());
+    const auto probes = order_probes(n, static_cast<double>(n), {0, n / 2, n - 1});
+    const std::vector<std::int64_t> ones(c.in.size(), 1), zeros(c.in.size(), 0);
+    const PoolGeometry g = window({1, static_cast<std::int64_t>(probes.size())}, c.in, c.k, ones,
+                                  zeros, zeros, false, true);
+    REQUIRE(g.out_plane_size() == 2);
+    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+    float* x = in.mutable_data<float>();
+    const std::int64_t IH = g.in[1], IW = g.in[2], kh = g.kernel[1], kw = g.kernel[2];
+    for (std::size_t p = 0; p < probes.size(); ++p)
+      for (std::int64_t t = 0; t < n; ++t)
+        x[static_cast<std::int64_t>(p) * g.in_plane_size() + (t / kw / kh * IH + t / kw % kh) * IW +
+          t % kw] = probes[p][static_cast<std::size_t>(t)];
+    INFO(describe(g));
+    check_probe_outputs(g, in, Parallel(2));
+  }
+}
+
 TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",
           "[kernels][avg_pool_fast]") {
   struct Case {

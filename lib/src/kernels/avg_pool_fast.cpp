@@ -45,6 +45,9 @@
 //   output rows of windows of consecutive input rows in one pass, each input row converted once
 //   for all four; on AVX2 such passes (2-D K x K windows, band_s1_avx2) store their four V rows for
 //   the horizontal pass. The portable path runs the same additions through band_generic.
+// Small planes whose stride-1 windows lie inside them, with rows narrower than 32, run as one
+// row of positions per chunk of planes, eight at a time, the outputs among them packed
+// (stream.hpp; checked after, as the chunks of whole planes below).
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
 // (plane_sum_portable gives the order; 7x7 planes have one of their own, in which every four are

@@ -7,6 +7,7 @@
 #include "own_bound.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 namespace irrun::kernels::avg_fast {
@@ -299,6 +300,53 @@ IRRUN_AVX2 IRRUN_INLINE void p49_track(__m256 v, __m256& m) {
 }
 #include "planes49.hpp"
 #include "vrun3.hpp"
+
+struct StreamV {
+  __m256d lo, hi;  // positions 0-3, 4-7
+};
+
+template <bool Whole, int R>
+IRRUN_AVX2 IRRUN_INLINE StreamV stream_v(const float* p, const i64* taps, i64 rows, i64 left) {
+  const auto load = [&](i64 at) IRRUN_AVX2 {
+    if constexpr (Whole) return _mm256_cvtps_pd(_mm_loadu_ps(p + at));
+    return _mm256_cvtps_pd(_mm_maskload_ps(p + at, first_lanes4(std::clamp<i64>(left - at, 0, 4))));
+  };
+  StreamV v{load(taps[0]), load(taps[0] + 4)};
+  for (i64 j = 1; j < (R > 0 ? R : rows); ++j)
+    v.lo = add_fma(v.lo, load(taps[j])), v.hi = add_fma(v.hi, load(taps[j] + 4));
+  return v;
+}
+
+// Lanes M .. M + 3 of the eight of a and b.
+template <int M>
+IRRUN_AVX2 IRRUN_INLINE __m256d lanes_from(__m256d a, __m256d b) {
+  if constexpr (M == 0) return a;
+  if constexpr (M == 4) return b;
+  const __m256d mid = _mm256_permute2f128_pd(a, b, 0x21);  // lanes 2-5
+  if constexpr (M == 1) return _mm256_shuffle_pd(a, mid, 0x5);
+  if constexpr (M == 2) return mid;
+  if constexpr (M == 3) return _mm256_shuffle_pd(mid, b, 0x5);
+}
+
+template <int K>
+IRRUN_AVX2 IRRUN_INLINE __m256 stream_y(StreamV cur, StreamV next, double r_s) {
+  const __m256d q[4] = {cur.lo, cur.hi, next.lo, next.hi}, r = _mm256_set1_pd(r_s);
+  // Tap J of the four positions from 4 H.
+  const auto tap = [&]<int J, int H>() IRRUN_AVX2 {
+    constexpr int at = J + 4 * H;
+    if constexpr (at % 4 == 0) return q[at / 4];
+    if constexpr (at % 4 != 0) return lanes_from<at % 4>(q[at / 4], q[at / 4 + 1]);
+  };
+  __m256d lo = q[0], hi = q[1];
+  [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX2 {
+    ((lo = _mm256_add_pd(lo, tap.template operator()<J + 1, 0>()),
+      hi = _mm256_add_pd(hi, tap.template operator()<J + 1, 1>())),
+     ...);
+  }
+  (std::make_integer_sequence<int, K - 1>{});
+  return _mm256_set_m128(scale4(hi, r), scale4(lo, r));
+}
+#include "stream.hpp"
 #undef IRRUN_PATH
 
 // One pass over memory: the bound comes from the same blocks the sums load (a 256-bit load for
@@ -1059,6 +1107,8 @@ Ops select_avx2(Plan& pl) {
     // Exact sums first (S3), in two passes: the scaling raises the precision flag.
     if ((ops.exact_band = pick_band_flat_avx2<true>(pl.k_w, pl.pad_left)))
       ops.scale_band = scale_flat_band;
+  } else if (make_stream(pl)) {
+    ops.planes = stream_fn(pl, std::make_integer_sequence<int, kStreamMaxKernel>{});
   } else if (s1_square(pl)) {
     ops.band = pl.k_w == 3 ? band_s1_avx2<3> : pl.k_w == 5 ? band_s1_avx2<5> : band_s1_avx2<7>;
     ops.own_bound = true, ops.min_group = kFusedRows;

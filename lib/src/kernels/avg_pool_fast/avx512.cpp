@@ -7,6 +7,7 @@
 #include "own_bound.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 
@@ -345,6 +346,37 @@ IRRUN_AVX512 IRRUN_INLINE void p49_track(__m256 v, __m256& m) {
 }
 #include "planes49.hpp"
 #include "vrun3.hpp"
+
+using StreamV = __m512d;
+
+template <bool Whole, int R>
+IRRUN_AVX512 IRRUN_INLINE __m512d stream_v(const float* p, const i64* taps, i64 rows, i64 left) {
+  const auto load = [&](i64 at) IRRUN_AVX512_LAMBDA {
+    if constexpr (Whole) return _mm512_cvtps_pd(_mm256_loadu_ps(p + at));
+    const auto m = static_cast<__mmask8>((1u << std::clamp<i64>(left - at, 0, 8)) - 1);
+    return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(m, p + at));
+  };
+  __m512d v = load(taps[0]);
+  for (i64 j = 1; j < (R > 0 ? R : rows); ++j) v = add_fma512(v, load(taps[j]));
+  return v;
+}
+
+// The taps shifted out of cur and next (valignq), as in row_s1_avx512.
+template <int K>
+IRRUN_AVX512 IRRUN_INLINE __m256 stream_y(__m512d cur, __m512d next, double r) {
+  const auto tap = [&]<int J>() IRRUN_AVX512_LAMBDA {
+    if constexpr (J == 8) return next;
+    const __m512i c = _mm512_castpd_si512(cur), n = _mm512_castpd_si512(next);
+    if constexpr (J < 8) return _mm512_castsi512_pd(_mm512_alignr_epi64(n, c, J));
+  };
+  __m512d s = cur;
+  [&]<int... J>(std::integer_sequence<int, J...>) IRRUN_AVX512_LAMBDA {
+    ((s = _mm512_add_pd(s, tap.template operator()<J + 1>())), ...);
+  }
+  (std::make_integer_sequence<int, K - 1>{});
+  return _mm512_cvtpd_ps(_mm512_fmadd_pd(s, _mm512_set1_pd(r), _mm512_setzero_pd()));
+}
+#include "stream.hpp"
 #undef IRRUN_PATH
 
 template <bool Bound>
@@ -1382,6 +1414,8 @@ Ops select_avx512(Plan& pl) {
     // instead cost S3 1.085 (they are still on their way to memory).
     ops.band = pick_band_flat_avx512(pl.k_w, pl.pad_left);
     ops.exact_band = pick_band_flat_avx512<true>(pl.k_w, pl.pad_left);
+  } else if (make_stream(pl)) {
+    ops.planes = stream_fn(pl, std::make_integer_sequence<int, kStreamMaxKernel>{});
   } else if (pl.fixed_w && pl.stride_w == 1 && (pl.k_w == 3 || pl.k_w == 5 || pl.k_w == 7) &&
              // Windows at most as tall as wide (2-D K x K, 1-D): taller ones (3-D, 5x3) run
              // every row alone through its chain of additions, which narrow rows leave

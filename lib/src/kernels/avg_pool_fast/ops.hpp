@@ -176,7 +176,8 @@ struct Ops {
   // Whole planes checked after their group (run_windows): `count` planes from x, at most
   // after_chunk_planes and four outputs or more, their outputs at y stored unchecked with
   // band's bits, in one pass.
-  void (*planes)(const Plan&, const float* x, float* y, i64 count) = nullptr;
+  using PlanesFn = void (*)(const Plan&, const float* x, float* y, i64 count);
+  PlanesFn planes = nullptr;
   // planes in two passes, for sums that need no bound: exact_planes stores the double sums
   // (no operation but their additions rounds), and after the precision flag is read,
   // scale_planes scales them into y, false if a sum is NaN (run_windows).

@@ -181,7 +181,8 @@ std::size_t table_bytes(const Plan& pl) {
   return bytes + detail::vector_bytes(pl.inv_w, pl.inv_w_swap, pl.row_begin, pl.row_off,
                                       pl.row_rinv, pl.step_end, pl.band_span_begin,
                                       pl.band_span_len, pl.run_end, pl.flat_r, pl.full_r,
-                                      pl.bins4_start, pl.bins4_rows, pl.flat_lanes);
+                                      pl.bins4_start, pl.bins4_rows, pl.flat_lanes, pl.stream_taps,
+                                      pl.stream_blocks);
 }
 
 bool rows_consecutive(const Plan& pl, i64 rows) {
@@ -249,6 +250,44 @@ void make_flat(Plan& pl) {
         const i64 c = (8 * b + l) % IW + j - pl.pad_left;
         if (c >= 0 && c < IW) pl.flat_lanes[at((b * pl.k_w + j) * 8 + l)] = ~std::uint64_t{0};
       }
+}
+
+bool make_stream(Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  const i64 IH = g.in[1], IW = g.in[2], OH = g.out[1], OW = g.out[2], in = g.in_plane_size();
+  const i64 out = g.out_plane_size(), rows = g.out[0] * OH;
+  // Whole planes checked after their group (run_windows), of one band each.
+  if (!pl.check_after || pl.bands != 1 || out >= in || in > kAfterChunkFloats ||
+      one_factor(pl) == 0)
+    return false;
+  if (!pl.fixed_w || pl.stride_w != 1 || pl.pad_left != 0 || pl.k_w > kStreamMaxKernel ||
+      OW + pl.k_w - 1 > IW)
+    return false;
+  // Where it pays: rows narrower than 32 (wider ones fill the row kernels' blocks: 32x32 and
+  // 40x40 planes took 1.05x and 1.12x, 28x28 0.88), and an output per block of eight positions
+  // or more (3-D windows of 2x7x7 on 10x7x7 planes, nine outputs to 490 positions, took 3.2x).
+  if (IW >= 32 || 8 * out < in) return false;
+  const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
+  const i64 r = pl.row_begin[1];
+  if (r == 0) return false;
+  // Every output row sums output 0's rows moved to its own position (stride 1, no padding).
+  for (i64 q = 0; q < rows; ++q) {
+    const i64 b = pl.row_begin[at(q)], shift = (q / OH * IH + q % OH) * IW;
+    if (pl.row_begin[at(q + 1)] - b != r) return false;
+    for (i64 j = 0; j < r; ++j)
+      if (pl.row_off[at(b + j)] != pl.row_off[at(j)] + shift) return false;
+  }
+  pl.stream_taps.assign(pl.row_off.begin(), pl.row_off.begin() + r);
+  pl.stream_last = ((g.out[0] - 1) * IH + OH - 1) * IW + OW - 1;
+  pl.stream_blocks.assign(at(std::lcm(in, i64{8}) / 8), {});
+  for (i64 i = 0; i < 8 * static_cast<i64>(pl.stream_blocks.size()); ++i) {
+    const i64 pos = i % in, w = pos % IW, h = pos / IW % IH, d = pos / IW / IH;
+    if (d >= g.out[0] || h >= OH || w >= OW) continue;
+    Plan::StreamBlock& blk = pl.stream_blocks[at(i / 8)];
+    blk.lanes = static_cast<std::uint8_t>(blk.lanes | 1u << (i % 8));
+    blk.order |= static_cast<std::uint64_t>(i % 8) << (8 * blk.count++);
+  }
+  return true;
 }
 
 namespace {

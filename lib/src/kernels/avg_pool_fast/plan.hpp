@@ -35,6 +35,8 @@ constexpr i64 kBoundMinRows = 8;   // Plan::bound_in_pass: windows of at least t
 constexpr i64 kFusedRows = 4;      // output rows that band_s1_avx512 sums in one pass
 constexpr i64 kFusedMaxRows = 64;  // fused rows (band_s1/s2_avx512): window rows, at most
 
+constexpr i64 kStreamMaxKernel = 9;  // streamed planes: windows up to 9 wide (two blocks of V)
+
 // Tables the vector loops load a whole register of (eight doubles, 64 bytes) at a time start on
 // a cache line: std::vector's 16-byte alignment splits three such loads in four across two
 // lines, and S3's group (two lane masks and a factor loaded per block) took ~15% longer, L1-hot.
@@ -126,6 +128,19 @@ struct Plan {
   // [block of eight % mask_period][tap][lane]: all ones where the lane's tap is in its own row.
   LineVector<std::uint64_t> flat_lanes;
   i64 mask_period = 1;
+  // Streamed planes (stream.hpp): a chunk's planes as one row of positions, every output at the
+  // position of its window's first input. V at a position sums the floats stream_taps past it
+  // (output 0's input rows, in summation order), and the k_w V values from an output's own
+  // position on are its window's: no window reaches past its row or plane. Per block of eight
+  // positions (the block's index modulo the table's length): the lanes that hold an output,
+  // their count and their order.
+  struct StreamBlock {
+    std::uint64_t order = 0;  // byte j: the lane of the block's j-th output
+    std::uint8_t lanes = 0, count = 0;
+  };
+  std::vector<i64> stream_taps;
+  std::vector<StreamBlock> stream_blocks;
+  i64 stream_last = 0;  // the position of a plane's last output
 };
 
 // Fills pl for g; false when the fast kernel does not cover g (windows of more than kMaxTaps
@@ -152,6 +167,11 @@ bool make_bins4_planes(Plan& pl);
 // their run and mask tables in pl.
 bool flat_eligible(const Plan& pl);
 void make_flat(Plan& pl);
+
+// Streamed planes (stream.hpp) for stride-1 windows inside small planes with narrow rows, whole
+// planes checked after their group, one factor for every output: whether they apply and pay,
+// and then their tables in pl.
+bool make_stream(Plan& pl);
 
 // T for a band whose finite inputs lie in [lo, hi]: an output whose sum s has |s| >= T is
 // proven within one ulp (avg_pool_fast.cpp, accuracy proof).
