@@ -123,14 +123,15 @@ void avg_pool_typed(const Tensor& in, Tensor& out, const PoolGeometry& g,
   });
 }
 
-// Where the two f16/bf16 kernels' speeds cross (bench/HISTORY.md, rounds 58 and 59): through
+// Where the two f16/bf16 kernels' speeds cross (bench/HISTORY.md, rounds 58, 59 and 70): through
 // f32 first for windows of 9 taps or more (16 in 1-D), from double sums first elsewhere (3-tap
 // windows, 1-D ones of 5 or 9, whose many outputs at 16-bit midpoints cost the f32 route more;
-// windows of 2^k taps, which it hands to double sums anyway), and for 3-D windows whose output
-// rows fit one 16-float vector (i3d's 2x7x7 head, which the f32 kernel runs at a fraction of its
-// lanes). Each is the other's fallback.
+// windows of 2^k taps, which it hands to double sums anyway). Each is the other's fallback.
+// (3-D windows whose output rows fit one 16-float vector went from double sums first until the
+// f32 kernel's narrow rows got faster: i3d's 2x7x7 head then took 0.58 of the time through f32,
+// 3x3x3 windows on 7x7 and 14x14 planes 0.36-0.55, and only 1x3x3 "same" windows with the
+// padding excluded, whose 4- and 6-tap edges hold many midpoints, 1.34x.)
 bool half_through_f32_first(const PoolGeometry& g) {
-  if (g.spatial_rank == 3 && g.out[2] <= 16) return false;
   return detail::window_taps(g) >= (g.spatial_rank == 1 ? 16 : 9);
 }
 
