@@ -210,6 +210,20 @@ Tensor check_paths(const PoolGeometry& g, const Tensor& in, const Parallel& best
   return check_paths(g, in, oracle_of(g, in), best_par, avx2_par);
 }
 
+// avg_pool_fast into caller memory between canaries: `want`'s bits, and nothing stored before or
+// after the output.
+void check_within_canaries(const PoolGeometry& g, const Tensor& in, const Parallel& par, Isa isa,
+                           const Tensor& want) {
+  constexpr std::size_t kGuard = 16;
+  constexpr float kCanary = 12345.0f;
+  std::vector<float> buffer(want.element_count() + 2 * kGuard, kCanary);
+  Tensor out = Tensor::wrap(ElementType::f32, shape_of(g, g.out), buffer.data() + kGuard);
+  REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, par, isa));
+  CHECK(same_bits(out, want));
+  CHECK(std::count(buffer.begin(), buffer.begin() + kGuard, kCanary) == kGuard);
+  CHECK(std::count(buffer.end() - kGuard, buffer.end(), kCanary) == kGuard);
+}
+
 }  // namespace
 
 TEST_CASE("fast avg_pool covers the benchmark patterns", "[kernels][avg_pool_fast]") {
@@ -1081,8 +1095,6 @@ TEST_CASE("fast avg_pool checks every plane of a chunk checked after", "[kernels
 // against unreadable pages and the output between canaries.
 TEST_CASE("fast avg_pool streams small planes", "[kernels][avg_pool_fast]") {
   Rng rng(0x57EA4ull);
-  constexpr std::size_t kGuard = 16;
-  constexpr float kCanary = 12345.0f;
   int streamed = 0;
   for (int iter = 0; iter < 400; ++iter) {
     const auto rank = rng.range(1, 3);
@@ -1108,12 +1120,7 @@ TEST_CASE("fast avg_pool streams small planes", "[kernels][avg_pool_fast]") {
     for (const Isa isa : {Isa::best, Isa::avx2})
       irrun::testing::with_guarded_copies(in, [&](const Tensor& copy, const char* where) {
         INFO("isa " << static_cast<int>(isa) << ", " << where);
-        std::vector<float> buffer(best.element_count() + 2 * kGuard, kCanary);
-        Tensor out = Tensor::wrap(ElementType::f32, shape_of(g, g.out), buffer.data() + kGuard);
-        REQUIRE(irrun::kernels::avg_pool_fast(copy, out, g, Parallel(threads), isa));
-        CHECK(same_bits(out, best));
-        CHECK(std::count(buffer.begin(), buffer.begin() + kGuard, kCanary) == kGuard);
-        CHECK(std::count(buffer.end() - kGuard, buffer.end(), kCanary) == kGuard);
+        check_within_canaries(g, copy, Parallel(threads), isa, best);
       });
   }
   CHECK(streamed > 250);
@@ -1124,8 +1131,6 @@ TEST_CASE("fast avg_pool streams small planes", "[kernels][avg_pool_fast]") {
 // here is caller memory with canaries after it (and before it).
 TEST_CASE("fast avg_pool writes nothing outside its output", "[kernels][avg_pool_fast]") {
   Rng rng(0xCA7A);
-  constexpr std::size_t kGuard = 16;
-  constexpr float kCanary = 12345.0f;
   int cases = 0;
   for (int iter = 0; iter < 300; ++iter) {
     const std::int64_t iw = rng.range(2, 70), ih = rng.range(1, 9), planes = rng.range(1, 3);
@@ -1148,16 +1153,8 @@ TEST_CASE("fast avg_pool writes nothing outside its output", "[kernels][avg_pool
     INFO(describe(g));
     const Tensor in = random_input(rng, g, Data::mixed);
     const Tensor want = run_fast(g, in, Parallel(1), Isa::portable);
-    const std::size_t n = want.element_count();
     for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable})
-      for (const int threads : {1, 2}) {
-        std::vector<float> buffer(n + 2 * kGuard, kCanary);
-        Tensor out = Tensor::wrap(ElementType::f32, shape_of(g, g.out), buffer.data() + kGuard);
-        REQUIRE(irrun::kernels::avg_pool_fast(in, out, g, Parallel(threads), isa));
-        CHECK(same_bits(out, want));
-        CHECK(std::count(buffer.begin(), buffer.begin() + kGuard, kCanary) == kGuard);
-        CHECK(std::count(buffer.end() - kGuard, buffer.end(), kCanary) == kGuard);
-      }
+      for (const int threads : {1, 2}) check_within_canaries(g, in, Parallel(threads), isa, want);
   }
   CHECK(cases > 250);
 }
