@@ -1194,6 +1194,14 @@ bool take_block_taps(RowGeo& w, BlockTaps& bt) {
   return true;
 }
 
+// narrow_avx512 with one vector of 16 per 16 input columns of w's rows (make_narrow's 16 lanes).
+template <class T>
+GroupFn<T> narrow_avx512_for(const RowGeo& w) {
+  constexpr GroupFn<T> by_vectors[] = {narrow_avx512<1, T>, narrow_avx512<2, T>,
+                                       narrow_avx512<3, T>};
+  return by_vectors[(w.in_w - 1) / 16];
+}
+
 template <class T>
 GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
@@ -1205,9 +1213,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
     // 0.75 of the time of 16 lanes here).
     if (isa == Isa::best && detail::cpu_has_avx512() && (w.in_w > 8 || w.out_w > 8) &&
         make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
-      return w.in_w <= 16   ? narrow_avx512<1, T>
-             : w.in_w <= 32 ? narrow_avx512<2, T>
-                            : narrow_avx512<3, T>;
+      return narrow_avx512_for<T>(w);
     if (w.stride > 2 || (w.in_w <= kNarrowColumns && w.out_w <= kNarrowColumns)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
       if (!take_block_taps(w, bt)) return nullptr;
@@ -1226,10 +1232,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
         if (spread && w.group > 1) w.flat_positions = cols_avx512;
         // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
         if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
-        if (make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
-          return w.in_w <= 16   ? narrow_avx512<1>
-                 : w.in_w <= 32 ? narrow_avx512<2>
-                                : narrow_avx512<3>;
+        if (make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt)) return narrow_avx512_for<T>(w);
         if (s > 2) return spread ? cols_avx512 : portable;
         if (!take_block_taps(w, bt)) return portable;
         return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
