@@ -336,6 +336,38 @@ TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
   check_orders(cases, rng);
 }
 
+// Values alone of 3-D windows over narrow rows of 9-48 columns on AVX-512 take each plane of D's
+// maxima over the window's rows once, in a ring kept for the windows that overlap it (separable
+// windows): groups of whole planes of D (several in a tensor, the last one short), strides of D
+// below the kernel (planes skipped between windows), windows clipped by D's padding or wholly in
+// it, dilated H, one to three vectors, D windows up to the ring's limit and past it.
+TEST_CASE("max_pool_fast separable 3-D windows", "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0x5E9A);
+  const PoolGeometry cases[] = {
+      geometry(2, {{6, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}}),   // I3D's
+      geometry(1, {{25, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}),  // 2 groups
+      geometry(2, {{9, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}}),
+      geometry(3, {{5, 2, 1, 1, 0, 0}, {10, 2, 1, 1, 0, 0}, {9, 2, 1, 1, 0, 0}}),
+      geometry(2, {{3, 5, 1, 1, 2, 2}, {6, 3, 1, 1, 1, 1}, {20, 3, 1, 1, 1, 1}}),
+      geometry(2, {{11, 4, 3, 1, 1, 2}, {7, 2, 2, 1, 0, 1}, {33, 3, 2, 1, 1, 1}}),
+      geometry(2, {{3, 2, 1, 1, 2, 2}, {5, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}}),  // no taps
+      geometry(2, {{5, 3, 1, 1, 1, 1}, {9, 3, 1, 2, 2, 2}, {12, 3, 1, 1, 1, 1}}),  // dilated H
+      geometry(1, {{4, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}, {48, 3, 1, 1, 1, 1}}),
+      geometry(1, {{9, 7, 1, 1, 3, 3}, {48, 3, 1, 1, 1, 1}, {16, 3, 1, 1, 1, 1}}),
+      geometry(1, {{9, 8, 1, 1, 3, 4}, {48, 3, 1, 1, 1, 1}, {40, 3, 1, 1, 1, 1}}),  // no ring
+      geometry(2, {{8, 3, 2, 1, 1, 1}, {7, 3, 1, 1, 1, 1}, {10, 3, 1, 1, 1, 1}}, Rounding::ceil),
+      // Three columns, stride 1, pads_begin 0 or 1 (their taps shifted, not permuted): valid,
+      // padded at the end only, rows of 16 and 17 (a vector, two), 32 and 48 (two, three).
+      geometry(2, {{6, 3, 1, 1, 0, 0}, {5, 3, 1, 1, 1, 1}, {16, 3, 1, 1, 0, 0}}),
+      geometry(2, {{6, 3, 1, 1, 1, 1}, {5, 3, 1, 1, 0, 2}, {16, 3, 1, 1, 0, 2}}),
+      geometry(2, {{6, 2, 1, 1, 0, 1}, {6, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}}),
+      geometry(2, {{5, 3, 1, 1, 1, 1}, {4, 3, 1, 1, 1, 1}, {32, 3, 1, 1, 0, 1}}, Rounding::ceil),
+      geometry(1, {{4, 4, 2, 1, 1, 2}, {5, 3, 1, 1, 1, 1}, {48, 3, 1, 1, 1, 1}}),
+      geometry(1, {{4, 3, 1, 1, 1, 1}, {5, 3, 1, 1, 1, 1}, {9, 3, 1, 1, 1, 3}}),  // lanes past in_w
+  };
+  check_orders(cases, rng);
+}
+
 // Stride-2 rows of more than 32 outputs on AVX-512: blocks of 32 de-interleave their loads, their
 // padding before and after the row masked to -inf, and values alone take their taps once from
 // the maxima over the window's rows (in order again when a -0 was read). Last blocks whose
@@ -535,6 +567,38 @@ TEST_CASE("max_pool_fast takes the sign of a window's first zero",
             }
           }
         }
+}
+
+// Separable windows take a column's maximum over planes of D from each plane's maximum over its
+// rows: a -0 in one plane and a +0 in a later one (or the signs swapped), in any rows, in the
+// same column or a neighbour, give the first one's sign as the recurrence does (D-major).
+TEST_CASE("max_pool_fast takes the sign of a 3-D window's first zero",
+          "[kernels][max_pool][max_pool_fast]") {
+  const Parallel par(1);
+  for (const i64 width : {12, 28, 40})
+    for (const i64 pad : {0, 1})
+      for (const i64 p : {i64{1}, width / 2})
+        for (const i64 plane : {1, 2})
+          for (const i64 next : {-1, 0, 1})
+            for (i64 rows = 0; rows < 9; ++rows)
+              for (const bool minus_first : {true, false}) {
+                const PoolGeometry g = geometry(
+                    1, {{3, 3, 1, 1, 1, 1}, {3, 3, 1, 1, 1, 1}, {width, 3, 1, 1, pad, pad}});
+                Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+                float* x = in.mutable_data<float>();
+                std::fill_n(x, in.element_count(), -1.0f);
+                x[rows / 3 * width + p] = minus_first ? -0.0f : 0.0f;
+                x[(plane * 3 + rows % 3) * width + p + next] = minus_first ? 0.0f : -0.0f;
+                INFO("width " << width << ", pad " << pad << ", column " << p << ", plane " << plane
+                              << ", next " << next << ", rows " << rows << ", -0 first "
+                              << minus_first);
+                const Result want = run(g, in, ElementType::f32, par, false);
+                for (const Isa isa : {Isa::best, Isa::avx2, Isa::portable}) {
+                  INFO("isa " << isa_name(isa));
+                  CHECK(
+                      same_bits(run(g, in, ElementType::f32, par, true, isa).values, want.values));
+                }
+              }
 }
 
 TEST_CASE("max_pool_fast covers f32/f64 windows and equal adaptive bins only",

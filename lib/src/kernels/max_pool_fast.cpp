@@ -124,6 +124,15 @@ struct RowGeo {
   bool narrow_empty = false;  // an output of the row has no tap (its window in the padding)
   bool (*flat_positions)(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
                          const ColScratch& cs, float* y, i32* pos) = nullptr;
+  // Separable windows (make_sep): the D and H axes' windows, the rows of H in and out, and the
+  // planes of D in the ring of row maxima (0: rows from the row table).
+  const detail::AxisWindows* axis_d = nullptr;
+  const detail::AxisWindows* axis_h = nullptr;
+  i64 in_h = 0, out_h = 0, sep_slots = 0;
+  i64 sep_pad_h = -1;  // windows of three rows of H, stride 1: their pads_begin; else -1
+  // Windows of three columns, stride 1, pads_begin 0 or 1 and at most as many vectors of outputs
+  // as of columns (shifted_outputs, AVX-512): that pad; else -1.
+  i64 shift_pad = -1;
 };
 
 constexpr i64 kMaxTableTaps = i64{1} << 20;  // larger tables (huge pads): the portable path
@@ -875,18 +884,120 @@ bool make_narrow(RowGeo& w, i64 lanes, i64 vectors, i64 out_rows, NarrowTaps& nt
   return true;
 }
 
+constexpr i64 kSepColumns = 16384;  // separable groups' outputs, at most (whole planes of D)
+constexpr i64 kSepFloats = 16384;   // their ring of row maxima, at most (64 KB)
+constexpr i64 kSepMaxKernel = 16;   // and D windows of this many planes, at most
+
+// Separable windows (sep_rows_avx512) for narrow rows in vectors of 16 (make_narrow's): whether
+// the windows of consecutive planes of D overlap (stride below the kernel, no dilation) and their
+// ring fits; make_sep then sets them up in w, in groups of whole planes of D (else leaves w).
+bool separable(const RowGeo& w, const PoolGeometry& g) {
+  const i64 ring = (g.kernel[0] + g.stride[0]) * g.out[1] * ((w.in_w + 15) / 16 * 16);
+  return !w.flat_positions && g.kernel[0] >= 2 && g.kernel[0] <= kSepMaxKernel &&
+         g.stride[0] < g.kernel[0] && g.dilation[0] == 1 && ring <= kSepFloats;
+}
+void make_sep(RowGeo& w, const PoolGeometry& g) {
+  if (!separable(w, g)) return;
+  w.sep_slots = g.kernel[0] + g.stride[0];
+  if (g.kernel[1] == 3 && g.stride[1] == 1 && g.dilation[1] == 1) w.sep_pad_h = g.pad_begin[1];
+  w.group = std::clamp<i64>(kSepColumns / (g.out[1] * w.out_w), 1, g.out[0]) * g.out[1];
+  const i64 ring = w.sep_slots * g.out[1] * ((w.in_w + 15) / 16 * 16);
+  w.col_len = std::max({w.col_len, w.group * w.out_w, ring + 15});
+}
+
+// The outputs of one output row, at y + o (and pos + o), from its columns' maxima cm (and their
+// positions cp): every output's maximum over its columns, each tap slot permuted out of cm.
+// With positions, `low` gains the lanes left at the start. n_out: the group's outputs (whole
+// stores before it).
+template <int NV, bool kPos, class S>
+IRRUN_AVX512 inline __attribute__((always_inline)) void narrow_outputs(const __m512 (&cm)[NV],
+                                                                       const __m512i (&cp)[NV],
+                                                                       const RowGeo& w, i64 o,
+                                                                       i64 n_out, S* y, i32* pos,
+                                                                       __mmask16& low) {
+  const __m512 lowest = _mm512_set1_ps(kStart<S>);
+  const i64 nu = (w.out_w + 15) / 16;
+  for (i64 u = 0; u < nu; ++u) {
+    __m512 m = lowest;
+    __m512i mp = _mm512_setzero_si512();
+    const i32* slot = w.narrow_idx + u * 16;
+    for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 16) {
+      const __m512i idx = _mm512_loadu_si512(slot);
+      // Columns 32-47 (NV 3) from the third vector.
+      [[maybe_unused]] const __mmask16 third =
+          NV == 3 ? _mm512_cmpgt_epi32_mask(idx, _mm512_set1_epi32(31)) : 0;
+      __m512 v =
+          NV == 1 ? _mm512_permutexvar_ps(idx, cm[0]) : _mm512_permutex2var_ps(cm[0], idx, cm[1]);
+      if constexpr (NV == 3) v = _mm512_mask_permutexvar_ps(v, third, idx, cm[2]);
+      if constexpr (kPos) {
+        __m512i p = NV == 1 ? _mm512_permutexvar_epi32(idx, cp[0])
+                            : _mm512_permutex2var_epi32(cp[0], idx, cp[1]);
+        if constexpr (NV == 3) p = _mm512_mask_permutexvar_epi32(p, third, idx, cp[2]);
+        const __mmask16 take =
+            _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) |
+            (_mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(p, mp));
+        m = _mm512_mask_mov_ps(m, take, v);
+        mp = _mm512_mask_mov_epi32(mp, take, p);
+      } else {
+        m = _mm512_max_ps(v, m);
+      }
+    }
+    if (w.narrow_empty) {  // lanes past out_w are not kept either way
+      const __mmask16 none = _mm512_cmplt_epi32_mask(_mm512_loadu_si512(w.narrow_idx + u * 16),
+                                                     _mm512_setzero_si512());
+      m = _mm512_mask_mov_ps(m, none, lowest);
+      if constexpr (kPos) mp = _mm512_mask_mov_epi32(mp, none, _mm512_setzero_si512());
+    }
+    // Rows are back to back: a whole store where the group's outputs go on, which the next
+    // row then writes over.
+    const i64 at = o + 16 * u, left = std::min<i64>(16, w.out_w - 16 * u);
+    if (at + 16 <= n_out) {
+      store16(y + at, 0xFFFF, m);
+      if constexpr (kPos) _mm512_storeu_si512(pos + at, mp);
+    } else {
+      store16(y + at, lanes16(0, left), m);
+      if constexpr (kPos) _mm512_mask_storeu_epi32(pos + at, lanes16(0, left), mp);
+    }
+    if constexpr (kPos) low |= _mm512_mask_cmp_ps_mask(lanes16(0, left), m, lowest, _CMP_EQ_OQ);
+  }
+}
+
+// narrow_outputs of values alone for windows of three columns, stride 1, pads_begin PW (0 or
+// 1), at most NV vectors of outputs: the taps shifted out of the column maxima (valignd) instead
+// of permuted by a table, those past the row's ends lowest (a tap that changes no maximum).
+template <int NV, int PW, class S>
+IRRUN_AVX512 inline __attribute__((always_inline)) void shifted_outputs(const __m512 (&cm)[NV],
+                                                                        const RowGeo& w, i64 o,
+                                                                        i64 n_out, S* y) {
+  const __m512i lowest = _mm512_castps_si512(_mm512_set1_ps(kStart<S>));
+  __m512i c[NV + 2];  // c[v + 1]: cm[v], lowest past in_w; lowest around them
+  c[0] = c[NV + 1] = lowest;
+  for (int v = 0; v < NV; ++v)
+    c[v + 1] = _mm512_mask_mov_epi32(lowest, lanes16(0, std::clamp<i64>(w.in_w - 16 * v, 0, 16)),
+                                     _mm512_castps_si512(cm[v]));
+  for (int u = 0; u < NV && 16 * u < w.out_w; ++u) {
+    const __m512i l = PW == 1 ? _mm512_alignr_epi32(c[u + 1], c[u], 15) : c[u + 1];
+    const __m512i m = PW == 1 ? c[u + 1] : _mm512_alignr_epi32(c[u + 2], c[u + 1], 1);
+    const __m512i r = _mm512_alignr_epi32(c[u + 2], c[u + 1], PW == 1 ? 1 : 2);
+    const __m512 v = _mm512_max_ps(_mm512_castsi512_ps(r),
+                                   _mm512_max_ps(_mm512_castsi512_ps(m), _mm512_castsi512_ps(l)));
+    const i64 at = o + 16 * u;
+    store16(y + at, at + 16 <= n_out ? 0xFFFF : lanes16(0, std::min<i64>(16, w.out_w - 16 * u)), v);
+  }
+}
+
 // The output rows q0 .. q1 - 1 of narrow rows on AVX-512, in NV vectors (GroupFn). Values
 // alone set `neg_zero` where a column maximum (of a row's columns or past them) was -0 and
 // return false (not checked); with positions, whether they saw no NaN and no output left at
 // lowest().
 // S: the elements' type (f16 and bf16 widened as they load, narrowed as they store; their rows
 // start at kStart<S>, max_pool_half_rows).
-template <int NV, bool kPos, class S = float>
+template <int NV, bool kPos, int PW = -1, class S = float>
 IRRUN_AVX512 bool narrow_rows_avx512(const S* plane, const RowTable& rt, i64 q0, i64 q1,
                                      const RowGeo& w, S* y, i32* pos, bool& neg_zero) {
   const __m512 lowest = _mm512_set1_ps(kStart<S>);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const i64 nu = (w.out_w + 15) / 16, n_out = (q1 - q0) * w.out_w;
+  const i64 n_out = (q1 - q0) * w.out_w;
   __mmask16 in[NV];
   for (int v = 0; v < NV; ++v) in[v] = lanes16(0, std::clamp<i64>(w.in_w - 16 * v, 0, 16));
   __mmask16 nan = 0, low = 0;
@@ -922,56 +1033,118 @@ IRRUN_AVX512 bool narrow_rows_avx512(const S* plane, const RowTable& rt, i64 q0,
       take_rows(std::false_type{});
     if constexpr (!kPos)
       for (int v = 0; v < NV; ++v) least = _mm512_min_epi32(least, _mm512_castps_si512(cm[v]));
-    const i64 o = (q - q0) * w.out_w;
-    for (i64 u = 0; u < nu; ++u) {
-      __m512 m = lowest;
-      __m512i mp = _mm512_setzero_si512();
-      const i32* slot = w.narrow_idx + u * 16;
-      for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 16) {
-        const __m512i idx = _mm512_loadu_si512(slot);
-        // Columns 32-47 (NV 3) from the third vector.
-        [[maybe_unused]] const __mmask16 third =
-            NV == 3 ? _mm512_cmpgt_epi32_mask(idx, _mm512_set1_epi32(31)) : 0;
-        __m512 v =
-            NV == 1 ? _mm512_permutexvar_ps(idx, cm[0]) : _mm512_permutex2var_ps(cm[0], idx, cm[1]);
-        if constexpr (NV == 3) v = _mm512_mask_permutexvar_ps(v, third, idx, cm[2]);
-        if constexpr (kPos) {
-          __m512i p = NV == 1 ? _mm512_permutexvar_epi32(idx, cp[0])
-                              : _mm512_permutex2var_epi32(cp[0], idx, cp[1]);
-          if constexpr (NV == 3) p = _mm512_mask_permutexvar_epi32(p, third, idx, cp[2]);
-          const __mmask16 take =
-              _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) |
-              (_mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(p, mp));
-          m = _mm512_mask_mov_ps(m, take, v);
-          mp = _mm512_mask_mov_epi32(mp, take, p);
-        } else {
-          m = _mm512_max_ps(v, m);
-        }
-      }
-      if (w.narrow_empty) {  // lanes past out_w are not kept either way
-        const __mmask16 none = _mm512_cmplt_epi32_mask(_mm512_loadu_si512(w.narrow_idx + u * 16),
-                                                       _mm512_setzero_si512());
-        m = _mm512_mask_mov_ps(m, none, lowest);
-        if constexpr (kPos) mp = _mm512_mask_mov_epi32(mp, none, _mm512_setzero_si512());
-      }
-      // Rows are back to back: a whole store where the group's outputs go on, which the next
-      // row then writes over.
-      const i64 at = o + 16 * u, left = std::min<i64>(16, w.out_w - 16 * u);
-      if (at + 16 <= n_out) {
-        store16(y + at, 0xFFFF, m);
-        if constexpr (kPos) _mm512_storeu_si512(pos + at, mp);
-      } else {
-        store16(y + at, lanes16(0, left), m);
-        if constexpr (kPos) _mm512_mask_storeu_epi32(pos + at, lanes16(0, left), mp);
-      }
-      if constexpr (kPos) low |= _mm512_mask_cmp_ps_mask(lanes16(0, left), m, lowest, _CMP_EQ_OQ);
-    }
+    if constexpr (!kPos && PW >= 0)
+      shifted_outputs<NV, PW>(cm, w, (q - q0) * w.out_w, n_out, y);
+    else
+      narrow_outputs<NV, kPos>(cm, cp, w, (q - q0) * w.out_w, n_out, y, pos, low);
   }
   if constexpr (!kPos) {
     neg_zero = _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) != 0;
     return false;
   }
   return nan == 0 && low == 0;
+}
+
+// Separable windows (values alone; make_sep): narrow_rows_avx512's column maxima of output row
+// (od, oh) taken over the window's planes of D from the maxima over its rows of H in each plane
+// (hm), which every plane computes once for all output rows whose windows hold it and keeps in a
+// ring of RowGeo::sep_slots planes. The rows of a window are D-major, so each plane's rows are
+// consecutive in its order, and the first of equal values wins in both steps (max(x, m) keeps
+// m), which is the recurrence's choice over the whole window (a -0 is checked as there). I3D's
+// 3x3x3 s1 pools had loaded (and widened) every input row nine times.
+// q0 and q1: whole planes of D (multiples of out_h).
+template <int NV, int PW, class S = float>
+IRRUN_AVX512 void sep_rows_avx512(const S* plane, i64 q0, i64 q1, const RowGeo& w, float* hm, S* y,
+                                  bool& neg_zero) {
+  const __m512 lowest = _mm512_set1_ps(kStart<S>);
+  // On a cache line (make_sep leaves 15 floats for it): lines split every load of the ring.
+  hm += (64 - reinterpret_cast<std::uintptr_t>(hm) % 64) % 64 / sizeof(float);
+  const detail::AxisWindows &ad = *w.axis_d, &ah = *w.axis_h;
+  const i64 OH = w.out_h, slot_len = OH * NV * 16, in_d = w.in_h * w.in_w;
+  const i64 n_out = (q1 - q0) * w.out_w;
+  __mmask16 in[NV];
+  for (int v = 0; v < NV; ++v) in[v] = lanes16(0, std::clamp<i64>(w.in_w - 16 * v, 0, 16));
+  __m512i least = _mm512_setzero_si512();
+  const __m512i no_pos[NV] = {};
+  __mmask16 low = 0;
+  const auto slot = [&](i64 d) { return hm + d % w.sep_slots * slot_len; };
+  i64 next_d = 0;  // planes before it are in the ring (or not needed)
+  // The maxima over the rows of the planes of od's window not in the ring yet.
+  const auto fill = [&](i64 od) IRRUN_AVX512_LAMBDA {
+    const auto at = static_cast<std::size_t>(od);
+    const i64 first = ad.first[at], last = first + ad.taps[at];  // (step 1: make_sep)
+    for (i64 d = std::max(next_d, first); d < last; ++d) {
+      float* h = slot(d);
+      if (w.sep_pad_h >= 0) {
+        // Windows of three rows, stride 1: each row loaded once, kept for the next two windows;
+        // rows outside the plane are lowest (a tap that changes no maximum).
+        const auto row = [&](i64 r, __m512(&x)[NV]) IRRUN_AVX512_LAMBDA {
+          const i64 off = d * in_d + r * w.in_w;
+          for (int v = 0; v < NV; ++v)
+            x[v] = r < 0 || r >= w.in_h           ? lowest
+                   : off + 16 * NV <= w.plane_len ? load16(plane + off + 16 * v)
+                                                  : load16(in[v], plane + off + 16 * v);
+        };
+        __m512 a[NV], b[NV], c[NV];
+        row(-w.sep_pad_h, a);
+        row(1 - w.sep_pad_h, b);
+        for (i64 oh = 0; oh < OH; ++oh, h += NV * 16) {
+          row(oh + 2 - w.sep_pad_h, c);
+          for (int v = 0; v < NV; ++v) {
+            _mm512_storeu_ps(h + 16 * v,
+                             _mm512_max_ps(c[v], _mm512_max_ps(b[v], _mm512_max_ps(a[v], lowest))));
+            a[v] = b[v], b[v] = c[v];
+          }
+        }
+        continue;
+      }
+      for (i64 oh = 0; oh < OH; ++oh, h += NV * 16) {
+        const auto ha = static_cast<std::size_t>(oh);
+        const i64 n = ah.taps[ha], r0 = d * in_d + ah.first[ha] * w.in_w, step = ah.step * w.in_w;
+        __m512 m[NV];
+        for (int v = 0; v < NV; ++v) m[v] = lowest;
+        const auto take_rows = [&](auto whole) IRRUN_AVX512_LAMBDA {
+          for (i64 r = 0; r < n; ++r)
+            for (int v = 0; v < NV; ++v) {
+              const S* x = plane + r0 + r * step + 16 * v;
+              m[v] = _mm512_max_ps(whole ? load16(x) : load16(in[v], x), m[v]);
+            }
+        };
+        if (n > 0 && r0 + (n - 1) * step + 16 * NV <= w.plane_len)
+          take_rows(std::true_type{});
+        else
+          take_rows(std::false_type{});
+        for (int v = 0; v < NV; ++v) _mm512_storeu_ps(h + 16 * v, m[v]);
+      }
+    }
+    next_d = std::max(next_d, last);
+  };
+  const i64 od_end = q1 / OH;
+  fill(q0 / OH);
+  for (i64 od = q0 / OH; od < od_end; ++od) {
+    // One window ahead: its stores have left for the cache when the maxima over D load them.
+    if (od + 1 < od_end) fill(od + 1);
+    const auto at = static_cast<std::size_t>(od);
+    const i64 first = ad.first[at], last = first + ad.taps[at];
+    // The window's planes in the ring, in order (a division each: not one per output row).
+    const float* planes[kSepMaxKernel];
+    for (i64 d = first; d < last; ++d) planes[d - first] = slot(d);
+    for (i64 oh = 0; oh < OH; ++oh) {
+      __m512 cm[NV];
+      for (int v = 0; v < NV; ++v) cm[v] = lowest;
+      for (i64 t = 0; t < last - first; ++t) {
+        const float* h = planes[t] + oh * NV * 16;
+        for (int v = 0; v < NV; ++v) cm[v] = _mm512_max_ps(_mm512_loadu_ps(h + 16 * v), cm[v]);
+      }
+      for (int v = 0; v < NV; ++v) least = _mm512_min_epi32(least, _mm512_castps_si512(cm[v]));
+      const i64 o = (od * OH + oh - q0) * w.out_w;
+      if constexpr (PW >= 0)
+        shifted_outputs<NV, PW>(cm, w, o, n_out, y);
+      else
+        narrow_outputs<NV, false>(cm, no_pos, w, o, n_out, y, nullptr, low);
+    }
+  }
+  neg_zero = _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) != 0;
 }
 
 template <int NV, class S = float>
@@ -981,7 +1154,18 @@ IRRUN_AVX512 bool narrow_avx512(const S* plane, const RowTable& rt, i64 q0, i64 
   if constexpr (std::is_same_v<S, float>)
     if (pos && w.flat_positions) return w.flat_positions(plane, rt, q0, q1, w, cs, y, pos);
   if (pos) return narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
-  narrow_rows_avx512<NV, false>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
+  const auto values = [&]<int PW>() IRRUN_AVX512_LAMBDA {
+    if (w.sep_slots > 0)
+      sep_rows_avx512<NV, PW>(plane, q0, q1, w, cs.v, y, neg_zero);
+    else
+      narrow_rows_avx512<NV, false, PW>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
+  };
+  if (w.shift_pad == 1)
+    values.template operator()<1>();
+  else if (w.shift_pad == 0)
+    values.template operator()<0>();
+  else
+    values.template operator()<-1>();
   return neg_zero && narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
 }
 
@@ -1194,18 +1378,23 @@ bool take_block_taps(RowGeo& w, BlockTaps& bt) {
   return true;
 }
 
-// narrow_avx512 with one vector of 16 per 16 input columns of w's rows (make_narrow's 16 lanes).
+// narrow_avx512 with one vector of 16 per 16 input columns of w's rows (make_narrow's 16 lanes),
+// RowGeo::shift_pad and separable windows (make_sep) set.
 template <class T>
-GroupFn<T> narrow_avx512_for(const RowGeo& w) {
+GroupFn<T> narrow_avx512_for(RowGeo& w, const PoolGeometry& g) {
+  if (w.k == 3 && w.stride == 1 && w.dil == 1 && w.pad <= 1 && w.out_w <= (w.in_w + 15) / 16 * 16)
+    w.shift_pad = w.pad;
+  make_sep(w, g);
   constexpr GroupFn<T> by_vectors[] = {narrow_avx512<1, T>, narrow_avx512<2, T>,
                                        narrow_avx512<3, T>};
   return by_vectors[(w.in_w - 1) / 16];
 }
 
 template <class T>
-GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
+GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeometry& g,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
                       [[maybe_unused]] NarrowTaps& nt, [[maybe_unused]] Isa isa) {
+  [[maybe_unused]] const i64 out_rows = g.out[0] * g.out[1];
   if constexpr (kHalf<T>) {
     // f16 and bf16: rows of more than 48 columns or outputs with stride 1 or 2 (AVX2: bf16), and
     // on AVX-512 narrow rows of more than eight columns or outputs, else none (max_pool_half's
@@ -1213,7 +1402,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
     // 0.75 of the time of 16 lanes here).
     if (isa == Isa::best && detail::cpu_has_avx512() && (w.in_w > 8 || w.out_w > 8) &&
         make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
-      return narrow_avx512_for<T>(w);
+      return narrow_avx512_for<T>(w, g);
     if (w.stride > 2 || (w.in_w <= kNarrowColumns && w.out_w <= kNarrowColumns)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
       if (!take_block_taps(w, bt)) return nullptr;
@@ -1232,7 +1421,8 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] i64 out_rows,
         if (spread && w.group > 1) w.flat_positions = cols_avx512;
         // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
         if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
-        if (make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt)) return narrow_avx512_for<T>(w);
+        if (make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
+          return narrow_avx512_for<T>(w, g);
         if (s > 2) return spread ? cols_avx512 : portable;
         if (!take_block_taps(w, bt)) return portable;
         return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
@@ -1308,7 +1498,8 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
     p.w = RowGeo{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
                  g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
     p.w.plane_len = g.in_plane_size();
-    p.group_fn = pick_group<T>(p.w, out_rows, p.block_taps, p.spread, p.narrow, p.isa);
+    p.w.axis_d = &axes[0], p.w.axis_h = &axes[1], p.w.in_h = g.in[1], p.w.out_h = g.out[1];
+    p.group_fn = pick_group<T>(p.w, g, p.block_taps, p.spread, p.narrow, p.isa);
     const bool avx512 = std::is_same_v<T, float> && p.isa == Isa::best && detail::cpu_has_avx512();
     if constexpr (kHalf<T>)
       p.reads_ahead = p.group_fn && p.isa == Isa::best && detail::cpu_has_avx512();
