@@ -339,14 +339,15 @@ TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
 // Values alone of 3-D windows over narrow rows of 9-48 columns on AVX-512 take each plane of D's
 // maxima over the window's rows once, in a ring kept for the windows that overlap it (separable
 // windows): groups of whole planes of D (several in a tensor, the last one short), strides of D
-// below the kernel (planes skipped between windows), windows clipped by D's padding or wholly in
-// it, dilated H, one to three vectors, D windows up to the ring's limit and past it.
+// up to half the kernel (and above it: rows from the table), windows clipped by D's padding or
+// wholly in it, dilated H, one to three vectors, D windows up to the ring's limit and past it.
 TEST_CASE("max_pool_fast separable 3-D windows", "[kernels][max_pool][max_pool_fast]") {
   Rng rng(0x5E9A);
   const PoolGeometry cases[] = {
       geometry(2, {{6, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}}),   // I3D's
       geometry(1, {{25, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}, {28, 3, 1, 1, 1, 1}}),  // 2 groups
       geometry(2, {{9, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}, {28, 3, 2, 1, 0, 1}}),
+      geometry(2, {{12, 5, 2, 1, 2, 2}, {9, 3, 2, 1, 1, 1}, {20, 3, 1, 1, 1, 1}}),
       geometry(3, {{5, 2, 1, 1, 0, 0}, {10, 2, 1, 1, 0, 0}, {9, 2, 1, 1, 0, 0}}),
       geometry(2, {{3, 5, 1, 1, 2, 2}, {6, 3, 1, 1, 1, 1}, {20, 3, 1, 1, 1, 1}}),
       geometry(2, {{11, 4, 3, 1, 1, 2}, {7, 2, 2, 1, 0, 1}, {33, 3, 2, 1, 1, 1}}),
