@@ -302,9 +302,9 @@ void check_orders(std::span<const PoolGeometry> cases, Rng& rng) {
 
 }  // namespace
 
-// Rows of up to 32 columns and outputs (AVX-512: 48) run as narrow rows (AVX-512: up to 8
-// columns in the AVX2 kernel's vectors, then one to three vectors of 16; AVX2: one to four of
-// 8): whole loads past a row's end within the plane, groups of whole planes' rows stored back to
+// Rows of up to 48 columns and outputs (AVX-512: 64) run as narrow rows (AVX-512: up to 8
+// columns in the AVX2 kernel's vectors, then one to four vectors of 16; AVX2: one to six of 8):
+// whole loads past a row's end within the plane, groups of whole planes' rows stored back to
 // back, and values alone order-free unless a column's maximum is -0 (then again with
 // positions). Inputs with and without
 // -0 and NaN, planes of several groups (the last one short), every tap slot width, the rows'
@@ -327,7 +327,12 @@ TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
       geometry(3, {{7, 3, 2, 1, 0, 0}, {35, 3, 2, 1, 0, 0}}),    // 35 columns: three vectors
       geometry(2, {{5, 3, 2, 1, 1, 1}, {38, 3, 2, 1, 1, 1}}),
       geometry(1, {{4, 3, 1, 1, 1, 1}, {48, 3, 1, 1, 1, 1}}),  // 48 outputs
-      geometry(1, {{4, 2, 1, 1, 0, 0}, {49, 2, 1, 1, 0, 0}}),  // 49 columns: not narrow
+      geometry(1, {{4, 2, 1, 1, 0, 0}, {49, 2, 1, 1, 0, 0}}),  // 49 columns: AVX-512 only
+      geometry(2, {{3, 1, 1, 1, 0, 0}, {9, 3, 2, 1, 0, 1}, {56, 3, 2, 1, 0, 1}}),  // I3D's 56x56
+      geometry(2, {{6, 2, 2, 1, 0, 0}, {56, 2, 2, 1, 0, 0}}),                      // M2's rows
+      geometry(2, {{5, 3, 1, 1, 1, 1}, {64, 3, 1, 1, 1, 1}}),                      // 64 outputs
+      geometry(2, {{5, 3, 1, 1, 1, 1}, {63, 3, 1, 1, 2, 2}}),  // 65 outputs: not narrow
+      geometry(2, {{4, 3, 3, 1, 1, 1}, {62, 4, 3, 1, 1, 2}}, Rounding::ceil),
       geometry(2, {{3, 3, 1, 1, 1, 1}, {4, 3, 1, 1, 1, 1}, {41, 3, 1, 1, 1, 1}}),
       geometry(2, {{3, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}}),  // 17 outputs: two vectors
       geometry(2, {{24, 3, 1, 1, 1, 1}}),

@@ -264,13 +264,20 @@ TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
       geometry(3, {{7, 3, 3, 1, 1, 1}, {40, 4, 3, 1, 1, 1}}),
       geometry(9, {{44, 5, 1, 1, 2, 2}}),
       geometry(2, {{8, 3, 1, 2, 2, 2}, {30, 3, 1, 2, 2, 2}}),
+      // AVX-512's narrow rows of four vectors: I3D's 1x3x3 s(1,2,2) on 56x56, 3x3x3 s1 on 64
+      // columns, 60 columns with stride 3 (wider ones: the f32 copies).
+      geometry(2, {{3, 1, 1, 1, 0, 0}, {9, 3, 2, 1, 0, 1}, {56, 3, 2, 1, 0, 1}}),
+      geometry(2, {{4, 3, 1, 1, 1, 1}, {5, 3, 1, 1, 1, 1}, {64, 3, 1, 1, 1, 1}}),
+      geometry(3, {{6, 3, 3, 1, 1, 1}, {60, 3, 3, 1, 0, 0}}),
+      geometry(2, {{5, 3, 3, 1, 1, 1}, {66, 3, 3, 1, 0, 0}}),
   };
-  // Where each path takes 16-bit rows: wide ones with stride 1 or 2, and (AVX-512) narrow ones
-  // of more than eight columns or outputs.
+  // Where each path takes 16-bit rows: on AVX-512 narrow ones (up to 64 columns and outputs, any
+  // stride) of more than eight columns or outputs; wide ones (past 64; AVX2's bf16 rows past 48)
+  // with stride 1 or 2.
   const auto rows16 = [](const PoolGeometry& g, bool best_avx512, bool wide_ok) {
     const i64 iw = g.in[2], ow = g.out[2];
-    const bool wide = iw > 48 || ow > 48;
-    return wide ? wide_ok && g.stride[2] <= 2 : best_avx512 && (iw > 8 || ow > 8);
+    if (best_avx512 && iw <= 64 && ow <= 64) return iw > 8 || ow > 8;
+    return (iw > 48 || ow > 48) && wide_ok && g.stride[2] <= 2;
   };
   const Parallel serial(1), three(3);
   const bool avx512 = irrun::testing::cpu_has_avx512(), avx2 = irrun::testing::cpu_has_avx2();

@@ -15,8 +15,8 @@
 // blocks, all taps in bounds, need none; a short last block runs as the interior block that
 // ends the row; stride-2 interior blocks de-interleave each input row once and shift their
 // taps out of it); AVX2 runs blocks of 8.
-// Rows of up to 48 columns and outputs reduce columns first in registers (narrow_*), whole
-// planes' rows at a time. Strides of 3 or more, whose taps would be gathered, reduce columns
+// Rows of up to 48 columns and outputs (AVX-512: 64) reduce columns first in registers (narrow_*),
+// whole planes' rows at a time. Strides of 3 or more, whose taps would be gathered, reduce columns
 // first too (cols_*): each column's maximum over the window's rows, then each output's over its
 // columns, the taps permuted out of whole vectors of column maxima. The recurrence's result is the
 // greatest value and, among the taps equal to it (-0 == +0), the first one, which is the one of
@@ -709,6 +709,7 @@ IRRUN_AVX2 void row_avx2_any(const S* plane, const i64* rows, i64 nrows, const R
 constexpr i64 kMaxSources = 16;     // wider spans (long strides, kernels or dilations): portable
 constexpr i64 kFlatColumns = 4096;  // column maxima per flat group (L1: 32 KB with positions)
 constexpr i64 kNarrowColumns = 48;  // narrow rows' columns and outputs at most (make_narrow)
+constexpr i64 kNarrow512 = 64;      // on AVX-512 (up to four vectors of 16)
 
 // The Spread of blocks of `lanes` outputs from sources of `width` columns, and the column
 // maxima's layout in w; false when a block's taps span more than kMaxSources sources.
@@ -841,20 +842,21 @@ IRRUN_AVX512 bool cols_avx512(const float* plane, const RowTable& rt, i64 q0, i6
   return !nan && low == 0;
 }
 
-// ---- Narrow rows: at most 48 input columns and outputs a row (7x7, 14x14, 28x28, 35x35 planes,
-// I3D's 3-D windows), any stride, dilation and padding. Row by row, the blocks above spent
-// 20-60 ns an output row on tables, masks and 32 lanes for 7 outputs (I3D's 3x3x3 pools on 7x7
-// and 14x14 planes: 1.6-3 GB/s). Here each output row takes its columns' maxima over the
-// window's input rows (a load per vector of a row), in registers, then every output's over its
-// columns, each tap slot permuted out of those vectors (AVX-512: one to three vectors of 16;
-// AVX2: one to six of 8). A unit is a whole plane's rows (up to kFlatColumns outputs), stored back
-// to back. Values alone take max(x, m), which is order-free unless a window holds both zeros,
-// where the recurrence keeps the first one's sign (in its order: rows, then columns). A
-// column's maximum keeps the first of its zeros in row order, and the slots take columns in
-// order, so the two orders part only where some column's maximum is a -0 (a -0 below an
-// earlier +0 of its column comes after that +0 in either order): a group where one is (1 check
-// a vector of a row, where a check a load took 0.87 of I3D's 3x3x3 time) runs again with
-// positions, combined by cols_*'s order-free rule (greater, or equal with a lesser position).
+// ---- Narrow rows: at most 48 input columns and outputs a row (AVX-512: 64; 7x7, 14x14, 28x28,
+// 35x35 and 56x56 planes, I3D's 3-D windows), any stride, dilation and padding. Row by row, the
+// blocks above spent 20-60 ns an output row on tables, masks and 32 lanes for 7 outputs (I3D's
+// 3x3x3 pools on 7x7 and 14x14 planes: 1.6-3 GB/s). Here each output row takes its columns' maxima
+// over the window's input rows (a load per vector of a row), in registers, then every output's over
+// its columns, each tap slot permuted out of those vectors (AVX-512: one to four vectors of 16;
+// AVX2: one to six of 8; rows of 49-64 columns had taken the row blocks on AVX-512: I3D's
+// 1x3x3 s(1,2,2) pool on 56x56 planes 0.5-0.7 of the time, M2v 0.55). A unit is a whole plane's
+// rows (up to kFlatColumns outputs), stored back to back. Values alone take max(x, m), which is
+// order-free unless a window holds both zeros, where the recurrence keeps the first one's sign (in
+// its order: rows, then columns). A column's maximum keeps the first of its zeros in row order, and
+// the slots take columns in order, so the two orders part only where some column's maximum is a -0
+// (a -0 below an earlier +0 of its column comes after that +0 in either order): a group where one
+// is (1 check a vector of a row, where a check a load took 0.87 of I3D's 3x3x3 time) runs again
+// with positions, combined by cols_*'s order-free rule (greater, or equal with a lesser position).
 
 // Slot j of output vector u (of nu) takes the j-th in-bounds tap (first[o] + j * dil) of each of
 // its lanes o: idx[(j * nu + u) * lanes + o] is its column. A lane with fewer taps takes its last
@@ -924,16 +926,20 @@ IRRUN_AVX512 inline __attribute__((always_inline)) void narrow_outputs(const __m
     const i32* slot = w.narrow_idx + u * 16;
     for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 16) {
       const __m512i idx = _mm512_loadu_si512(slot);
-      // Columns 32-47 (NV 3) from the third vector.
+      // Columns 32-63 (NV 3, 4) from the third and fourth vectors.
       [[maybe_unused]] const __mmask16 third =
-          NV == 3 ? _mm512_cmpgt_epi32_mask(idx, _mm512_set1_epi32(31)) : 0;
+          NV >= 3 ? _mm512_cmpgt_epi32_mask(idx, _mm512_set1_epi32(31)) : 0;
       __m512 v =
           NV == 1 ? _mm512_permutexvar_ps(idx, cm[0]) : _mm512_permutex2var_ps(cm[0], idx, cm[1]);
       if constexpr (NV == 3) v = _mm512_mask_permutexvar_ps(v, third, idx, cm[2]);
+      if constexpr (NV == 4)
+        v = _mm512_mask_mov_ps(v, third, _mm512_permutex2var_ps(cm[2], idx, cm[3]));
       if constexpr (kPos) {
         __m512i p = NV == 1 ? _mm512_permutexvar_epi32(idx, cp[0])
                             : _mm512_permutex2var_epi32(cp[0], idx, cp[1]);
         if constexpr (NV == 3) p = _mm512_mask_permutexvar_epi32(p, third, idx, cp[2]);
+        if constexpr (NV == 4)
+          p = _mm512_mask_mov_epi32(p, third, _mm512_permutex2var_epi32(cp[2], idx, cp[3]));
         const __mmask16 take =
             _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) |
             (_mm512_cmp_ps_mask(v, m, _CMP_EQ_OQ) & _mm512_cmplt_epi32_mask(p, mp));
@@ -1387,7 +1393,7 @@ GroupFn<T> narrow_avx512_for(RowGeo& w, const PoolGeometry& g) {
     w.shift_pad = w.pad;
   make_sep(w, g);
   constexpr GroupFn<T> by_vectors[] = {narrow_avx512<1, T>, narrow_avx512<2, T>,
-                                       narrow_avx512<3, T>};
+                                       narrow_avx512<3, T>, narrow_avx512<4, T>};
   return by_vectors[(w.in_w - 1) / 16];
 }
 
@@ -1397,12 +1403,12 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
                       [[maybe_unused]] NarrowTaps& nt, [[maybe_unused]] Isa isa) {
   [[maybe_unused]] const i64 out_rows = g.out[0] * g.out[1];
   if constexpr (kHalf<T>) {
-    // f16 and bf16: rows of more than 48 columns or outputs with stride 1 or 2 (AVX2: bf16), and
-    // on AVX-512 narrow rows of more than eight columns or outputs, else none (max_pool_half's
+    // f16 and bf16: on AVX-512 narrow rows of more than eight columns or outputs, rows of more
+    // than 64 (AVX2, bf16: 48) columns or outputs with stride 1 or 2, else none (max_pool_half's
     // f32 copies run them: rows of eight take eight lanes there, I3D's 3x3x3 s1 on 1x832x10x7x7
     // 0.75 of the time of 16 lanes here).
     if (isa == Isa::best && detail::cpu_has_avx512() && (w.in_w > 8 || w.out_w > 8) &&
-        make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
+        make_narrow(w, 16, kNarrow512 / 16, out_rows, nt))
       return narrow_avx512_for<T>(w, g);
     if (w.stride > 2 || (w.in_w <= kNarrowColumns && w.out_w <= kNarrowColumns)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
@@ -1422,8 +1428,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
         if (spread && w.group > 1) w.flat_positions = cols_avx512;
         // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
         if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
-        if (make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
-          return narrow_avx512_for<T>(w, g);
+        if (make_narrow(w, 16, kNarrow512 / 16, out_rows, nt)) return narrow_avx512_for<T>(w, g);
         if (s > 2) return spread ? cols_avx512 : portable;
         if (!take_block_taps(w, bt)) return portable;
         return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
