@@ -302,8 +302,9 @@ void check_orders(std::span<const PoolGeometry> cases, Rng& rng) {
 
 }  // namespace
 
-// Rows of up to 48 columns and outputs (AVX-512: 64) run as narrow rows (AVX-512: up to 8
-// columns in the AVX2 kernel's vectors, then one to four vectors of 16; AVX2: one to six of 8):
+// Rows of up to 64 columns and outputs run as narrow rows (AVX-512: up to 8 columns in the AVX2
+// kernel's vectors, then one to four vectors of 16; AVX2: one to eight of 8, its positions on rows
+// of 49-64 with stride 1 or 2 from the row blocks):
 // whole loads past a row's end within the plane, groups of whole planes' rows stored back to
 // back, and values alone order-free unless a column's maximum is -0 (then again with
 // positions). Inputs with and without

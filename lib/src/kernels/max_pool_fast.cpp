@@ -15,7 +15,7 @@
 // blocks, all taps in bounds, need none; a short last block runs as the interior block that
 // ends the row; stride-2 interior blocks de-interleave each input row once and shift their
 // taps out of it); AVX2 runs blocks of 8.
-// Rows of up to 48 columns and outputs (AVX-512: 64) reduce columns first in registers (narrow_*),
+// Rows of up to 64 columns and outputs reduce columns first in registers (narrow_*),
 // whole planes' rows at a time. Strides of 3 or more, whose taps would be gathered, reduce columns
 // first too (cols_*): each column's maximum over the window's rows, then each output's over its
 // columns, the taps permuted out of whole vectors of column maxima. The recurrence's result is the
@@ -708,8 +708,8 @@ IRRUN_AVX2 void row_avx2_any(const S* plane, const i64* rows, i64 nrows, const R
 
 constexpr i64 kMaxSources = 16;     // wider spans (long strides, kernels or dilations): portable
 constexpr i64 kFlatColumns = 4096;  // column maxima per flat group (L1: 32 KB with positions)
-constexpr i64 kNarrowColumns = 48;  // narrow rows' columns and outputs at most (make_narrow)
-constexpr i64 kNarrow512 = 64;      // on AVX-512 (up to four vectors of 16)
+constexpr i64 kNarrowColumns = 64;  // narrow rows' columns and outputs at most (make_narrow)
+constexpr i64 kNarrowCopies = 48;   // f16/bf16 narrow rows off AVX-512: the f32 copies, up to
 
 // The Spread of blocks of `lanes` outputs from sources of `width` columns, and the column
 // maxima's layout in w; false when a block's taps span more than kMaxSources sources.
@@ -842,21 +842,22 @@ IRRUN_AVX512 bool cols_avx512(const float* plane, const RowTable& rt, i64 q0, i6
   return !nan && low == 0;
 }
 
-// ---- Narrow rows: at most 48 input columns and outputs a row (AVX-512: 64; 7x7, 14x14, 28x28,
-// 35x35 and 56x56 planes, I3D's 3-D windows), any stride, dilation and padding. Row by row, the
-// blocks above spent 20-60 ns an output row on tables, masks and 32 lanes for 7 outputs (I3D's
-// 3x3x3 pools on 7x7 and 14x14 planes: 1.6-3 GB/s). Here each output row takes its columns' maxima
-// over the window's input rows (a load per vector of a row), in registers, then every output's over
-// its columns, each tap slot permuted out of those vectors (AVX-512: one to four vectors of 16;
-// AVX2: one to six of 8; rows of 49-64 columns had taken the row blocks on AVX-512: I3D's
-// 1x3x3 s(1,2,2) pool on 56x56 planes 0.5-0.7 of the time, M2v 0.55). A unit is a whole plane's
-// rows (up to kFlatColumns outputs), stored back to back. Values alone take max(x, m), which is
-// order-free unless a window holds both zeros, where the recurrence keeps the first one's sign (in
-// its order: rows, then columns). A column's maximum keeps the first of its zeros in row order, and
-// the slots take columns in order, so the two orders part only where some column's maximum is a -0
-// (a -0 below an earlier +0 of its column comes after that +0 in either order): a group where one
-// is (1 check a vector of a row, where a check a load took 0.87 of I3D's 3x3x3 time) runs again
-// with positions, combined by cols_*'s order-free rule (greater, or equal with a lesser position).
+// ---- Narrow rows: at most 64 input columns and outputs a row (7x7, 14x14, 28x28, 35x35 and 56x56
+// planes, I3D's 3-D windows), any stride, dilation and padding. Row by row, the blocks above spent
+// 20-60 ns an output row on tables, masks and 32 lanes for 7 outputs (I3D's 3x3x3 pools on 7x7
+// and 14x14 planes: 1.6-3 GB/s). Here each output row takes its columns' maxima over the
+// window's input rows (a load per vector of a row), in registers, then every output's over its
+// columns, each tap slot permuted out of those vectors (AVX-512: one to four vectors of 16;
+// AVX2: one to eight of 8; rows of 49-64 columns had taken the row blocks: I3D's 1x3x3 s(1,2,2)
+// pool on 56x56 planes 0.5-0.7 of the time, M2v 0.55, with the AVX2 cap 0.61). A unit is a whole
+// plane's rows (up to kFlatColumns outputs), stored back to back. Values alone take max(x, m),
+// which is order-free unless a window holds both zeros, where the recurrence keeps the first
+// one's sign (in its order: rows, then columns). A column's maximum keeps the first of its zeros
+// in row order, and the slots take columns in order, so the two orders part only where some
+// column's maximum is a -0 (a -0 below an earlier +0 of its column comes after that +0 in either
+// order): a group where one is (1 check a vector of a row, where a check a load took 0.87 of
+// I3D's 3x3x3 time) runs again with positions, combined by cols_*'s order-free rule (greater, or
+// equal with a lesser position).
 
 // Slot j of output vector u (of nu) takes the j-th in-bounds tap (first[o] + j * dil) of each of
 // its lanes o: idx[(j * nu + u) * lanes + o] is its column. A lane with fewer taps takes its last
@@ -1207,7 +1208,7 @@ IRRUN_AVX2 inline bool columns_avx2(const float* plane, const i64* rows, i64 nro
   return _mm256_movemask_ps(nan) != 0;
 }
 
-// narrow_rows_avx512 on AVX2: vectors of eight, NV of them (rows of up to 48 columns), each tap
+// narrow_rows_avx512 on AVX2: vectors of eight, NV of them (rows of up to 64 columns), each tap
 // slot's lanes taken from their source vectors (vpermps and blends).
 template <int NV, bool kPos>
 IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1,
@@ -1307,6 +1308,12 @@ IRRUN_AVX2 bool narrow_avx2(const float* plane, const RowTable& rt, i64 q0, i64 
                             const ColScratch& cs, float* y, i32* pos) {
   bool neg_zero = false;
   if (pos && w.flat_positions) return w.flat_positions(plane, rt, q0, q1, w, cs, y, pos);
+  // Rows of 49-64 columns: positions with stride 1 or 2 take the row blocks (M2 took 1.28x of
+  // their time through these narrow rows; values alone, M2v, 0.61).
+  if constexpr (NV > 6)
+    if (pos && w.stride <= 2)
+      return w.stride == 1 ? rows_of<float, row_avx2_any<1>>(plane, rt, q0, q1, w, cs, y, pos)
+                           : rows_of<float, row_avx2_any<2>>(plane, rt, q0, q1, w, cs, y, pos);
   if (pos) return narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
   narrow_rows_avx2<NV, false>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
   return neg_zero && narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
@@ -1404,13 +1411,13 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
   [[maybe_unused]] const i64 out_rows = g.out[0] * g.out[1];
   if constexpr (kHalf<T>) {
     // f16 and bf16: on AVX-512 narrow rows of more than eight columns or outputs, rows of more
-    // than 64 (AVX2, bf16: 48) columns or outputs with stride 1 or 2, else none (max_pool_half's
-    // f32 copies run them: rows of eight take eight lanes there, I3D's 3x3x3 s1 on 1x832x10x7x7
-    // 0.75 of the time of 16 lanes here).
+    // than 64 (AVX2, bf16: kNarrowCopies) columns or outputs with stride 1 or 2, else none
+    // (max_pool_half's f32 copies run them: rows of eight take eight lanes there, I3D's 3x3x3 s1 on
+    // 1x832x10x7x7 0.75 of the time of 16 lanes here).
     if (isa == Isa::best && detail::cpu_has_avx512() && (w.in_w > 8 || w.out_w > 8) &&
-        make_narrow(w, 16, kNarrow512 / 16, out_rows, nt))
+        make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
       return narrow_avx512_for<T>(w, g);
-    if (w.stride > 2 || (w.in_w <= kNarrowColumns && w.out_w <= kNarrowColumns)) return nullptr;
+    if (w.stride > 2 || (w.in_w <= kNarrowCopies && w.out_w <= kNarrowCopies)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
       if (!take_block_taps(w, bt)) return nullptr;
       return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
@@ -1428,7 +1435,8 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
         if (spread && w.group > 1) w.flat_positions = cols_avx512;
         // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
         if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
-        if (make_narrow(w, 16, kNarrow512 / 16, out_rows, nt)) return narrow_avx512_for<T>(w, g);
+        if (make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
+          return narrow_avx512_for<T>(w, g);
         if (s > 2) return spread ? cols_avx512 : portable;
         if (!take_block_taps(w, bt)) return portable;
         return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
@@ -1438,7 +1446,8 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
         if (spread && w.group > 1) w.flat_positions = cols_avx2;
         if (make_narrow(w, 8, kNarrowColumns / 8, out_rows, nt)) {
           constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1>, narrow_avx2<2>, narrow_avx2<3>,
-                                               narrow_avx2<4>, narrow_avx2<5>, narrow_avx2<6>};
+                                               narrow_avx2<4>, narrow_avx2<5>, narrow_avx2<6>,
+                                               narrow_avx2<7>, narrow_avx2<8>};
           return by_vectors[(w.in_w - 1) / 8];
         }
         if (s > 2) return spread ? cols_avx2 : portable;
