@@ -891,21 +891,18 @@ constexpr i64 kSepColumns = 16384;  // separable groups' outputs, at most (whole
 constexpr i64 kSepFloats = 16384;   // their ring of row maxima, at most (64 KB)
 constexpr i64 kSepMaxKernel = 16;   // and D windows of this many planes, at most
 
-// Separable windows (sep_rows_avx512) for narrow rows in vectors of 16 (make_narrow's): whether
-// each plane of D is in two windows or more (stride at most half the kernel, no dilation) and
-// their ring fits; make_sep then sets them up in w, in groups of whole planes of D (else leaves
-// w). (I3D's 3x3x3 s2 pool, each plane in one or two windows, took 1.2x.)
-bool separable(const RowGeo& w, const PoolGeometry& g) {
-  const i64 ring = (g.kernel[0] + g.stride[0]) * g.out[1] * ((w.in_w + 15) / 16 * 16);
-  return !w.flat_positions && g.kernel[0] <= kSepMaxKernel && 2 * g.stride[0] <= g.kernel[0] &&
-         g.dilation[0] == 1 && ring <= kSepFloats;
-}
+// Separable windows (sep_rows_avx512) for narrow rows in vectors of 16 (make_narrow's), set up in
+// w where each plane of D is in two windows or more (stride at most half the kernel, no
+// dilation) and their ring fits, in groups of whole planes of D; else w is left as it is. (I3D's
+// 3x3x3 s2 pool, each plane in one or two windows, took 1.2x.)
 void make_sep(RowGeo& w, const PoolGeometry& g) {
-  if (!separable(w, g)) return;
-  w.sep_slots = g.kernel[0] + g.stride[0];
+  const i64 slots = g.kernel[0] + g.stride[0], ring = slots * g.out[1] * ((w.in_w + 15) / 16 * 16);
+  if (w.flat_positions || g.kernel[0] > kSepMaxKernel || 2 * g.stride[0] > g.kernel[0] ||
+      g.dilation[0] != 1 || ring > kSepFloats)
+    return;
+  w.sep_slots = slots;
   if (g.kernel[1] == 3 && g.stride[1] == 1 && g.dilation[1] == 1) w.sep_pad_h = g.pad_begin[1];
   w.group = std::clamp<i64>(kSepColumns / (g.out[1] * w.out_w), 1, g.out[0]) * g.out[1];
-  const i64 ring = w.sep_slots * g.out[1] * ((w.in_w + 15) / 16 * 16);
   w.col_len = std::max({w.col_len, w.group * w.out_w, ring + 15});
 }
 
@@ -1065,7 +1062,8 @@ template <int NV, int PW, class S = float>
 IRRUN_AVX512 void sep_rows_avx512(const S* plane, i64 q0, i64 q1, const RowGeo& w, float* hm, S* y,
                                   bool& neg_zero) {
   const __m512 lowest = _mm512_set1_ps(kStart<S>);
-  // On a cache line (make_sep leaves 15 floats for it): lines split every load of the ring.
+  // The ring on a cache line (make_sep leaves 15 floats for it): unaligned, its loads each split
+  // two lines (1.1x the time).
   hm += (64 - reinterpret_cast<std::uintptr_t>(hm) % 64) % 64 / sizeof(float);
   const detail::AxisWindows &ad = *w.axis_d, &ah = *w.axis_h;
   const i64 OH = w.out_h, slot_len = OH * NV * 16, in_d = w.in_h * w.in_w;
