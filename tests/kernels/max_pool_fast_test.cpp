@@ -395,6 +395,37 @@ TEST_CASE("max_pool_fast de-interleaved rows", "[kernels][max_pool][max_pool_fas
   check_orders(cases, rng);
 }
 
+// Values alone of rows past 64 columns or outputs with windows of two or three columns, stride 1
+// or 2 (no dilation), on AVX-512 take each output row's column maxima in vectors from column
+// -pad on, and their taps shifted out of them (wide rows): pads from 0 to past a vector, windows
+// past the row's end (pads_end, ceil) or wholly in the padding, last outputs whose last taps
+// lie past their vectors' columns, windows of one to nine rows (two and three unrolled) or
+// none, several groups a plane (the last one short), 1-D to 3-D.
+TEST_CASE("max_pool_fast wide rows", "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0x31DE);
+  const PoolGeometry cases[] = {
+      geometry(2, {{9, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}),  // M1v
+      geometry(2, {{7, 3, 2, 1, 0, 0}, {147, 3, 2, 1, 0, 0}}),  // Inception v3's
+      geometry(2, {{8, 3, 2, 1, 0, 1}, {150, 3, 2, 1, 0, 1}}),  // SSD Inception's
+      geometry(2, {{6, 2, 2, 1, 0, 0}, {224, 2, 2, 1, 0, 0}}),  // VGG's
+      geometry(2, {{5, 2, 2, 1, 1, 1}, {97, 2, 2, 1, 1, 1}}, Rounding::ceil),
+      geometry(2, {{5, 3, 1, 1, 1, 1}, {70, 3, 1, 1, 1, 1}}),   // stride 1
+      geometry(2, {{4, 3, 1, 1, 0, 0}, {200, 3, 1, 1, 0, 0}}),  // 198 outputs
+      geometry(2, {{4, 3, 1, 1, 1, 1}, {96, 3, 1, 1, 1, 1}}),   // last taps past the vectors
+      geometry(2, {{5, 3, 2, 1, 1, 1}, {128, 3, 2, 1, 1, 1}}),
+      geometry(1, {{150, 3, 1, 1, 1, 1}, {81, 2, 1, 1, 0, 1}}),   // groups of 50 rows
+      geometry(2, {{4, 2, 1, 1, 1, 0}, {65, 2, 1, 1, 1, 0}}),     // one and two rows
+      geometry(2, {{9, 3, 2, 1, 1, 1}, {100, 3, 2, 1, 20, 20}}),  // pads past a vector
+      geometry(2, {{9, 3, 1, 1, 17, 17}, {66, 3, 1, 1, 17, 17}}),
+      geometry(2, {{6, 2, 1, 1, 3, 3}, {90, 3, 2, 1, 1, 1}}),  // rows wholly in the padding
+      geometry(2, {{12, 5, 2, 1, 2, 2}, {99, 3, 2, 1, 0, 0}}, Rounding::ceil),     // five rows
+      geometry(2, {{4, 3, 1, 1, 1, 1}, {9, 3, 2, 1, 1, 1}, {80, 3, 2, 1, 1, 1}}),  // nine
+      geometry(2, {{300, 3, 2, 1, 1, 1}}),                                         // 1-D
+      geometry(2, {{3, 3, 1, 1, 1, 1}, {5, 3, 1, 1, 0, 70}}),  // 73 outputs of 5 columns
+  };
+  check_orders(cases, rng);
+}
+
 // Layers that read and write 16 MiB or more read their input ahead on the AVX-512 path, and
 // those of 32 MiB or more write their outputs ahead too (read_ahead.hpp): prefetches alone,
 // so the same bits, through the loops of units that take them, on row-by-row geometries and

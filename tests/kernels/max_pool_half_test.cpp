@@ -270,6 +270,10 @@ TEST_CASE("max_pool_half_rows loads and stores 16-bit values and their indices",
       geometry(2, {{4, 3, 1, 1, 1, 1}, {5, 3, 1, 1, 1, 1}, {64, 3, 1, 1, 1, 1}}),
       geometry(3, {{6, 3, 3, 1, 1, 1}, {60, 3, 3, 1, 0, 0}}),
       geometry(2, {{5, 3, 3, 1, 1, 1}, {66, 3, 3, 1, 0, 0}}),
+      // Wide rows of two-column windows, stride 1 and 2, pads past a vector.
+      geometry(2, {{5, 2, 1, 1, 0, 1}, {81, 2, 1, 1, 0, 1}}),
+      geometry(2, {{6, 2, 2, 1, 0, 0}, {130, 2, 2, 1, 0, 0}}),
+      geometry(2, {{5, 3, 2, 1, 1, 1}, {100, 3, 2, 1, 20, 20}}),
   };
   // Where each path takes 16-bit rows: on AVX-512 narrow ones (up to 64 columns and outputs, any
   // stride) of more than eight columns or outputs; wide ones (past 64; AVX2's bf16 rows past 48)

@@ -1175,6 +1175,117 @@ IRRUN_AVX512 bool narrow_avx512(const S* plane, const RowTable& rt, i64 q0, i64 
   return neg_zero && narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
 }
 
+// Wide rows (more than kNarrowColumns columns or outputs), values alone, stride S (1 or 2) and
+// windows of K columns (dilation 1) on AVX-512: each output row's column maxima over its
+// window's rows in vectors of 16 columns from column -pad on (lowest outside the row), and
+// each vector of 16 outputs' taps shifted out of them (stride 2: out of their even and odd
+// columns), one vector of maxima ahead for the last taps. Row blocks of 32 (row_avx512, columns
+// first) reload each block's last 16 columns and a row's last block, a row at a call. A -0 among
+// the maxima sets neg_zero, as in narrow rows.
+template <int K, int S, class T>
+IRRUN_AVX512 void wide_rows_avx512(const T* plane, const RowTable& rt, i64 q0, i64 q1,
+                                   const RowGeo& w, T* y, bool& neg_zero) {
+  static_assert((S == 1 || S == 2) && K >= 1 && K <= 16 * S);
+  const __m512 lowest = _mm512_set1_ps(kStart<T>);
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const i64 nu = (w.out_w + 15) / 16, n_out = (q1 - q0) * w.out_w;
+  __m512i least = _mm512_setzero_si512();
+  // Vector u's taps 0 .. K - 1: stride 1, from its columns a and the next b; stride 2, from the
+  // even (a) and odd (d) columns of its 32 and the next vector's (b, e).
+  const auto taps = [&]<int... t>(std::integer_sequence<int, t...>, __m512 a, __m512 b, __m512 d,
+                                  __m512 e) IRRUN_AVX512_LAMBDA {
+    const auto tap = [&]<int j>() IRRUN_AVX512_LAMBDA {
+      const __m512i lo = _mm512_castps_si512(S == 2 && j % 2 ? d : a);
+      const __m512i hi = _mm512_castps_si512(S == 2 && j % 2 ? e : b);
+      constexpr int shift = S == 2 ? j / 2 : j;
+      if constexpr (shift == 0)
+        return _mm512_castsi512_ps(lo);
+      else if constexpr (shift == 16)
+        return _mm512_castsi512_ps(hi);
+      else
+        return _mm512_castsi512_ps(_mm512_alignr_epi32(hi, lo, shift));
+    };
+    // (The maxima are lowest or more: the first tap starts the maximum.)
+    __m512 m = tap.template operator()<0>();
+    ((m = _mm512_max_ps(tap.template operator()<t + 1>(), m)), ...);
+    return m;
+  };
+  // Output row q from its window's rows, R of them (0: rt.count(q), else a constant: the loops
+  // unrolled, the rows' pointers in registers).
+  const i64 in_w = w.in_w, out_w = w.out_w, pad = w.pad, span = 16 * S;
+  // Vectors u of columns wholly inside the row: whole_lo <= u <= whole_hi.
+  const i64 whole_lo = (pad + span - 1) / span;
+  const i64 whole_hi = in_w + pad >= span ? (in_w + pad - span) / span : -1;
+  const auto row = [&]<int R>(i64 q) IRRUN_AVX512_LAMBDA {
+    const i64 n = R > 0 ? R : rt.count(q);
+    const i64* rows = rt.rows(q);
+    const T* p[R > 0 ? R : 1];
+    if constexpr (R > 0)
+      for (int r = 0; r < R; ++r) p[r] = plane + rows[r];
+    const auto at_row = [&](i64 r) { return R > 0 ? p[r] : plane + rows[r]; };
+    // The maxima of columns c .. c + 15 over the window's rows (lowest outside the row).
+    const auto cols = [&](i64 c, bool whole) IRRUN_AVX512_LAMBDA {
+      __m512 m = lowest;
+      if (whole) {
+        for (i64 r = 0; r < n; ++r) m = _mm512_max_ps(load16(at_row(r) + c), m);
+      } else if (const __mmask16 in =
+                     lanes16(std::clamp<i64>(-c, 0, 16), std::clamp<i64>(in_w - c, 0, 16))) {
+        for (i64 r = 0; r < n; ++r) m = _mm512_max_ps(load16(lowest, in, at_row(r) + c), m);
+      }
+      least = _mm512_min_epi32(least, _mm512_castps_si512(m));
+      return m;
+    };
+    const auto next = [&](i64 u, __m512& a, __m512& d) IRRUN_AVX512_LAMBDA {
+      const i64 c = span * u - pad;
+      const bool whole = u >= whole_lo && u <= whole_hi;
+      a = cols(c, whole);
+      if constexpr (S == 2) {
+        const __m512 b = cols(c + 16, whole);
+        d = _mm512_permutex2var_ps(a, odd, b);
+        a = _mm512_permutex2var_ps(a, even, b);
+      }
+    };
+    T* yq = y + (q - q0) * out_w;
+    const i64 left = n_out - (q - q0) * out_w;  // the group's outputs from yq on
+    __m512 a, d = lowest;
+    next(0, a, d);
+    for (i64 u = 0; u < nu; ++u) {
+      __m512 b = lowest, e = lowest;
+      if (K > S || u + 1 < nu) next(u + 1, b, e);
+      const __m512 m = taps(std::make_integer_sequence<int, K - 1>{}, a, b, d, e);
+      // Whole stores where the group's outputs go on (the next row writes over them).
+      store16(yq + 16 * u,
+              16 * u + 16 <= left ? 0xFFFF : lanes16(0, std::min<i64>(16, out_w - 16 * u)), m);
+      a = b, d = e;
+    }
+  };
+  for (i64 q = q0; q < q1; ++q) {
+    const i64 n = rt.count(q);
+    if (n == 3)
+      row.template operator()<3>(q);
+    else if (n == 2)
+      row.template operator()<2>(q);
+    else
+      row.template operator()<0>(q);
+  }
+  neg_zero = _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) != 0;
+}
+
+// Wide rows (GroupFn): positions from the row blocks, and values again in the recurrence's order
+// where a column's maximum was -0.
+template <int K, int S, class T>
+IRRUN_AVX512 bool wide_avx512(const T* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
+                              const ColScratch& cs, T* y, i32* pos) {
+  if (pos) return rows_of<T, row_avx512_any<S, T>>(plane, rt, q0, q1, w, cs, y, pos);
+  bool neg_zero = false;
+  wide_rows_avx512<K, S>(plane, rt, q0, q1, w, y, neg_zero);
+  for (i64 q = q0; neg_zero && q < q1; ++q)
+    row_avx512<S, false, false, T>(plane, rt.rows(q), rt.count(q), w, y + (q - q0) * w.out_w,
+                                   nullptr);
+  return false;
+}
+
 // The lanes of b where mask is set, of a elsewhere.
 IRRUN_AVX2 inline __m256i blend(__m256i a, __m256i b, __m256 mask) {
   return _mm256_castps_si256(
@@ -1402,6 +1513,17 @@ GroupFn<T> narrow_avx512_for(RowGeo& w, const PoolGeometry& g) {
   return by_vectors[(w.in_w - 1) / 16];
 }
 
+// Wide rows (wide_avx512) of windows of two or three columns, stride 1 or 2, in groups of rows
+// as narrow rows'; else nullptr.
+template <class T>
+GroupFn<T> wide_avx512_for(RowGeo& w, i64 out_rows) {
+  constexpr GroupFn<T> by_shape[2][2] = {{wide_avx512<2, 1, T>, wide_avx512<3, 1, T>},
+                                         {wide_avx512<2, 2, T>, wide_avx512<3, 2, T>}};
+  if (w.stride > 2 || w.dil != 1 || w.k < 2 || w.k > 3) return nullptr;
+  w.group = std::clamp<i64>(kFlatColumns / w.out_w, 1, out_rows);
+  return by_shape[w.stride - 1][w.k - 2];
+}
+
 template <class T>
 GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeometry& g,
                       [[maybe_unused]] BlockTaps& bt, [[maybe_unused]] Spread& sp,
@@ -1418,6 +1540,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
     if (w.stride > 2 || (w.in_w <= kNarrowCopies && w.out_w <= kNarrowCopies)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
       if (!take_block_taps(w, bt)) return nullptr;
+      if (const GroupFn<T> wide = wide_avx512_for<T>(w, out_rows)) return wide;
       return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
     }
     if constexpr (std::is_same_v<T, BF16>)
@@ -1437,6 +1560,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
           return narrow_avx512_for<T>(w, g);
         if (s > 2) return spread ? cols_avx512 : portable;
         if (!take_block_taps(w, bt)) return portable;
+        if (const GroupFn<T> wide = wide_avx512_for<T>(w, out_rows)) return wide;
         return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
       }
       if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
