@@ -1428,6 +1428,110 @@ IRRUN_AVX2 bool narrow_avx2(const float* plane, const RowTable& rt, i64 q0, i64 
   return neg_zero && narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
 }
 
+// wide_rows_avx512 on AVX2 (f32 and bf16), in vectors of 8: stride 2's even and odd columns
+// by in-lane shuffles and a cross-lane permute, taps shifted across two vectors by vperm2f128
+// and vpalignr.
+template <int K, int S, class T>
+IRRUN_AVX2 void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
+                               T* y, bool& neg_zero) {
+  static_assert((S == 1 || S == 2) && K >= 2 && K <= 8 * S);
+  const __m256 lowest = _mm256_set1_ps(kStart<T>);
+  const i64 nu = (w.out_w + 7) / 8, n_out = (q1 - q0) * w.out_w;
+  __m256i least = _mm256_setzero_si256();
+  const auto taps = [&]<int... t>(std::integer_sequence<int, t...>, __m256 a, __m256 b, __m256 d,
+                                  __m256 e) IRRUN_AVX2 {
+    const auto tap = [&]<int j>() IRRUN_AVX2 {
+      const __m256 lo = S == 2 && j % 2 ? d : a, hi = S == 2 && j % 2 ? e : b;
+      constexpr int shift = S == 2 ? j / 2 : j;
+      const __m256 mid = _mm256_permute2f128_ps(lo, hi, 0x21);  // lo's upper half, hi's lower
+      const auto align = [&](__m256 h, __m256 l, auto bytes) IRRUN_AVX2 {
+        return _mm256_castsi256_ps(
+            _mm256_alignr_epi8(_mm256_castps_si256(h), _mm256_castps_si256(l), bytes()));
+      };
+      if constexpr (shift == 0)
+        return lo;
+      else if constexpr (shift == 4)
+        return mid;
+      else if constexpr (shift == 8)
+        return hi;
+      else if constexpr (shift < 4)
+        return align(mid, lo, std::integral_constant<int, 4 * shift>{});
+      else
+        return align(hi, mid, std::integral_constant<int, 4 * (shift - 4)>{});
+    };
+    __m256 m = tap.template operator()<0>();
+    ((m = _mm256_max_ps(tap.template operator()<t + 1>(), m)), ...);
+    return m;
+  };
+  const i64 in_w = w.in_w, out_w = w.out_w, pad = w.pad, span = 8 * S;
+  const i64 whole_lo = (pad + span - 1) / span;
+  const i64 whole_hi = in_w + pad >= span ? (in_w + pad - span) / span : -1;
+  const auto row = [&]<int R>(i64 q) IRRUN_AVX2 {
+    const i64 n = R > 0 ? R : rt.count(q);
+    const i64* rows = rt.rows(q);
+    const T* p[R > 0 ? R : 1];
+    if constexpr (R > 0)
+      for (int r = 0; r < R; ++r) p[r] = plane + rows[r];
+    const auto at_row = [&](i64 r) { return R > 0 ? p[r] : plane + rows[r]; };
+    const auto cols = [&](i64 c, bool whole) IRRUN_AVX2 {
+      __m256 m = lowest;
+      const i64 lo = std::clamp<i64>(-c, 0, 8), hi = std::clamp<i64>(in_w - c, 0, 8);
+      if (whole)
+        for (i64 r = 0; r < n; ++r) m = _mm256_max_ps(load8(at_row(r) + c), m);
+      else if (lo < hi)
+        for (i64 r = 0; r < n; ++r) m = _mm256_max_ps(load8(at_row(r) + c, lo, hi), m);
+      least = _mm256_min_epi32(least, _mm256_castps_si256(m));
+      return m;
+    };
+    const auto next = [&](i64 u, __m256& a, __m256& d) IRRUN_AVX2 {
+      const i64 c = span * u - pad;
+      const bool whole = u >= whole_lo && u <= whole_hi;
+      a = cols(c, whole);
+      if constexpr (S == 2) {
+        const __m256 b = cols(c + 8, whole);
+        const auto order = [&](__m256 x) IRRUN_AVX2 {  // 64-bit pairs 0, 2, 1, 3
+          return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(x), 0xD8));
+        };
+        d = order(_mm256_shuffle_ps(a, b, 0xDD));
+        a = order(_mm256_shuffle_ps(a, b, 0x88));
+      }
+    };
+    T* yq = y + (q - q0) * out_w;
+    const i64 left = n_out - (q - q0) * out_w;
+    __m256 a, d = lowest;
+    next(0, a, d);
+    for (i64 u = 0; u < nu; ++u) {
+      __m256 b = lowest, e = lowest;
+      if (K > S || u + 1 < nu) next(u + 1, b, e);
+      const __m256 m = taps(std::make_integer_sequence<int, K - 1>{}, a, b, d, e);
+      store8(yq + 8 * u, 8 * u + 8 <= left ? 8 : std::min<i64>(8, out_w - 8 * u), m);
+      a = b, d = e;
+    }
+  };
+  for (i64 q = q0; q < q1; ++q) {
+    const i64 n = rt.count(q);
+    if (n == 3)
+      row.template operator()<3>(q);
+    else if (n == 2)
+      row.template operator()<2>(q);
+    else
+      row.template operator()<0>(q);
+  }
+  neg_zero = _mm256_movemask_ps(
+                 _mm256_castsi256_ps(_mm256_cmpeq_epi32(least, _mm256_set1_epi32(INT32_MIN)))) != 0;
+}
+
+template <int K, int S, class T>
+IRRUN_AVX2 bool wide_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
+                          const ColScratch& cs, T* y, i32* pos) {
+  if (pos) return rows_of<T, row_avx2_any<S, T>>(plane, rt, q0, q1, w, cs, y, pos);
+  bool neg_zero = false;
+  wide_rows_avx2<K, S>(plane, rt, q0, q1, w, y, neg_zero);
+  for (i64 q = q0; neg_zero && q < q1; ++q)
+    row_avx2<S, false, T>(plane, rt.rows(q), rt.count(q), w, y + (q - q0) * w.out_w, nullptr);
+  return false;
+}
+
 // cols_avx512 on AVX2: blocks of eight outputs, single source vectors (vpermps).
 IRRUN_AVX2 bool cols_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
                           const ColScratch& cs, float* y, i32* pos) {
@@ -1513,15 +1617,25 @@ GroupFn<T> narrow_avx512_for(RowGeo& w, const PoolGeometry& g) {
   return by_vectors[(w.in_w - 1) / 16];
 }
 
-// Wide rows (wide_avx512) of windows of two or three columns, stride 1 or 2, in groups of rows
-// as narrow rows'; else nullptr.
+// Wide rows (wide_avx512, wide_avx2) of windows of two or three columns, stride 1 or 2, in groups
+// of rows as narrow rows'; else nullptr.
 template <class T>
-GroupFn<T> wide_avx512_for(RowGeo& w, i64 out_rows) {
-  constexpr GroupFn<T> by_shape[2][2] = {{wide_avx512<2, 1, T>, wide_avx512<3, 1, T>},
-                                         {wide_avx512<2, 2, T>, wide_avx512<3, 2, T>}};
+GroupFn<T> wide_for(RowGeo& w, i64 out_rows, bool avx512) {
   if (w.stride > 2 || w.dil != 1 || w.k < 2 || w.k > 3) return nullptr;
   w.group = std::clamp<i64>(kFlatColumns / w.out_w, 1, out_rows);
-  return by_shape[w.stride - 1][w.k - 2];
+  const auto at = static_cast<std::size_t>((w.stride - 1) * 2 + w.k - 2);
+  if (avx512) {
+    constexpr GroupFn<T> fns[] = {wide_avx512<2, 1, T>, wide_avx512<3, 1, T>, wide_avx512<2, 2, T>,
+                                  wide_avx512<3, 2, T>};
+    return fns[at];
+  }
+  if constexpr (std::is_same_v<T, F16>) {
+    return nullptr;  // (f16 off AVX-512: max_pool_half's f32 copies)
+  } else {
+    constexpr GroupFn<T> fns[] = {wide_avx2<2, 1, T>, wide_avx2<3, 1, T>, wide_avx2<2, 2, T>,
+                                  wide_avx2<3, 2, T>};
+    return fns[at];
+  }
 }
 
 template <class T>
@@ -1540,12 +1654,14 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
     if (w.stride > 2 || (w.in_w <= kNarrowCopies && w.out_w <= kNarrowCopies)) return nullptr;
     if (isa == Isa::best && detail::cpu_has_avx512()) {
       if (!take_block_taps(w, bt)) return nullptr;
-      if (const GroupFn<T> wide = wide_avx512_for<T>(w, out_rows)) return wide;
+      if (const GroupFn<T> wide = wide_for<T>(w, out_rows, true)) return wide;
       return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
     }
     if constexpr (std::is_same_v<T, BF16>)
-      if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2())
+      if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
+        if (const GroupFn<T> wide = wide_for<T>(w, out_rows, false)) return wide;
         return w.stride == 1 ? rows_of<T, row_avx2_any<1, T>> : rows_of<T, row_avx2_any<2, T>>;
+      }
     return nullptr;
   } else {
     constexpr GroupFn<T> portable = rows_of<T, row_portable<T>>;
@@ -1560,7 +1676,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
           return narrow_avx512_for<T>(w, g);
         if (s > 2) return spread ? cols_avx512 : portable;
         if (!take_block_taps(w, bt)) return portable;
-        if (const GroupFn<T> wide = wide_avx512_for<T>(w, out_rows)) return wide;
+        if (const GroupFn<T> wide = wide_for<T>(w, out_rows, true)) return wide;
         return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
       }
       if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
@@ -1573,6 +1689,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
           return by_vectors[(w.in_w - 1) / 8];
         }
         if (s > 2) return spread ? cols_avx2 : portable;
+        if (const GroupFn<T> wide = wide_for<T>(w, out_rows, false)) return wide;
         return s == 1 ? rows_of<T, row_avx2_any<1>> : rows_of<T, row_avx2_any<2>>;
       }
     }
