@@ -1189,6 +1189,7 @@ IRRUN_AVX512 void wide_rows_avx512(const T* plane, const RowTable& rt, i64 q0, i
   const __m512 lowest = _mm512_set1_ps(kStart<T>);
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const i64 nu = (w.out_w + 15) / 16, n_out = (q1 - q0) * w.out_w;
   __m512i least = _mm512_setzero_si512();
   // Vector u's taps 0 .. K - 1: stride 1, from its columns a and the next b; stride 2, from the
@@ -1231,7 +1232,15 @@ IRRUN_AVX512 void wide_rows_avx512(const T* plane, const RowTable& rt, i64 q0, i
         for (i64 r = 0; r < n; ++r) m = _mm512_max_ps(load16(at_row(r) + c), m);
       } else if (const __mmask16 in =
                      lanes16(std::clamp<i64>(-c, 0, 16), std::clamp<i64>(in_w - c, 0, 16))) {
-        for (i64 r = 0; r < n; ++r) m = _mm512_max_ps(load16(lowest, in, at_row(r) + c), m);
+        if (in_w >= 16) {  // the 16 columns from base, lane l moved to lane l + base - c
+          const i64 base = std::clamp<i64>(c, 0, in_w - 16);
+          const __m512i at = _mm512_add_epi32(iota, _mm512_set1_epi32(static_cast<i32>(c - base)));
+          for (i64 r = 0; r < n; ++r)
+            m = _mm512_max_ps(_mm512_mask_permutexvar_ps(lowest, in, at, load16(at_row(r) + base)),
+                              m);
+        } else {
+          for (i64 r = 0; r < n; ++r) m = _mm512_max_ps(load16(lowest, in, at_row(r) + c), m);
+        }
       }
       least = _mm512_min_epi32(least, _mm512_castps_si512(m));
       return m;
@@ -1436,6 +1445,7 @@ IRRUN_AVX2 void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q
                                T* y, bool& neg_zero) {
   static_assert((S == 1 || S == 2) && K >= 2 && K <= 8 * S);
   const __m256 lowest = _mm256_set1_ps(kStart<T>);
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const i64 nu = (w.out_w + 7) / 8, n_out = (q1 - q0) * w.out_w;
   __m256i least = _mm256_setzero_si256();
   const auto taps = [&]<int... t>(std::integer_sequence<int, t...>, __m256 a, __m256 b, __m256 d,
@@ -1476,10 +1486,19 @@ IRRUN_AVX2 void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q
     const auto cols = [&](i64 c, bool whole) IRRUN_AVX2 {
       __m256 m = lowest;
       const i64 lo = std::clamp<i64>(-c, 0, 8), hi = std::clamp<i64>(in_w - c, 0, 8);
-      if (whole)
+      if (whole) {
         for (i64 r = 0; r < n; ++r) m = _mm256_max_ps(load8(at_row(r) + c), m);
-      else if (lo < hi)
+      } else if (lo < hi && in_w >= 8) {  // as in wide_rows_avx512
+        const i64 base = std::clamp<i64>(c, 0, in_w - 8);
+        const __m256i at = _mm256_add_epi32(iota, _mm256_set1_epi32(static_cast<i32>(c - base)));
+        const __m256 in = _mm256_castsi256_ps(lanes8(lo, hi));
+        for (i64 r = 0; r < n; ++r) {
+          const __m256 x = _mm256_permutevar8x32_ps(load8(at_row(r) + base), at);
+          m = _mm256_max_ps(_mm256_blendv_ps(lowest, x, in), m);
+        }
+      } else if (lo < hi) {
         for (i64 r = 0; r < n; ++r) m = _mm256_max_ps(load8(at_row(r) + c, lo, hi), m);
+      }
       least = _mm256_min_epi32(least, _mm256_castps_si256(m));
       return m;
     };
