@@ -56,6 +56,7 @@ using i32 = std::int32_t;
 constexpr i64 kMaxPlane = i64{1} << 30;  // positions and columns stay well inside int32
 constexpr i64 kMaxKernelW = 256;         // wider kernels: the reference (taps are not clipped)
 constexpr i64 kAheadBytes = 2048;        // large layers: how far ahead they read and write
+constexpr i64 kAheadRows = 4;            // and their groups' output rows at least (plan_of)
 // The row table's entries (input rows of each output row) at most: 16 MiB, within a run's
 // 64 MiB above its tensors (a million output rows of 64-row windows made it 512 MiB).
 constexpr i64 kMaxRowTable = i64{1} << 21;
@@ -1778,6 +1779,17 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
       p.reads_ahead = p.group_fn && p.isa == Isa::best && detail::cpu_has_avx512();
     else
       p.reads_ahead = (avx512 && p.group_fn != rows_of<T, row_portable<T>>) || p.w.narrow_slots > 0;
+    // A layer that may read ahead (with i64 indices, which only add) takes groups of about
+    // kAheadBytes of new input rows, at least kAheadRows output rows: its prefetches then stream
+    // a little ahead of the loads instead of coming a whole group (up to 64 KB) at once. (Not
+    // the separable windows' whole planes of D, nor flat groups.)
+    const double most = static_cast<double>(g.planes()) *
+                        (static_cast<double>(g.in_plane_size()) * sizeof(T) +
+                         static_cast<double>(g.out_plane_size()) * (sizeof(T) + sizeof(i64)));
+    if (p.reads_ahead && p.w.sep_slots == 0 && !p.w.flat_positions && detail::far_layer(most)) {
+      const i64 row_bytes = g.stride[1] * g.in[2] * static_cast<i64>(sizeof(T));
+      p.w.group = std::min(p.w.group, std::max(kAheadRows, kAheadBytes / row_bytes));
+    }
     for (i64 q = 0; q < out_rows; ++q) {
       const auto od = static_cast<std::size_t>(q / g.out[1]);
       const auto oh = static_cast<std::size_t>(q % g.out[1]);
