@@ -893,6 +893,29 @@ TEST_CASE("MaxPool-8 returns values and indices as two outputs", "[executor]") {
   CHECK(values_of(indices.tensor) == std::vector<double>{5, 7, 13, 15});
 }
 
+TEST_CASE("MaxPool-8's indices that no layer reads are not computed", "[executor]") {
+  // The indices port left unconnected (as IRs converted from ONNX leave it): the values are
+  // those of the model that returns both, and the kernel writes the values alone (its bytes: the
+  // input's and the values').
+  const Shape in{1, 1, 4, 4}, out{1, 1, 2, 2};
+  const Model m = model_from_xml(
+      net(parameter(0, "x", "1,1,4,4", in, "f32", "FP32") +
+              layer(1, "mp", "MaxPool", "opset8", kMaxK2S2, port(0, in, "FP32"),
+                    port(1, out, "FP32", "values") + port(2, out, "I64", "indices")) +
+              result(2, "r0", out, "FP32"),
+          edge(0, 0, 1, 0) + edge(1, 1, 2, 0)));
+  const Model both = max_pool_model("opset8", kMaxK2S2, "f32", "FP32", in, out);
+  const Parallel par(1);
+  std::size_t bytes = 0;
+  const auto count = [&](std::size_t, double, std::size_t b) { bytes += b; };
+  const auto outputs = run_model(m, {{0, iota_tensor(ElementType::f32, in)}}, par, count);
+  REQUIRE(outputs.size() == 1);
+  CHECK(bytes == (16 + 4) * sizeof(float));
+  const auto want = run_model(both, {{0, iota_tensor(ElementType::f32, in)}}, par);
+  CHECK(values_of(outputs[0].tensor) == values_of(output_named(want, "values").tensor));
+  CHECK(values_of(outputs[0].tensor) == std::vector<double>{5, 7, 13, 15});
+}
+
 TEST_CASE("MaxPool-1 has one output; MaxPool runs integer types", "[executor]") {
   const Model m = max_pool_model("opset1", kMaxK2S2, "i32", "I32", {1, 2, 2, 2}, {1, 2, 1, 1});
   Tensor in = Tensor::zeros(ElementType::i32, {1, 2, 2, 2});

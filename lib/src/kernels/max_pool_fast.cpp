@@ -16,9 +16,11 @@
 // ends the row; stride-2 interior blocks de-interleave each input row once and shift their
 // taps out of it); AVX2 runs blocks of 8.
 // Rows of up to 64 columns and outputs reduce columns first in registers (narrow_*),
-// whole planes' rows at a time. Strides of 3 or more, whose taps would be gathered, reduce columns
-// first too (cols_*): each column's maximum over the window's rows, then each output's over its
-// columns, the taps permuted out of whole vectors of column maxima. The recurrence's result is the
+// whole planes' rows at a time; wider rows' values with windows of 2-3 columns and stride 1 or
+// 2 too, a vector of columns at a time, their taps shifted out of the maxima (wide_*). Strides
+// of 3 or more, whose taps would be gathered, reduce columns first too (cols_*): each column's
+// maximum over the window's rows, then each output's over its columns, the taps permuted out of
+// whole vectors of column maxima. The recurrence's result is the
 // greatest value and, among the taps equal to it (-0 == +0), the first one, which is the one of
 // least plane position (taps run in position order). So the columns' results are combined by (value
 // > max) or (value == max and position < max's): an order-free rule that gives the same value bits
