@@ -1504,19 +1504,21 @@ IRRUN_AVX2 void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q
     const auto at_row = [&](i64 r) { return R > 0 ? p[r] : plane + rows[r]; };
     const auto cols = [&](i64 c, bool whole) IRRUN_AVX2 {
       __m256 m = lowest;
-      const i64 lo = std::clamp<i64>(-c, 0, 8), hi = std::clamp<i64>(in_w - c, 0, 8);
       if (whole) {
         for (i64 r = 0; r < n; ++r) m = _mm256_max_ps(load8(at_row(r) + c), m);
-      } else if (lo < hi && in_w >= 8) {  // as in wide_rows_avx512
-        const i64 base = std::clamp<i64>(c, 0, in_w - 8);
-        const __m256i at = _mm256_add_epi32(iota, _mm256_set1_epi32(static_cast<i32>(c - base)));
-        const __m256 in = _mm256_castsi256_ps(lanes8(lo, hi));
-        for (i64 r = 0; r < n; ++r) {
-          const __m256 x = _mm256_permutevar8x32_ps(load8(at_row(r) + base), at);
-          m = _mm256_max_ps(_mm256_blendv_ps(lowest, x, in), m);
+      } else if (const i64 lo = std::clamp<i64>(-c, 0, 8), hi = std::clamp<i64>(in_w - c, 0, 8);
+                 lo < hi) {
+        if (in_w >= 8) {  // as in wide_rows_avx512
+          const i64 base = std::clamp<i64>(c, 0, in_w - 8);
+          const __m256i at = _mm256_add_epi32(iota, _mm256_set1_epi32(static_cast<i32>(c - base)));
+          const __m256 in = _mm256_castsi256_ps(lanes8(lo, hi));
+          for (i64 r = 0; r < n; ++r) {
+            const __m256 x = _mm256_permutevar8x32_ps(load8(at_row(r) + base), at);
+            m = _mm256_max_ps(_mm256_blendv_ps(lowest, x, in), m);
+          }
+        } else {
+          for (i64 r = 0; r < n; ++r) m = _mm256_max_ps(load8(at_row(r) + c, lo, hi), m);
         }
-      } else if (lo < hi) {
-        for (i64 r = 0; r < n; ++r) m = _mm256_max_ps(load8(at_row(r) + c, lo, hi), m);
       }
       least = _mm256_min_epi32(least, _mm256_castps_si256(m));
       return m;
