@@ -136,6 +136,8 @@ struct RowGeo {
   // Windows of three columns, stride 1, pads_begin 0 or 1 and at most as many vectors of outputs
   // as of columns (shifted_outputs, AVX-512): that pad; else -1.
   i64 shift_pad = -1;
+  // Positions go to max_pool_half's f32 copies (f16 on AVX2 where they take the row blocks).
+  bool copy_positions = false;
 };
 
 constexpr i64 kMaxTableTaps = i64{1} << 20;  // larger tables (huge pads): the portable path
@@ -554,7 +556,7 @@ IRRUN_AVX512 void row_avx512_any(const S* plane, const i64* rows, i64 nrows, con
 }
 
 // Lane mask of lanes [lo, hi) (hi <= 8) as an AVX2 integer mask.
-IRRUN_AVX2 inline __m256i lanes8(i64 lo, i64 hi) {
+IRRUN_AVX2_F16C inline __m256i lanes8(i64 lo, i64 hi) {
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i ge_lo = _mm256_cmpgt_epi32(iota, _mm256_set1_epi32(static_cast<i32>(lo - 1)));
   const __m256i lt_hi = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<i32>(hi)), iota);
@@ -562,40 +564,41 @@ IRRUN_AVX2 inline __m256i lanes8(i64 lo, i64 hi) {
 }
 
 // Masked load of lanes [lo, hi) of p, -inf elsewhere (maskload reads only the masked lanes).
-IRRUN_AVX2 inline __m256 load8(const float* p, i64 lo, i64 hi) {
+IRRUN_AVX2_F16C inline __m256 load8(const float* p, i64 lo, i64 hi) {
   const __m256i m = lanes8(lo, hi);
   const __m256 neg_inf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
   if (lo >= hi) return neg_inf;
   return _mm256_blendv_ps(neg_inf, _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
 }
 
-// 8 elements of p as f32 (row_avx2's S: float or BF16), as the float load8 above: all, lanes
-// [lo, hi) with -inf elsewhere, the first n stored. bf16 lanes through a buffer: AVX2 has no
-// 16-bit masked moves (edge taps and short blocks only). (f16 rows on AVX2 keep max_pool_half's
-// f32 copies: their loads, a conversion a tap, took 1.2-1.9 times as long.)
+// 8 elements of p as f32 (S: float, F16 or BF16), as the float load8 above: all, lanes [lo, hi)
+// with -inf elsewhere, the first n stored. 16-bit lanes through a buffer: AVX2 has no 16-bit
+// masked moves (edge taps and short blocks only).
 template <class S>
-IRRUN_AVX2 inline __m256 load8(const S* p) {
+IRRUN_AVX2_F16C inline __m256 load8(const S* p) {
   if constexpr (std::is_same_v<S, float>) {
     return _mm256_loadu_ps(p);
   } else {
-    static_assert(std::is_same_v<S, BF16>);
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    if constexpr (std::is_same_v<S, F16>)
+      return _mm256_cvtph_ps(h);
+    else
+      return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
   }
 }
 template <class S>
-IRRUN_AVX2 inline __m256 load8(const S* p, i64 lo, i64 hi) {
+IRRUN_AVX2_F16C inline __m256 load8(const S* p, i64 lo, i64 hi) {
   if constexpr (std::is_same_v<S, float>) {
     return load8(p, lo, hi);
   } else {
     alignas(16) S b[8];
-    std::fill_n(b, 8, S{0xFF80});  // -inf
+    std::fill_n(b, 8, S{std::is_same_v<S, F16> ? std::uint16_t{0xFC00} : std::uint16_t{0xFF80}});
     if (lo < hi) std::copy(p + lo, p + hi, b + lo);
     return load8(b);
   }
 }
 template <class S>
-IRRUN_AVX2 inline void store8(S* p, i64 n, __m256 v) {
+IRRUN_AVX2_F16C inline void store8(S* p, i64 n, __m256 v) {
   if constexpr (std::is_same_v<S, float>) {
     if (n == 8)  // vmaskmovps stores are slow on AMD (M1 and M2 0.97 of the time)
       _mm256_storeu_ps(p, v);
@@ -603,8 +606,12 @@ IRRUN_AVX2 inline void store8(S* p, i64 n, __m256 v) {
       _mm256_maskstore_ps(p, lanes8(0, n), v);
   } else {
     // (A bf16 value's f32 bits are its bits and 16 zeros.)
-    const __m256i b = _mm256_srli_epi32(_mm256_castps_si256(v), 16);
-    const __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+    const auto narrow = [](__m256 f) IRRUN_AVX2_F16C {
+      if constexpr (std::is_same_v<S, F16>) return _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
+      const __m256i b = _mm256_srli_epi32(_mm256_castps_si256(f), 16);
+      return _mm_packus_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+    };
+    const __m128i h = narrow(v);
     if (n == 8) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(p), h);
     } else {
@@ -616,8 +623,8 @@ IRRUN_AVX2 inline void store8(S* p, i64 n, __m256 v) {
 }
 
 template <int kStride, bool kPos, class S = float>
-IRRUN_AVX2 void row_avx2(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
-                         i32* pos) {
+IRRUN_AVX2_F16C void row_avx2(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
+                              i32* pos) {
   static_assert(kStride == 1 || kStride == 2);
   constexpr i64 s = kStride;
   // Stride 2 takes each tap's even elements in the order of one in-lane shuffle, outputs 0, 1,
@@ -641,7 +648,7 @@ IRRUN_AVX2 void row_avx2(const S* plane, const i64* rows, i64 nrows, const RowGe
         n == 8 && o0 * s - w.pad >= 0 && o0 * s - w.pad + (w.k - 1) * w.dil + span <= w.in_w;
     // Interior blocks in a loop of their own, 3-tap kernels unrolled: with the masks' set-up
     // in the same loop, M1v spent most of its time on scalar bookkeeping.
-    const auto taps = [&]<bool kInterior, int KC>() IRRUN_AVX2 {
+    const auto taps = [&]<bool kInterior, int KC>() IRRUN_AVX2_F16C {
       const i64 kn = KC > 0 ? KC : w.k;
       for (i64 r = 0; r < nrows; ++r) {
         const S* row = plane + rows[r];
@@ -703,8 +710,8 @@ IRRUN_AVX2 void row_avx2(const S* plane, const i64* rows, i64 nrows, const RowGe
 }
 
 template <int kStride, class S = float>
-IRRUN_AVX2 void row_avx2_any(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
-                             i32* pos) {
+IRRUN_AVX2_F16C void row_avx2_any(const S* plane, const i64* rows, i64 nrows, const RowGeo& w, S* y,
+                                  i32* pos) {
   if (pos) return row_avx2<kStride, true, S>(plane, rows, nrows, w, y, pos);
   row_avx2<kStride, false, S>(plane, rows, nrows, w, y, pos);
 }
@@ -712,7 +719,6 @@ IRRUN_AVX2 void row_avx2_any(const S* plane, const i64* rows, i64 nrows, const R
 constexpr i64 kMaxSources = 16;     // wider spans (long strides, kernels or dilations): portable
 constexpr i64 kFlatColumns = 4096;  // column maxima per flat group (L1: 32 KB with positions)
 constexpr i64 kNarrowColumns = 64;  // narrow rows' columns and outputs at most (make_narrow)
-constexpr i64 kNarrowCopies = 48;   // f16/bf16 narrow rows off AVX-512: the f32 copies, up to
 
 // The Spread of blocks of `lanes` outputs from sources of `width` columns, and the column
 // maxima's layout in w; false when a block's taps span more than kMaxSources sources.
@@ -1053,106 +1059,117 @@ IRRUN_AVX512 bool narrow_rows_avx512(const S* plane, const RowTable& rt, i64 q0,
   return nan == 0 && low == 0;
 }
 
-// Separable windows (values alone; make_sep): narrow_rows_avx512's column maxima of output row
-// (od, oh) taken over the window's planes of D from the maxima over its rows of H in each plane
-// (hm), which every plane computes once for all output rows whose windows hold it and keeps in a
-// ring of RowGeo::sep_slots planes. The rows of a window are D-major, so each plane's rows are
-// consecutive in its order, and the first of equal values wins in both steps (max(x, m) keeps
-// m), which is the recurrence's choice over the whole window (a -0 is checked as there). I3D's
-// 3x3x3 s1 pools had loaded (and widened) every input row nine times.
-// q0 and q1: whole planes of D (multiples of out_h).
-template <int NV, int PW, class S = float>
-IRRUN_AVX512 void sep_rows_avx512(const S* plane, i64 q0, i64 q1, const RowGeo& w, float* hm, S* y,
-                                  bool& neg_zero) {
-  const __m512 lowest = _mm512_set1_ps(kStart<S>);
+// Separable windows' walk (sep_rows_avx512, sep_rows_avx2), free of vector code: the output rows
+// q0 .. q1 - 1 (whole planes of D) plane of D by plane. fill(d, h) takes plane d's maxima over
+// each output row's rows of H into its slot h of the ring at hm (slot_len floats), once, one
+// window ahead, so the maxima over D do not load what was just stored; outputs(planes, n, oh,
+// o) takes output row (od, oh) from its window's n slots, in order, to the group's outputs at o.
+template <class Fill, class Outputs>
+inline __attribute__((always_inline)) void sep_walk(const RowGeo& w, i64 q0, i64 q1, float* hm,
+                                                    i64 slot_len, Fill fill, Outputs outputs) {
   // The ring on a cache line (make_sep leaves 15 floats for it): unaligned, its loads each split
   // two lines (1.1x the time).
   hm += (64 - reinterpret_cast<std::uintptr_t>(hm) % 64) % 64 / sizeof(float);
-  const detail::AxisWindows &ad = *w.axis_d, &ah = *w.axis_h;
-  const i64 OH = w.out_h, slot_len = OH * NV * 16, in_d = w.in_h * w.in_w;
-  const i64 n_out = (q1 - q0) * w.out_w;
-  __mmask16 in[NV];
-  for (int v = 0; v < NV; ++v) in[v] = lanes16(0, std::clamp<i64>(w.in_w - 16 * v, 0, 16));
-  __m512i least = _mm512_setzero_si512();
-  const __m512i no_pos[NV] = {};
-  __mmask16 low = 0;
+  const detail::AxisWindows& ad = *w.axis_d;
+  const i64 OH = w.out_h;
   const auto slot = [&](i64 d) { return hm + d % w.sep_slots * slot_len; };
   i64 next_d = 0;  // planes before it are in the ring (or not needed)
-  // The maxima over the rows of the planes of od's window not in the ring yet.
-  const auto fill = [&](i64 od) IRRUN_AVX512_LAMBDA {
+  const auto fill_window = [&](i64 od) {
     const auto at = static_cast<std::size_t>(od);
     const i64 first = ad.first[at], last = first + ad.taps[at];  // (step 1: make_sep)
-    for (i64 d = std::max(next_d, first); d < last; ++d) {
-      float* h = slot(d);
-      if (w.sep_pad_h >= 0) {
-        // Windows of three rows, stride 1: each row loaded once, kept for the next two windows;
-        // rows outside the plane are lowest (a tap that changes no maximum).
-        const auto row = [&](i64 r, __m512(&x)[NV]) IRRUN_AVX512_LAMBDA {
-          const i64 off = d * in_d + r * w.in_w;
-          for (int v = 0; v < NV; ++v)
-            x[v] = r < 0 || r >= w.in_h           ? lowest
-                   : off + 16 * NV <= w.plane_len ? load16(plane + off + 16 * v)
-                                                  : load16(in[v], plane + off + 16 * v);
-        };
-        __m512 a[NV], b[NV], c[NV];
-        row(-w.sep_pad_h, a);
-        row(1 - w.sep_pad_h, b);
-        for (i64 oh = 0; oh < OH; ++oh, h += NV * 16) {
-          row(oh + 2 - w.sep_pad_h, c);
-          for (int v = 0; v < NV; ++v) {
-            _mm512_storeu_ps(h + 16 * v,
-                             _mm512_max_ps(c[v], _mm512_max_ps(b[v], _mm512_max_ps(a[v], lowest))));
-            a[v] = b[v], b[v] = c[v];
-          }
-        }
-        continue;
-      }
-      for (i64 oh = 0; oh < OH; ++oh, h += NV * 16) {
-        const auto ha = static_cast<std::size_t>(oh);
-        const i64 n = ah.taps[ha], r0 = d * in_d + ah.first[ha] * w.in_w, step = ah.step * w.in_w;
-        __m512 m[NV];
-        for (int v = 0; v < NV; ++v) m[v] = lowest;
-        const auto take_rows = [&](auto whole) IRRUN_AVX512_LAMBDA {
-          for (i64 r = 0; r < n; ++r)
-            for (int v = 0; v < NV; ++v) {
-              const S* x = plane + r0 + r * step + 16 * v;
-              m[v] = _mm512_max_ps(whole ? load16(x) : load16(in[v], x), m[v]);
-            }
-        };
-        if (n > 0 && r0 + (n - 1) * step + 16 * NV <= w.plane_len)
-          take_rows(std::true_type{});
-        else
-          take_rows(std::false_type{});
-        for (int v = 0; v < NV; ++v) _mm512_storeu_ps(h + 16 * v, m[v]);
-      }
-    }
+    for (i64 d = std::max(next_d, first); d < last; ++d) fill(d, slot(d));
     next_d = std::max(next_d, last);
   };
   const i64 od_end = q1 / OH;
-  fill(q0 / OH);
+  fill_window(q0 / OH);
   for (i64 od = q0 / OH; od < od_end; ++od) {
-    // One window ahead: its stores have left for the cache when the maxima over D load them.
-    if (od + 1 < od_end) fill(od + 1);
+    if (od + 1 < od_end) fill_window(od + 1);
     const auto at = static_cast<std::size_t>(od);
     const i64 first = ad.first[at], last = first + ad.taps[at];
     // The window's planes in the ring, in order (a division each: not one per output row).
     const float* planes[kSepMaxKernel];
     for (i64 d = first; d < last; ++d) planes[d - first] = slot(d);
-    for (i64 oh = 0; oh < OH; ++oh) {
-      __m512 cm[NV];
-      for (int v = 0; v < NV; ++v) cm[v] = lowest;
-      for (i64 t = 0; t < last - first; ++t) {
-        const float* h = planes[t] + oh * NV * 16;
-        for (int v = 0; v < NV; ++v) cm[v] = _mm512_max_ps(_mm512_loadu_ps(h + 16 * v), cm[v]);
-      }
-      for (int v = 0; v < NV; ++v) least = _mm512_min_epi32(least, _mm512_castps_si512(cm[v]));
-      const i64 o = (od * OH + oh - q0) * w.out_w;
-      if constexpr (PW >= 0)
-        shifted_outputs<NV, PW>(cm, w, o, n_out, y);
-      else
-        narrow_outputs<NV, false>(cm, no_pos, w, o, n_out, y, nullptr, low);
-    }
+    for (i64 oh = 0; oh < OH; ++oh)
+      outputs(planes, last - first, oh, (od * OH + oh - q0) * w.out_w);
   }
+}
+
+// Separable windows (values alone; make_sep): narrow_rows_avx512's column maxima of output row
+// (od, oh) taken over the window's planes of D from the maxima over its rows of H in each plane
+// (hm), which every plane computes once for all output rows whose windows hold it and keeps in a
+// ring of RowGeo::sep_slots planes (sep_walk). The rows of a window are D-major, so each plane's
+// rows are consecutive in its order, and the first of equal values wins in both steps (max(x, m)
+// keeps m), which is the recurrence's choice over the whole window (a -0 is checked as there).
+// I3D's 3x3x3 s1 pools had loaded (and widened) every input row nine times.
+// q0 and q1: whole planes of D (multiples of out_h).
+template <int NV, int PW, class S = float>
+IRRUN_AVX512 void sep_rows_avx512(const S* plane, i64 q0, i64 q1, const RowGeo& w, float* hm, S* y,
+                                  bool& neg_zero) {
+  const __m512 lowest = _mm512_set1_ps(kStart<S>);
+  const detail::AxisWindows& ah = *w.axis_h;
+  const i64 in_d = w.in_h * w.in_w, n_out = (q1 - q0) * w.out_w;
+  __mmask16 in[NV];
+  for (int v = 0; v < NV; ++v) in[v] = lanes16(0, std::clamp<i64>(w.in_w - 16 * v, 0, 16));
+  __m512i least = _mm512_setzero_si512();
+  const __m512i no_pos[NV] = {};
+  __mmask16 low = 0;
+  const auto fill = [&](i64 d, float* h) IRRUN_AVX512_LAMBDA {
+    if (w.sep_pad_h >= 0) {
+      // Windows of three rows, stride 1: each row loaded once, kept for the next two windows;
+      // rows outside the plane are lowest (a tap that changes no maximum).
+      const auto row = [&](i64 r, __m512(&x)[NV]) IRRUN_AVX512_LAMBDA {
+        const i64 off = d * in_d + r * w.in_w;
+        for (int v = 0; v < NV; ++v)
+          x[v] = r < 0 || r >= w.in_h           ? lowest
+                 : off + 16 * NV <= w.plane_len ? load16(plane + off + 16 * v)
+                                                : load16(in[v], plane + off + 16 * v);
+      };
+      __m512 a[NV], b[NV], c[NV];
+      row(-w.sep_pad_h, a);
+      row(1 - w.sep_pad_h, b);
+      for (i64 oh = 0; oh < w.out_h; ++oh, h += NV * 16) {
+        row(oh + 2 - w.sep_pad_h, c);
+        for (int v = 0; v < NV; ++v) {
+          _mm512_storeu_ps(h + 16 * v,
+                           _mm512_max_ps(c[v], _mm512_max_ps(b[v], _mm512_max_ps(a[v], lowest))));
+          a[v] = b[v], b[v] = c[v];
+        }
+      }
+      return;
+    }
+    for (i64 oh = 0; oh < w.out_h; ++oh, h += NV * 16) {
+      const auto ha = static_cast<std::size_t>(oh);
+      const i64 n = ah.taps[ha], r0 = d * in_d + ah.first[ha] * w.in_w, step = ah.step * w.in_w;
+      __m512 m[NV];
+      for (int v = 0; v < NV; ++v) m[v] = lowest;
+      const auto take_rows = [&](auto whole) IRRUN_AVX512_LAMBDA {
+        for (i64 r = 0; r < n; ++r)
+          for (int v = 0; v < NV; ++v) {
+            const S* x = plane + r0 + r * step + 16 * v;
+            m[v] = _mm512_max_ps(whole ? load16(x) : load16(in[v], x), m[v]);
+          }
+      };
+      if (n > 0 && r0 + (n - 1) * step + 16 * NV <= w.plane_len)
+        take_rows(std::true_type{});
+      else
+        take_rows(std::false_type{});
+      for (int v = 0; v < NV; ++v) _mm512_storeu_ps(h + 16 * v, m[v]);
+    }
+  };
+  const auto outputs = [&](const float* const* planes, i64 n, i64 oh, i64 o) IRRUN_AVX512_LAMBDA {
+    __m512 cm[NV];
+    for (int v = 0; v < NV; ++v) cm[v] = lowest;
+    for (i64 t = 0; t < n; ++t) {
+      const float* h = planes[t] + oh * NV * 16;
+      for (int v = 0; v < NV; ++v) cm[v] = _mm512_max_ps(_mm512_loadu_ps(h + 16 * v), cm[v]);
+    }
+    for (int v = 0; v < NV; ++v) least = _mm512_min_epi32(least, _mm512_castps_si512(cm[v]));
+    if constexpr (PW >= 0)
+      shifted_outputs<NV, PW>(cm, w, o, n_out, y);
+    else
+      narrow_outputs<NV, false>(cm, no_pos, w, o, n_out, y, nullptr, low);
+  };
+  sep_walk(w, q0, q1, hm, w.out_h * NV * 16, fill, outputs);
   neg_zero = _mm512_cmpeq_epi32_mask(least, _mm512_set1_epi32(INT32_MIN)) != 0;
 }
 
@@ -1316,14 +1333,14 @@ IRRUN_AVX512 bool wide_avx512(const T* plane, const RowTable& rt, i64 q0, i64 q1
 }
 
 // The lanes of b where mask is set, of a elsewhere.
-IRRUN_AVX2 inline __m256i blend(__m256i a, __m256i b, __m256 mask) {
+IRRUN_AVX2_F16C inline __m256i blend(__m256i a, __m256i b, __m256 mask) {
   return _mm256_castps_si256(
       _mm256_blendv_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), mask));
 }
 
 // columns_avx512 on AVX2, in vectors of eight (masked-off columns load as -inf).
-IRRUN_AVX2 inline bool columns_avx2(const float* plane, const i64* rows, i64 nrows, i64 in_w,
-                                    float* cv, i32* cp) {
+IRRUN_AVX2_F16C inline bool columns_avx2(const float* plane, const i64* rows, i64 nrows, i64 in_w,
+                                         float* cv, i32* cp) {
   __m256 nan = _mm256_setzero_ps();
   const __m256 lowest = _mm256_set1_ps(std::numeric_limits<float>::lowest());
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -1346,14 +1363,121 @@ IRRUN_AVX2 inline bool columns_avx2(const float* plane, const i64* rows, i64 nro
   return _mm256_movemask_ps(nan) != 0;
 }
 
-// narrow_rows_avx512 on AVX2: vectors of eight, NV of them (rows of up to 64 columns), each tap
-// slot's lanes taken from their source vectors (vpermps and blends).
-template <int NV, bool kPos>
-IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1,
-                                 const RowGeo& w, float* y, i32* pos, bool& neg_zero) {
-  const __m256 lowest = _mm256_set1_ps(std::numeric_limits<float>::lowest());
+// The 8 lanes of the 16 of lo and hi from lane `shift` on (0 <= shift <= 8): vperm2f128 and
+// vpalignr.
+template <int shift>
+IRRUN_AVX2_F16C inline __m256 lanes_from(__m256 lo, __m256 hi) {
+  static_assert(shift >= 0 && shift <= 8);
+  const __m256 mid = _mm256_permute2f128_ps(lo, hi, 0x21);  // lo's upper half, hi's lower
+  const auto align = [](__m256 h, __m256 l, auto bytes) IRRUN_AVX2_F16C {
+    return _mm256_castsi256_ps(
+        _mm256_alignr_epi8(_mm256_castps_si256(h), _mm256_castps_si256(l), bytes()));
+  };
+  if constexpr (shift == 0)
+    return lo;
+  else if constexpr (shift == 4)
+    return mid;
+  else if constexpr (shift == 8)
+    return hi;
+  else if constexpr (shift < 4)
+    return align(mid, lo, std::integral_constant<int, 4 * shift>{});
+  else
+    return align(hi, mid, std::integral_constant<int, 4 * (shift - 4)>{});
+}
+
+// Vector v of a narrow row at x (n of its lanes in the row): whole, or those lanes (the others
+// are never taken).
+template <class S>
+IRRUN_AVX2_F16C inline __m256 narrow_load8(const S* x, bool whole, i64 n) {
+  if constexpr (std::is_same_v<S, float>)
+    return whole ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, lanes8(0, n));
+  else
+    return whole ? load8(x) : load8(x, 0, n);
+}
+
+// narrow_outputs on AVX2: vectors of eight, each tap slot's lanes taken from their source
+// vectors (vpermps and blends).
+template <int NV, bool kPos, class S>
+IRRUN_AVX2_F16C inline __attribute__((always_inline)) void narrow_outputs_avx2(
+    const __m256 (&cm)[NV], const __m256i (&cp)[NV], const RowGeo& w, i64 o, i64 n_out, S* y,
+    i32* pos, __m256& low) {
+  const __m256 lowest = _mm256_set1_ps(kStart<S>);
+  const i64 nu = (w.out_w + 7) / 8;
+  for (i64 u = 0; u < nu; ++u) {
+    __m256 m = lowest;
+    __m256i mp = _mm256_setzero_si256();
+    const i32* slot = w.narrow_idx + u * 8;
+    for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 8) {
+      const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(slot));
+      __m256 v = _mm256_permutevar8x32_ps(cm[0], idx);
+      __m256i p = _mm256_permutevar8x32_epi32(cp[0], idx);
+      for (int k = 1; k < NV; ++k) {  // lanes of columns 8k on from source k
+        const __m256 from =
+            _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(8 * k - 1)));
+        v = _mm256_blendv_ps(v, _mm256_permutevar8x32_ps(cm[k], idx), from);
+        if constexpr (kPos) p = blend(p, _mm256_permutevar8x32_epi32(cp[k], idx), from);
+      }
+      if constexpr (kPos) {
+        const __m256 take =
+            _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ),
+                         _mm256_and_ps(_mm256_cmp_ps(v, m, _CMP_EQ_OQ),
+                                       _mm256_castsi256_ps(_mm256_cmpgt_epi32(mp, p))));
+        m = _mm256_blendv_ps(m, v, take);
+        mp = blend(mp, p, take);
+      } else {
+        m = _mm256_max_ps(v, m);
+      }
+    }
+    if (w.narrow_empty) {
+      const __m256 none = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
+          _mm256_setzero_si256(),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.narrow_idx + u * 8))));
+      m = _mm256_blendv_ps(m, lowest, none);
+      if constexpr (kPos) mp = blend(mp, _mm256_setzero_si256(), none);
+    }
+    const i64 at = o + 8 * u, left = std::min<i64>(8, w.out_w - 8 * u);
+    if (at + 8 <= n_out) {  // as in narrow_outputs
+      store8(y + at, 8, m);
+      if constexpr (kPos) _mm256_storeu_si256(reinterpret_cast<__m256i*>(pos + at), mp);
+    } else {
+      store8(y + at, left, m);
+      if constexpr (kPos) _mm256_maskstore_epi32(pos + at, lanes8(0, left), mp);
+    }
+    if constexpr (kPos)
+      low = _mm256_or_ps(low, _mm256_and_ps(_mm256_castsi256_ps(lanes8(0, left)),
+                                            _mm256_cmp_ps(m, lowest, _CMP_EQ_OQ)));
+  }
+}
+
+// shifted_outputs on AVX2: the taps shifted out of the column maxima by lanes_from. in: each
+// vector's lanes in the row.
+template <int NV, int PW, class S>
+IRRUN_AVX2_F16C inline __attribute__((always_inline)) void shifted_outputs_avx2(
+    const __m256 (&cm)[NV], const __m256i (&in)[NV], const RowGeo& w, i64 o, i64 n_out, S* y) {
+  const __m256 lowest = _mm256_set1_ps(kStart<S>);
+  __m256 c[NV + 2];  // c[v + 1]: cm[v], lowest past in_w; lowest around them
+  c[0] = c[NV + 1] = lowest;
+  for (int v = 0; v < NV; ++v)
+    c[v + 1] = _mm256_blendv_ps(lowest, cm[v], _mm256_castsi256_ps(in[v]));
+  for (int u = 0; u < NV && 8 * u < w.out_w; ++u) {
+    const __m256 l = PW == 1 ? lanes_from<7>(c[u], c[u + 1]) : c[u + 1];
+    const __m256 m = PW == 1 ? c[u + 1] : lanes_from<1>(c[u + 1], c[u + 2]);
+    const __m256 r =
+        PW == 1 ? lanes_from<1>(c[u + 1], c[u + 2]) : lanes_from<2>(c[u + 1], c[u + 2]);
+    const i64 at = o + 8 * u;
+    store8(y + at, at + 8 <= n_out ? 8 : std::min<i64>(8, w.out_w - 8 * u),
+           _mm256_max_ps(r, _mm256_max_ps(m, l)));
+  }
+}
+
+// narrow_rows_avx512 on AVX2: vectors of eight, NV of them (rows of up to 64 columns). S: float,
+// F16 or BF16 (their column maxima start at the type's lowest, as row_avx512's).
+template <int NV, bool kPos, int PW = -1, class S = float>
+IRRUN_AVX2_F16C bool narrow_rows_avx2(const S* plane, const RowTable& rt, i64 q0, i64 q1,
+                                      const RowGeo& w, S* y, i32* pos, bool& neg_zero) {
+  const __m256 lowest = _mm256_set1_ps(kStart<S>);
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const i64 nu = (w.out_w + 7) / 8, n_out = (q1 - q0) * w.out_w;
+  const i64 n_out = (q1 - q0) * w.out_w;
   __m256i in[NV];
   for (int v = 0; v < NV; ++v) in[v] = lanes8(0, std::clamp<i64>(w.in_w - 8 * v, 0, 8));
   __m256 nan = _mm256_setzero_ps(), low = nan;
@@ -1364,11 +1488,11 @@ IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0,
     __m256 cm[NV];
     __m256i cp[NV];
     for (int v = 0; v < NV; ++v) cm[v] = lowest, cp[v] = _mm256_setzero_si256();
-    const auto take_rows = [&](auto whole) IRRUN_AVX2 {
+    const auto take_rows = [&](auto whole) IRRUN_AVX2_F16C {
       for (i64 r = 0; r < n; ++r)
         for (int v = 0; v < NV; ++v) {
-          const float* x = plane + rows[r] + 8 * v;
-          const __m256 xv = whole ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, in[v]);
+          const __m256 xv =
+              narrow_load8(plane + rows[r] + 8 * v, whole, std::clamp<i64>(w.in_w - 8 * v, 0, 8));
           if constexpr (kPos) {
             nan = _mm256_or_ps(nan, _mm256_and_ps(_mm256_castsi256_ps(in[v]),
                                                   _mm256_cmp_ps(xv, xv, _CMP_UNORD_Q)));
@@ -1387,51 +1511,10 @@ IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0,
       take_rows(std::false_type{});
     if constexpr (!kPos)
       for (int v = 0; v < NV; ++v) least = _mm256_min_epi32(least, _mm256_castps_si256(cm[v]));
-    const i64 o = (q - q0) * w.out_w;
-    for (i64 u = 0; u < nu; ++u) {
-      __m256 m = lowest;
-      __m256i mp = _mm256_setzero_si256();
-      const i32* slot = w.narrow_idx + u * 8;
-      for (i64 j = 0; j < w.narrow_slots; ++j, slot += nu * 8) {
-        const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(slot));
-        __m256 v = _mm256_permutevar8x32_ps(cm[0], idx);
-        __m256i p = _mm256_permutevar8x32_epi32(cp[0], idx);
-        for (int k = 1; k < NV; ++k) {  // lanes of columns 8k on from source k
-          const __m256 from =
-              _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(8 * k - 1)));
-          v = _mm256_blendv_ps(v, _mm256_permutevar8x32_ps(cm[k], idx), from);
-          if constexpr (kPos) p = blend(p, _mm256_permutevar8x32_epi32(cp[k], idx), from);
-        }
-        if constexpr (kPos) {
-          const __m256 take =
-              _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ),
-                           _mm256_and_ps(_mm256_cmp_ps(v, m, _CMP_EQ_OQ),
-                                         _mm256_castsi256_ps(_mm256_cmpgt_epi32(mp, p))));
-          m = _mm256_blendv_ps(m, v, take);
-          mp = blend(mp, p, take);
-        } else {
-          m = _mm256_max_ps(v, m);
-        }
-      }
-      if (w.narrow_empty) {
-        const __m256 none = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
-            _mm256_setzero_si256(),
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.narrow_idx + u * 8))));
-        m = _mm256_blendv_ps(m, lowest, none);
-        if constexpr (kPos) mp = blend(mp, _mm256_setzero_si256(), none);
-      }
-      const i64 at = o + 8 * u, left = std::min<i64>(8, w.out_w - 8 * u);
-      if (at + 8 <= n_out) {  // as in narrow_rows_avx512
-        _mm256_storeu_ps(y + at, m);
-        if constexpr (kPos) _mm256_storeu_si256(reinterpret_cast<__m256i*>(pos + at), mp);
-      } else {
-        _mm256_maskstore_ps(y + at, lanes8(0, left), m);
-        if constexpr (kPos) _mm256_maskstore_epi32(pos + at, lanes8(0, left), mp);
-      }
-      if constexpr (kPos)
-        low = _mm256_or_ps(low, _mm256_and_ps(_mm256_castsi256_ps(lanes8(0, left)),
-                                              _mm256_cmp_ps(m, lowest, _CMP_EQ_OQ)));
-    }
+    if constexpr (!kPos && PW >= 0)
+      shifted_outputs_avx2<NV, PW>(cm, in, w, (q - q0) * w.out_w, n_out, y);
+    else
+      narrow_outputs_avx2<NV, kPos>(cm, cp, w, (q - q0) * w.out_w, n_out, y, pos, low);
   }
   if constexpr (!kPos) {
     neg_zero = _mm256_movemask_ps(_mm256_castsi256_ps(
@@ -1441,19 +1524,98 @@ IRRUN_AVX2 bool narrow_rows_avx2(const float* plane, const RowTable& rt, i64 q0,
   return _mm256_movemask_ps(nan) == 0 && _mm256_movemask_ps(low) == 0;
 }
 
-template <int NV>
-IRRUN_AVX2 bool narrow_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
-                            const ColScratch& cs, float* y, i32* pos) {
+// sep_rows_avx512 on AVX2, in NV vectors of eight.
+template <int NV, int PW, class S = float>
+IRRUN_AVX2_F16C void sep_rows_avx2(const S* plane, i64 q0, i64 q1, const RowGeo& w, float* hm, S* y,
+                                   bool& neg_zero) {
+  const __m256 lowest = _mm256_set1_ps(kStart<S>);
+  const detail::AxisWindows& ah = *w.axis_h;
+  const i64 in_d = w.in_h * w.in_w, n_out = (q1 - q0) * w.out_w;
+  __m256i in[NV];
+  i64 in_n[NV];
+  for (int v = 0; v < NV; ++v) {
+    in_n[v] = std::clamp<i64>(w.in_w - 8 * v, 0, 8);
+    in[v] = lanes8(0, in_n[v]);
+  }
+  __m256i least = _mm256_setzero_si256();
+  const __m256i no_pos[NV] = {};
+  __m256 low = _mm256_setzero_ps();
+  const auto fill = [&](i64 d, float* h) IRRUN_AVX2_F16C {
+    if (w.sep_pad_h >= 0) {  // as in sep_rows_avx512
+      const auto row = [&](i64 r, __m256(&x)[NV]) IRRUN_AVX2_F16C {
+        const i64 off = d * in_d + r * w.in_w;
+        const bool whole = off + 8 * NV <= w.plane_len;
+        for (int v = 0; v < NV; ++v)
+          x[v] = r < 0 || r >= w.in_h ? lowest : narrow_load8(plane + off + 8 * v, whole, in_n[v]);
+      };
+      __m256 a[NV], b[NV], c[NV];
+      row(-w.sep_pad_h, a);
+      row(1 - w.sep_pad_h, b);
+      for (i64 oh = 0; oh < w.out_h; ++oh, h += NV * 8) {
+        row(oh + 2 - w.sep_pad_h, c);
+        for (int v = 0; v < NV; ++v) {
+          _mm256_storeu_ps(h + 8 * v,
+                           _mm256_max_ps(c[v], _mm256_max_ps(b[v], _mm256_max_ps(a[v], lowest))));
+          a[v] = b[v], b[v] = c[v];
+        }
+      }
+      return;
+    }
+    for (i64 oh = 0; oh < w.out_h; ++oh, h += NV * 8) {
+      const auto ha = static_cast<std::size_t>(oh);
+      const i64 n = ah.taps[ha], r0 = d * in_d + ah.first[ha] * w.in_w, step = ah.step * w.in_w;
+      const bool whole = n > 0 && r0 + (n - 1) * step + 8 * NV <= w.plane_len;
+      __m256 m[NV];
+      for (int v = 0; v < NV; ++v) m[v] = lowest;
+      for (i64 r = 0; r < n; ++r)
+        for (int v = 0; v < NV; ++v)
+          m[v] = _mm256_max_ps(narrow_load8(plane + r0 + r * step + 8 * v, whole, in_n[v]), m[v]);
+      for (int v = 0; v < NV; ++v) _mm256_storeu_ps(h + 8 * v, m[v]);
+    }
+  };
+  const auto outputs = [&](const float* const* planes, i64 n, i64 oh, i64 o) IRRUN_AVX2_F16C {
+    __m256 cm[NV];
+    for (int v = 0; v < NV; ++v) cm[v] = lowest;
+    for (i64 t = 0; t < n; ++t) {
+      const float* h = planes[t] + oh * NV * 8;
+      for (int v = 0; v < NV; ++v) cm[v] = _mm256_max_ps(_mm256_loadu_ps(h + 8 * v), cm[v]);
+    }
+    for (int v = 0; v < NV; ++v) least = _mm256_min_epi32(least, _mm256_castps_si256(cm[v]));
+    if constexpr (PW >= 0)
+      shifted_outputs_avx2<NV, PW>(cm, in, w, o, n_out, y);
+    else
+      narrow_outputs_avx2<NV, false>(cm, no_pos, w, o, n_out, y, nullptr, low);
+  };
+  sep_walk(w, q0, q1, hm, w.out_h * NV * 8, fill, outputs);
+  neg_zero = _mm256_movemask_ps(
+                 _mm256_castsi256_ps(_mm256_cmpeq_epi32(least, _mm256_set1_epi32(INT32_MIN)))) != 0;
+}
+
+template <int NV, class T = float>
+IRRUN_AVX2_F16C bool narrow_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q1,
+                                 const RowGeo& w, const ColScratch& cs, T* y, i32* pos) {
   bool neg_zero = false;
-  if (pos && w.flat_positions) return w.flat_positions(plane, rt, q0, q1, w, cs, y, pos);
+  if constexpr (std::is_same_v<T, float>)
+    if (pos && w.flat_positions) return w.flat_positions(plane, rt, q0, q1, w, cs, y, pos);
   // Rows of 49-64 columns: positions with stride 1 or 2 take the row blocks (M2 took 1.28x of
   // their time through these narrow rows; values alone, M2v, 0.61).
   if constexpr (NV > 6)
     if (pos && w.stride <= 2)
-      return w.stride == 1 ? rows_of<float, row_avx2_any<1>>(plane, rt, q0, q1, w, cs, y, pos)
-                           : rows_of<float, row_avx2_any<2>>(plane, rt, q0, q1, w, cs, y, pos);
+      return w.stride == 1 ? rows_of<T, row_avx2_any<1, T>>(plane, rt, q0, q1, w, cs, y, pos)
+                           : rows_of<T, row_avx2_any<2, T>>(plane, rt, q0, q1, w, cs, y, pos);
   if (pos) return narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
-  narrow_rows_avx2<NV, false>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
+  const auto values = [&]<int PW>() IRRUN_AVX2_F16C {
+    if (w.sep_slots > 0)
+      sep_rows_avx2<NV, PW>(plane, q0, q1, w, cs.v, y, neg_zero);
+    else
+      narrow_rows_avx2<NV, false, PW>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
+  };
+  if (w.shift_pad == 1)
+    values.template operator()<1>();
+  else if (w.shift_pad == 0)
+    values.template operator()<0>();
+  else
+    values.template operator()<-1>();
   return neg_zero && narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
 }
 
@@ -1461,33 +1623,18 @@ IRRUN_AVX2 bool narrow_avx2(const float* plane, const RowTable& rt, i64 q0, i64 
 // by in-lane shuffles and a cross-lane permute, taps shifted across two vectors by vperm2f128
 // and vpalignr.
 template <int K, int S, class T>
-IRRUN_AVX2 void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
-                               T* y, bool& neg_zero) {
+IRRUN_AVX2_F16C void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q1,
+                                    const RowGeo& w, T* y, bool& neg_zero) {
   static_assert((S == 1 || S == 2) && K >= 2 && K <= 8 * S);
   const __m256 lowest = _mm256_set1_ps(kStart<T>);
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const i64 nu = (w.out_w + 7) / 8, n_out = (q1 - q0) * w.out_w;
   __m256i least = _mm256_setzero_si256();
   const auto taps = [&]<int... t>(std::integer_sequence<int, t...>, __m256 a, __m256 b, __m256 d,
-                                  __m256 e) IRRUN_AVX2 {
-    const auto tap = [&]<int j>() IRRUN_AVX2 {
+                                  __m256 e) IRRUN_AVX2_F16C {
+    const auto tap = [&]<int j>() IRRUN_AVX2_F16C {
       const __m256 lo = S == 2 && j % 2 ? d : a, hi = S == 2 && j % 2 ? e : b;
-      constexpr int shift = S == 2 ? j / 2 : j;
-      const __m256 mid = _mm256_permute2f128_ps(lo, hi, 0x21);  // lo's upper half, hi's lower
-      const auto align = [&](__m256 h, __m256 l, auto bytes) IRRUN_AVX2 {
-        return _mm256_castsi256_ps(
-            _mm256_alignr_epi8(_mm256_castps_si256(h), _mm256_castps_si256(l), bytes()));
-      };
-      if constexpr (shift == 0)
-        return lo;
-      else if constexpr (shift == 4)
-        return mid;
-      else if constexpr (shift == 8)
-        return hi;
-      else if constexpr (shift < 4)
-        return align(mid, lo, std::integral_constant<int, 4 * shift>{});
-      else
-        return align(hi, mid, std::integral_constant<int, 4 * (shift - 4)>{});
+      return lanes_from<(S == 2 ? j / 2 : j)>(lo, hi);
     };
     __m256 m = tap.template operator()<0>();
     ((m = _mm256_max_ps(tap.template operator()<t + 1>(), m)), ...);
@@ -1495,14 +1642,14 @@ IRRUN_AVX2 void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q
   };
   const i64 in_w = w.in_w, out_w = w.out_w, pad = w.pad, span = 8 * S;
   const WholeVectors whole_vectors(w, span);
-  const auto row = [&]<int R>(i64 q) IRRUN_AVX2 {
+  const auto row = [&]<int R>(i64 q) IRRUN_AVX2_F16C {
     const i64 n = R > 0 ? R : rt.count(q);
     const i64* rows = rt.rows(q);
     const T* p[R > 0 ? R : 1];
     if constexpr (R > 0)
       for (int r = 0; r < R; ++r) p[r] = plane + rows[r];
     const auto at_row = [&](i64 r) { return R > 0 ? p[r] : plane + rows[r]; };
-    const auto cols = [&](i64 c, bool whole) IRRUN_AVX2 {
+    const auto cols = [&](i64 c, bool whole) IRRUN_AVX2_F16C {
       __m256 m = lowest;
       if (whole) {
         for (i64 r = 0; r < n; ++r) m = _mm256_max_ps(load8(at_row(r) + c), m);
@@ -1523,13 +1670,13 @@ IRRUN_AVX2 void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q
       least = _mm256_min_epi32(least, _mm256_castps_si256(m));
       return m;
     };
-    const auto next = [&](i64 u, __m256& a, __m256& d) IRRUN_AVX2 {
+    const auto next = [&](i64 u, __m256& a, __m256& d) IRRUN_AVX2_F16C {
       const i64 c = span * u - pad;
       const bool whole = whole_vectors.holds(u);
       a = cols(c, whole);
       if constexpr (S == 2) {
         const __m256 b = cols(c + 8, whole);
-        const auto order = [&](__m256 x) IRRUN_AVX2 {  // 64-bit pairs 0, 2, 1, 3
+        const auto order = [&](__m256 x) IRRUN_AVX2_F16C {  // 64-bit pairs 0, 2, 1, 3
           return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(x), 0xD8));
         };
         d = order(_mm256_shuffle_ps(a, b, 0xDD));
@@ -1554,8 +1701,8 @@ IRRUN_AVX2 void wide_rows_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q
 }
 
 template <int K, int S, class T>
-IRRUN_AVX2 bool wide_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
-                          const ColScratch& cs, T* y, i32* pos) {
+IRRUN_AVX2_F16C bool wide_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
+                               const ColScratch& cs, T* y, i32* pos) {
   if (pos) return rows_of<T, row_avx2_any<S, T>>(plane, rt, q0, q1, w, cs, y, pos);
   bool neg_zero = false;
   wide_rows_avx2<K, S>(plane, rt, q0, q1, w, y, neg_zero);
@@ -1565,8 +1712,8 @@ IRRUN_AVX2 bool wide_avx2(const T* plane, const RowTable& rt, i64 q0, i64 q1, co
 }
 
 // cols_avx512 on AVX2: blocks of eight outputs, single source vectors (vpermps).
-IRRUN_AVX2 bool cols_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1, const RowGeo& w,
-                          const ColScratch& cs, float* y, i32* pos) {
+IRRUN_AVX2_F16C bool cols_avx2(const float* plane, const RowTable& rt, i64 q0, i64 q1,
+                               const RowGeo& w, const ColScratch& cs, float* y, i32* pos) {
   const Spread& sp = *w.spread;
   float* cv = cs.v + w.col_left;
   i32* cp = cs.p + w.col_left;
@@ -1637,13 +1784,18 @@ bool take_block_taps(RowGeo& w, BlockTaps& bt) {
   return true;
 }
 
-// narrow_avx512 with one vector of 16 per 16 input columns of w's rows (make_narrow's 16 lanes),
-// RowGeo::shift_pad and separable windows (make_sep) set.
-template <class T>
-GroupFn<T> narrow_avx512_for(RowGeo& w, const PoolGeometry& g) {
-  if (w.k == 3 && w.stride == 1 && w.dil == 1 && w.pad <= 1 && w.out_w <= (w.in_w + 15) / 16 * 16)
+// Narrow rows in vectors of `lanes`: RowGeo::shift_pad and separable windows (make_sep) set.
+void narrow_values(RowGeo& w, const PoolGeometry& g, i64 lanes) {
+  if (w.k == 3 && w.stride == 1 && w.dil == 1 && w.pad <= 1 &&
+      w.out_w <= (w.in_w + lanes - 1) / lanes * lanes)
     w.shift_pad = w.pad;
   make_sep(w, g);
+}
+
+// narrow_avx512 with one vector of 16 per 16 input columns of w's rows (make_narrow's 16 lanes).
+template <class T>
+GroupFn<T> narrow_avx512_for(RowGeo& w, const PoolGeometry& g) {
+  narrow_values(w, g, 16);
   constexpr GroupFn<T> by_vectors[] = {narrow_avx512<1, T>, narrow_avx512<2, T>,
                                        narrow_avx512<3, T>, narrow_avx512<4, T>};
   return by_vectors[(w.in_w - 1) / 16];
@@ -1661,13 +1813,19 @@ GroupFn<T> wide_for(RowGeo& w, i64 out_rows, bool avx512) {
                                   wide_avx512<3, 2, T>};
     return fns[at];
   }
-  if constexpr (std::is_same_v<T, F16>) {
-    return nullptr;  // (f16 off AVX-512: max_pool_half's f32 copies)
-  } else {
-    constexpr GroupFn<T> fns[] = {wide_avx2<2, 1, T>, wide_avx2<3, 1, T>, wide_avx2<2, 2, T>,
-                                  wide_avx2<3, 2, T>};
-    return fns[at];
-  }
+  constexpr GroupFn<T> fns[] = {wide_avx2<2, 1, T>, wide_avx2<3, 1, T>, wide_avx2<2, 2, T>,
+                                wide_avx2<3, 2, T>};
+  return fns[at];
+}
+
+// narrow_avx2 with one vector of eight per eight input columns of w's rows (make_narrow's 8 lanes).
+template <class T>
+GroupFn<T> narrow_avx2_for(RowGeo& w, const PoolGeometry& g) {
+  narrow_values(w, g, 8);
+  constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1, T>, narrow_avx2<2, T>, narrow_avx2<3, T>,
+                                       narrow_avx2<4, T>, narrow_avx2<5, T>, narrow_avx2<6, T>,
+                                       narrow_avx2<7, T>, narrow_avx2<8, T>};
+  return by_vectors[(w.in_w - 1) / 8];
 }
 
 template <class T>
@@ -1676,25 +1834,30 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
                       [[maybe_unused]] NarrowTaps& nt, [[maybe_unused]] Isa isa) {
   [[maybe_unused]] const i64 out_rows = g.out[0] * g.out[1];
   if constexpr (kHalf<T>) {
-    // f16 and bf16: on AVX-512 narrow rows of more than eight columns or outputs, rows of more
-    // than 64 (AVX2, bf16: kNarrowCopies) columns or outputs with stride 1 or 2, else none
-    // (max_pool_half's f32 copies run them: rows of eight take eight lanes there, I3D's 3x3x3 s1 on
-    // 1x832x10x7x7 0.75 of the time of 16 lanes here).
-    if (isa == Isa::best && detail::cpu_has_avx512() && (w.in_w > 8 || w.out_w > 8) &&
-        make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
+    // f16 and bf16: narrow rows (eight lanes for rows of eight columns or fewer on AVX-512 too:
+    // I3D's 3x3x3 s1 on 1x832x10x7x7 took 1.33x in 16) and rows of more than 64 columns or
+    // outputs with stride 1 or 2; else none (max_pool_half's f32 copies run them). f16 on AVX2
+    // keeps the copies where the row blocks would load it (positions past 48 columns, windows
+    // not of two or three columns): a conversion a tap took 1.2-1.9 times as long.
+    const bool avx512 = isa == Isa::best && detail::cpu_has_avx512();
+    const bool avx2 = isa != Isa::portable && detail::cpu_has_f16c();  // (on AVX-512 CPUs too)
+    if (avx2 && make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2_for<T>(w, g);
+    if (avx512 && make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
       return narrow_avx512_for<T>(w, g);
-    if (w.stride > 2 || (w.in_w <= kNarrowCopies && w.out_w <= kNarrowCopies)) return nullptr;
-    if (isa == Isa::best && detail::cpu_has_avx512()) {
+    if (!avx512 && avx2 && make_narrow(w, 8, kNarrowColumns / 8, out_rows, nt)) {
+      w.copy_positions = std::is_same_v<T, F16> && w.in_w > 48 && w.stride <= 2;
+      return narrow_avx2_for<T>(w, g);
+    }
+    if (w.stride > 2 || !avx2) return nullptr;
+    if (avx512) {
       if (!take_block_taps(w, bt)) return nullptr;
       if (const GroupFn<T> wide = wide_for<T>(w, out_rows, true)) return wide;
       return w.stride == 1 ? rows_of<T, row_avx512_any<1, T>> : rows_of<T, row_avx512_any<2, T>>;
     }
-    if constexpr (std::is_same_v<T, BF16>)
-      if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
-        if (const GroupFn<T> wide = wide_for<T>(w, out_rows, false)) return wide;
-        return w.stride == 1 ? rows_of<T, row_avx2_any<1, T>> : rows_of<T, row_avx2_any<2, T>>;
-      }
-    return nullptr;
+    w.copy_positions = std::is_same_v<T, F16>;
+    if (const GroupFn<T> wide = wide_for<T>(w, out_rows, false)) return wide;
+    if constexpr (std::is_same_v<T, F16>) return nullptr;
+    return w.stride == 1 ? rows_of<T, row_avx2_any<1, T>> : rows_of<T, row_avx2_any<2, T>>;
   } else {
     constexpr GroupFn<T> portable = rows_of<T, row_portable<T>>;
     if constexpr (std::is_same_v<T, float>) {
@@ -1703,7 +1866,7 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
         const bool spread = s > 2 && make_spread(w, 16, 32, out_rows, sp);
         if (spread && w.group > 1) w.flat_positions = cols_avx512;
         // Rows of up to eight columns take eight lanes (7x7 planes, 3x3x3 s1: 0.67 of the time).
-        if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2<1>;
+        if (make_narrow(w, 8, 1, out_rows, nt)) return narrow_avx2_for<T>(w, g);
         if (make_narrow(w, 16, kNarrowColumns / 16, out_rows, nt))
           return narrow_avx512_for<T>(w, g);
         if (s > 2) return spread ? cols_avx512 : portable;
@@ -1711,15 +1874,10 @@ GroupFn<T> pick_group([[maybe_unused]] RowGeo& w, [[maybe_unused]] const PoolGeo
         if (const GroupFn<T> wide = wide_for<T>(w, out_rows, true)) return wide;
         return s == 1 ? rows_of<T, row_avx512_any<1>> : rows_of<T, row_avx512_any<2>>;
       }
-      if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_avx2()) {
+      if ((isa == Isa::best || isa == Isa::avx2) && detail::cpu_has_f16c()) {
         const bool spread = s > 2 && make_spread(w, 8, 8, out_rows, sp);
         if (spread && w.group > 1) w.flat_positions = cols_avx2;
-        if (make_narrow(w, 8, kNarrowColumns / 8, out_rows, nt)) {
-          constexpr GroupFn<T> by_vectors[] = {narrow_avx2<1>, narrow_avx2<2>, narrow_avx2<3>,
-                                               narrow_avx2<4>, narrow_avx2<5>, narrow_avx2<6>,
-                                               narrow_avx2<7>, narrow_avx2<8>};
-          return by_vectors[(w.in_w - 1) / 8];
-        }
+        if (make_narrow(w, 8, kNarrowColumns / 8, out_rows, nt)) return narrow_avx2_for<T>(w, g);
         if (s > 2) return spread ? cols_avx2 : portable;
         if (const GroupFn<T> wide = wide_for<T>(w, out_rows, false)) return wide;
         return s == 1 ? rows_of<T, row_avx2_any<1>> : rows_of<T, row_avx2_any<2>>;
@@ -1788,7 +1946,8 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
     p.group_fn = pick_group<T>(p.w, g, p.block_taps, p.spread, p.narrow, p.isa);
     const bool avx512 = std::is_same_v<T, float> && p.isa == Isa::best && detail::cpu_has_avx512();
     if constexpr (kHalf<T>)
-      p.reads_ahead = p.group_fn && p.isa == Isa::best && detail::cpu_has_avx512();
+      p.reads_ahead =
+          p.group_fn && ((p.isa == Isa::best && detail::cpu_has_avx512()) || p.w.narrow_slots > 0);
     else
       p.reads_ahead = (avx512 && p.group_fn != rows_of<T, row_portable<T>>) || p.w.narrow_slots > 0;
     // A layer that may read ahead (with i64 indices, which only add) takes groups of about
@@ -1823,7 +1982,7 @@ template <class T, class I>
 bool run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& g,
          const Parallel& par, Isa isa, bool adaptive) {
   const std::shared_ptr<const MaxPlan<T>> plan = plan_of<T>(g, isa);
-  if (!plan->group_fn) return false;
+  if (!plan->group_fn || (indices && plan->w.copy_positions)) return false;
   const auto& axes = plan->axes;
   const RowGeo& w = plan->w;
   const RowTable& rt = plan->rt;

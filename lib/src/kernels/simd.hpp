@@ -17,6 +17,8 @@
 // path uses DQ, VL and BW too (vrangeps on 256-bit registers, masked 16-bit loads of f16 rows),
 // which every AVX-512 CPU but the Xeon Phi has; those run the AVX2 path.
 #define IRRUN_AVX2 __attribute__((target("avx2,fma")))
+// MaxPool's AVX2 path converts f16 rows as it loads them (F16C; called where cpu_has_f16c()).
+#define IRRUN_AVX2_F16C __attribute__((target("avx2,fma,f16c")))
 #define IRRUN_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
 #define IRRUN_AVX512_LAMBDA __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
 // Helpers both vector paths inline: AVX2 alone is a subset of either path's target.
