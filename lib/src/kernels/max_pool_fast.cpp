@@ -1074,16 +1074,17 @@ inline __attribute__((always_inline)) void sep_walk(const RowGeo& w, i64 q0, i64
   const i64 OH = w.out_h;
   const auto slot = [&](i64 d) { return hm + d % w.sep_slots * slot_len; };
   i64 next_d = 0;  // planes before it are in the ring (or not needed)
-  const auto fill_window = [&](i64 od) {
-    const auto at = static_cast<std::size_t>(od);
-    const i64 first = ad.first[at], last = first + ad.taps[at];  // (step 1: make_sep)
-    for (i64 d = std::max(next_d, first); d < last; ++d) fill(d, slot(d));
-    next_d = std::max(next_d, last);
-  };
-  const i64 od_end = q1 / OH;
-  fill_window(q0 / OH);
-  for (i64 od = q0 / OH; od < od_end; ++od) {
-    if (od + 1 < od_end) fill_window(od + 1);
+  const i64 od0 = q0 / OH, od_end = q1 / OH;
+  // fill called from one place, where it is inlined: called from two, a call per plane, 14x14
+  // planes took 1.09-1.13x the time.
+  for (i64 od = od0 - 1; od < od_end; ++od) {
+    if (od + 1 < od_end) {
+      const auto at = static_cast<std::size_t>(od + 1);
+      const i64 first = ad.first[at], last = first + ad.taps[at];  // (step 1: make_sep)
+      for (i64 d = std::max(next_d, first); d < last; ++d) fill(d, slot(d));
+      next_d = std::max(next_d, last);
+    }
+    if (od < od0) continue;
     const auto at = static_cast<std::size_t>(od);
     const i64 first = ad.first[at], last = first + ad.taps[at];
     // The window's planes in the ring, in order (a division each: not one per output row).
