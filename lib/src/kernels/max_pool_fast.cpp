@@ -1396,14 +1396,14 @@ IRRUN_AVX2_F16C inline __m256 narrow_load8(const S* x, bool whole, i64 n) {
     return whole ? load8(x) : load8(x, 0, n);
 }
 
-// narrow_outputs on AVX2: vectors of eight, each tap slot's lanes taken from their source
-// vectors (vpermps and blends).
+// narrow_outputs on AVX2: vectors of eight, nu of them, each tap slot's lanes taken from their
+// source vectors (vpermps and blends). (nu from the caller, once: per row, after the row's
+// stores, which may alias w, it took tiny planes 1.1x the time.)
 template <int NV, bool kPos, class S>
 IRRUN_AVX2_F16C inline __attribute__((always_inline)) void narrow_outputs_avx2(
-    const __m256 (&cm)[NV], const __m256i (&cp)[NV], const RowGeo& w, i64 o, i64 n_out, S* y,
-    i32* pos, __m256& low) {
+    const __m256 (&cm)[NV], const __m256i (&cp)[NV], const RowGeo& w, i64 nu, i64 o, i64 n_out,
+    S* y, i32* pos, __m256& low) {
   const __m256 lowest = _mm256_set1_ps(kStart<S>);
-  const i64 nu = (w.out_w + 7) / 8;
   for (i64 u = 0; u < nu; ++u) {
     __m256 m = lowest;
     __m256i mp = _mm256_setzero_si256();
@@ -1478,7 +1478,7 @@ IRRUN_AVX2_F16C bool narrow_rows_avx2(const S* plane, const RowTable& rt, i64 q0
                                       const RowGeo& w, S* y, i32* pos, bool& neg_zero) {
   const __m256 lowest = _mm256_set1_ps(kStart<S>);
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const i64 n_out = (q1 - q0) * w.out_w;
+  const i64 nu = (w.out_w + 7) / 8, n_out = (q1 - q0) * w.out_w;
   __m256i in[NV];
   for (int v = 0; v < NV; ++v) in[v] = lanes8(0, std::clamp<i64>(w.in_w - 8 * v, 0, 8));
   __m256 nan = _mm256_setzero_ps(), low = nan;
@@ -1515,7 +1515,7 @@ IRRUN_AVX2_F16C bool narrow_rows_avx2(const S* plane, const RowTable& rt, i64 q0
     if constexpr (!kPos && PW >= 0)
       shifted_outputs_avx2<NV, PW>(cm, in, w, (q - q0) * w.out_w, n_out, y);
     else
-      narrow_outputs_avx2<NV, kPos>(cm, cp, w, (q - q0) * w.out_w, n_out, y, pos, low);
+      narrow_outputs_avx2<NV, kPos>(cm, cp, w, nu, (q - q0) * w.out_w, n_out, y, pos, low);
   }
   if constexpr (!kPos) {
     neg_zero = _mm256_movemask_ps(_mm256_castsi256_ps(
@@ -1531,7 +1531,7 @@ IRRUN_AVX2_F16C void sep_rows_avx2(const S* plane, i64 q0, i64 q1, const RowGeo&
                                    bool& neg_zero) {
   const __m256 lowest = _mm256_set1_ps(kStart<S>);
   const detail::AxisWindows& ah = *w.axis_h;
-  const i64 in_d = w.in_h * w.in_w, n_out = (q1 - q0) * w.out_w;
+  const i64 in_d = w.in_h * w.in_w, nu = (w.out_w + 7) / 8, n_out = (q1 - q0) * w.out_w;
   __m256i in[NV];
   i64 in_n[NV];
   for (int v = 0; v < NV; ++v) {
@@ -1585,7 +1585,7 @@ IRRUN_AVX2_F16C void sep_rows_avx2(const S* plane, i64 q0, i64 q1, const RowGeo&
     if constexpr (PW >= 0)
       shifted_outputs_avx2<NV, PW>(cm, in, w, o, n_out, y);
     else
-      narrow_outputs_avx2<NV, false>(cm, no_pos, w, o, n_out, y, nullptr, low);
+      narrow_outputs_avx2<NV, false>(cm, no_pos, w, nu, o, n_out, y, nullptr, low);
   };
   sep_walk(w, q0, q1, hm, w.out_h * NV * 8, fill, outputs);
   neg_zero = _mm256_movemask_ps(
