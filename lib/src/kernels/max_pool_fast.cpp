@@ -1832,8 +1832,8 @@ GroupFn<T> narrow_avx2_for(RowGeo& w, const PoolGeometry& g) {
 // On AVX2, stride-2 rows of 49-64 columns whose windows have at most three rows take the wide
 // rows before the narrow ones, whose tap slots take seven or eight vectors' permutes each (f16
 // 1x3x3 s(1,2,2) on 56 columns: 0.53 of the time, 2x2 s2 on 56 columns 0.74, 3x3 s2 on 48
-// columns 0.82-0.89 but on 40 1.17x; 3x3x3 s2 on 56 columns 1.16x). Their positions take the
-// row blocks either way.
+// columns 0.82-0.89 but on 40 1.17x; 3x3x3 s2 on 56 columns 1.16x). Past 48 columns their
+// positions take the row blocks either way (narrow_avx2); up to 48 the narrow rows take them.
 bool wide_first(const RowGeo& w, const PoolGeometry& g) {
   return w.stride == 2 && w.in_w > 48 &&
          std::min(g.kernel[0], g.in[0]) * std::min(g.kernel[1], g.in[1]) <= 3;
