@@ -1480,7 +1480,11 @@ IRRUN_AVX2_F16C bool narrow_rows_avx2(const S* plane, const RowTable& rt, i64 q0
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const i64 nu = (w.out_w + 7) / 8, n_out = (q1 - q0) * w.out_w;
   __m256i in[NV];
-  for (int v = 0; v < NV; ++v) in[v] = lanes8(0, std::clamp<i64>(w.in_w - 8 * v, 0, 8));
+  i64 in_n[NV];  // each vector's lanes in the row: their count and mask
+  for (int v = 0; v < NV; ++v) {
+    in_n[v] = std::clamp<i64>(w.in_w - 8 * v, 0, 8);
+    in[v] = lanes8(0, in_n[v]);
+  }
   __m256 nan = _mm256_setzero_ps(), low = nan;
   __m256i least = _mm256_setzero_si256();  // values alone, as in narrow_rows_avx512
   for (i64 q = q0; q < q1; ++q) {
@@ -1492,8 +1496,7 @@ IRRUN_AVX2_F16C bool narrow_rows_avx2(const S* plane, const RowTable& rt, i64 q0
     const auto take_rows = [&](auto whole) IRRUN_AVX2_F16C {
       for (i64 r = 0; r < n; ++r)
         for (int v = 0; v < NV; ++v) {
-          const __m256 xv =
-              narrow_load8(plane + rows[r] + 8 * v, whole, std::clamp<i64>(w.in_w - 8 * v, 0, 8));
+          const __m256 xv = narrow_load8(plane + rows[r] + 8 * v, whole, in_n[v]);
           if constexpr (kPos) {
             nan = _mm256_or_ps(nan, _mm256_and_ps(_mm256_castsi256_ps(in[v]),
                                                   _mm256_cmp_ps(xv, xv, _CMP_UNORD_Q)));
