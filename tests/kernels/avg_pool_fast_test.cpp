@@ -653,6 +653,47 @@ TEST_CASE("fast avg_pool stride-2 rows sum in place only where it is safe",
   }
 }
 
+// Stride-2 rows that sum in place (S5) on AVX2 take each input row's D sum once where two
+// windows of H share it, carried into the next V row (vrows_carried_avx2): windows of H that
+// overlap by one to three rows and are clamped at either edge, D windows of one to three planes
+// (dilated, or wholly in the padding), 2-D rows, rows whose last columns load masked, and groups
+// that end inside a plane of D (S5's 32x32 output rows). On sums that never round every try must
+// hold and give the reference's bits; then a plane whose sums round, and the other data, on
+// every path.
+TEST_CASE("fast avg_pool stride-2 rows carry an input row two windows share",
+          "[kernels][avg_pool_fast]") {
+  const bool avx2 = cpu_has_avx2();
+  Rng rng(0xCA771ull);
+  const PoolGeometry geometries[] = {
+      window({1, 2}, {32, 64, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, true),
+      window({1, 2}, {9, 23, 37}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, true, false),
+      window({1, 1}, {7, 30, 45}, {2, 5, 3}, {1, 2, 2}, {0, 2, 1}, {1, 2, 1}, false, true),
+      window({1, 1}, {6, 19, 20}, {3, 4, 3}, {2, 1, 2}, {0, 0, 0}, {2, 3, 0}, true, true),
+      window({1, 1}, {6, 19, 20}, {3, 4, 3}, {2, 1, 2}, {0, 0, 0}, {2, 3, 0}, true, false),
+      window({1, 2}, {9, 21, 40}, {2, 3, 3}, {1, 2, 2}, {0, 1, 1}, {0, 1, 1}, false, true,
+             {3, 1, 1}),
+      window({1, 3}, {40, 70}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),
+      window({1, 2}, {120, 90}, {5, 5}, {2, 2}, {2, 2}, {2, 2}, false, true),
+  };
+  for (const PoolGeometry& g : geometries) {
+    REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+    Tensor in = exact_input(rng, g);
+    INFO(describe(g));
+    ExactRouteCounts counts;
+    const Tensor out = run_fast(g, in, Parallel(1), Isa::avx2, &counts);
+    CHECK((counts.tries > 0) == avx2);
+    CHECK(counts.misses == 0);
+    CHECK(same_bits(out, run_reference(g, in, Parallel(1))));
+    CHECK(same_bits(run_fast(g, in, Parallel(2), Isa::avx2), out));
+    round_last_plane(in, g);
+    check_paths(g, in, Parallel(1), Parallel(2));
+    for (const Data mode : {Data::mixed, Data::zeros, Data::specials}) {
+      INFO("data " << static_cast<int>(mode));
+      check_paths(g, random_input(rng, g, mode), Parallel(1), Parallel(2));
+    }
+  }
+}
+
 // 3x3 s2 rows (S1) on AVX2 store their exact sums four at a time in the lanes' order 0, 2, 1, 3
 // and scale them with the column factors in that order (Plan::inv_w_swap). With exclude-pad,
 // ceil and two right pads, output OW - 2 (OW a multiple of four, so the third of its four) has
