@@ -653,14 +653,13 @@ TEST_CASE("fast avg_pool stride-2 rows sum in place only where it is safe",
   }
 }
 
-// Stride-2 rows that sum in place (S5) on AVX2 take each input row's D sum once where two
-// windows of H share it, carried into the next V row (vrows_carried_avx2): windows of H that
-// overlap by one to three rows and are clamped at either edge, D windows of one to three planes
-// (dilated, or wholly in the padding), 2-D rows, rows whose last columns load masked, and groups
-// that end inside a plane of D (S5's 32x32 output rows). On sums that never round every try must
-// hold and give the reference's bits; then a plane whose sums round, and the other data, on
-// every path.
-TEST_CASE("fast avg_pool stride-2 rows carry an input row two windows share",
+// AVX2's exact stride-2 rows summed in place (S5, exact_band_s2v_avx2) on the V rows of many
+// window shapes: windows of H that overlap by one to three rows and are clamped at either edge,
+// D windows of one to three planes (dilated, or wholly in the padding, exclude-pad or not), 2-D
+// rows, rows whose last columns load masked, and groups that end inside a plane of D (S5's
+// 32x32 output rows). On sums that never round every try must hold and give the reference's
+// bits at one and two threads; then a plane whose sums round, and the other data, on every path.
+TEST_CASE("fast avg_pool exact stride-2 rows in place on 3-D and clamped windows",
           "[kernels][avg_pool_fast]") {
   const bool avx2 = cpu_has_avx2();
   Rng rng(0xCA771ull);
