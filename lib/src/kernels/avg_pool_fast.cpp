@@ -110,6 +110,7 @@
 #include "../fp_control.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 #include "kept_plan.hpp"
+#include "lines.hpp"
 
 namespace irrun::kernels {
 namespace {
@@ -162,7 +163,9 @@ void run_whole_plane(const Plan& pl, const Ops& ops, const float* x, float* y, i
   const PoolGeometry& g = *pl.g;
   const i64 n = g.in_plane_size();
   const double inv = 1.0 / (pl.uniform ? pl.kvol.hi : static_cast<double>(n));
-  std::vector<double> sums(kWholePlaneBlock), inv_w(kWholePlaneBlock, inv);
+  // The thread's sums on cache lines of its own (detail::own_lines).
+  auto sums = detail::own_lines<double>(kWholePlaneBlock);
+  const std::vector<double> inv_w(kWholePlaneBlock, inv);
   ExactTries exact(counts);
   for (i64 u = unit_begin; u < unit_end; ++u) {
     const i64 p0 = u * kWholePlaneBlock, count = std::min(g.planes() - p0, kWholePlaneBlock);
@@ -378,7 +381,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       pl.band_span_len[0] == g.in_plane_size()) {
     const i64 in = g.in_plane_size(), out = g.out_plane_size();
     const i64 chunk = after_chunk_planes(g);
-    std::vector<double> sums(ops.exact_planes ? static_cast<std::size_t>(chunk * out) : 0);
+    auto sums =
+        detail::own_lines<double>(ops.exact_planes ? static_cast<std::size_t>(chunk * out) : 0);
     for (i64 p0 = unit_begin; p0 < unit_end; p0 += chunk) {
       const i64 p1 = std::min(unit_end, p0 + chunk);
       // Exact sums first (AVX-512, S2), as run_whole_plane: in two passes, the sums' and, after

@@ -12,7 +12,7 @@ namespace {
 std::atomic<std::size_t> kept_total{0};
 
 struct Kept {
-  std::unique_ptr<std::byte[]> data;
+  LineBytes data;
   std::size_t size = 0;
   bool busy = false;
   void release() {
@@ -46,7 +46,7 @@ Scratch::Scratch(Slot slot, std::size_t bytes) : left_(bytes) {
     k.release();  // before the new one: not both at once
     if (reserve(bytes)) {
       try {
-        k.data = std::make_unique_for_overwrite<std::byte[]>(bytes);
+        k.data = own_line_bytes(bytes);
       } catch (...) {
         kept_total -= bytes;
         throw;
@@ -55,7 +55,7 @@ Scratch::Scratch(Slot slot, std::size_t bytes) : left_(bytes) {
     }
   }
   if (k.busy || k.size < bytes) {
-    own_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    own_ = own_line_bytes(bytes);
     at_ = own_.get();
     return;
   }

@@ -5,11 +5,13 @@
 // a piece of avg_pool_half_f32) keep theirs. A slot already taken (a kernel re-entered), a
 // request past kKeptMost, or one that would take what all threads keep past kKeptTotal gets
 // memory of its own, freed after: a run's 64 MiB above its tensors holds the kept memory of any
-// number of threads.
+// number of threads. The memory is on cache lines of its own (own_line_bytes).
 #pragma once
 
 #include <cstddef>
 #include <memory>
+
+#include "lines.hpp"
 
 namespace irrun::kernels::detail {
 
@@ -44,7 +46,7 @@ class Scratch {
   void* take_bytes(std::size_t bytes);
 
   bool* busy_ = nullptr;  // the slot's flag, when the memory is the slot's
-  std::unique_ptr<std::byte[]> own_;
+  LineBytes own_;
   std::byte* at_;
   std::size_t left_;
 };

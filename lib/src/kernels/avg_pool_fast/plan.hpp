@@ -6,10 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <vector>
 
 #include "../exact_sum.hpp"
+#include "../lines.hpp"
 #include "../window.hpp"
 #include "irrun/pool_geometry.hpp"
 
@@ -37,25 +37,9 @@ constexpr i64 kFusedMaxRows = 64;  // fused rows (band_s1/s2_avx512): window row
 
 constexpr i64 kStreamMaxKernel = 9;  // streamed planes: windows up to 9 wide (two blocks of V)
 
-// Tables the vector loops load a whole register of (eight doubles, 64 bytes) at a time start on
-// a cache line: std::vector's 16-byte alignment splits three such loads in four across two
-// lines, and S3's group (two lane masks and a factor loaded per block) took ~15% longer, L1-hot.
-template <class T>
-struct LineAligned {
-  using value_type = T;
-  static constexpr std::align_val_t kLine{64};
-  LineAligned() = default;
-  template <class U>
-  explicit LineAligned(const LineAligned<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kLine)); }
-  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, kLine); }
-  template <class U>
-  bool operator==(const LineAligned<U>&) const noexcept {
-    return true;
-  }
-};
-template <class T>
-using LineVector = std::vector<T, LineAligned<T>>;
+// Tables the vector loops load a whole register of at a time start on a cache line (lines.hpp).
+using detail::LineAligned;
+using detail::LineVector;
 
 // An axis's windows (window.hpp) and the most taps of any.
 struct Axis : detail::AxisWindows {
