@@ -381,8 +381,8 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       pl.band_span_len[0] == g.in_plane_size()) {
     const i64 in = g.in_plane_size(), out = g.out_plane_size();
     const i64 chunk = after_chunk_planes(g);
-    auto sums =
-        detail::own_lines<double>(ops.exact_planes ? static_cast<std::size_t>(chunk * out) : 0);
+    // The thread's sums on cache lines of their own (detail::OwnLines).
+    detail::OwnLines<double> sums(ops.exact_planes ? static_cast<std::size_t>(chunk * out) : 0);
     for (i64 p0 = unit_begin; p0 < unit_end; p0 += chunk) {
       const i64 p1 = std::min(unit_end, p0 + chunk);
       // Exact sums first (AVX-512, S2), as run_whole_plane: in two passes, the sums' and, after

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -33,19 +34,31 @@ struct LineAligned {
 template <class T>
 using LineVector = std::vector<T, LineAligned<T>>;
 
-// Memory a thread writes while the others run: at least n values of `value`, on whole cache
-// lines of its own. A line it shared with another allocation, such as a plan's table that the
-// other threads read, moved between the cores on each write (false sharing: AdaptiveMaxPool
+// Memory a thread writes while the others run: n values of `value` on whole cache lines of
+// their own. A line it shared with another allocation, such as a plan's table that the other
+// threads read, moved between the cores on each write (false sharing: AdaptiveMaxPool
 // 1x512x28x28 -> 7x7 with indices took 0.93 of its one-thread time at two threads on AVX2,
-// its column scratch beside the plan's tables).
+// its column scratch beside the plan's tables). A plain allocation a line longer at each end,
+// the values from its first line boundary on (aligned operator new takes a slower path of the
+// allocator, and kernels make their scratch per chunk of a thread's range).
 template <class T>
-LineVector<T> own_lines(std::size_t n, T value = T{}) {
+class OwnLines {
+ public:
   static_assert(std::is_trivially_copyable_v<T> && kLineBytes % sizeof(T) == 0);
-  constexpr std::size_t per_line = kLineBytes / sizeof(T);
-  return LineVector<T>(std::max<std::size_t>(1, (n + per_line - 1) / per_line) * per_line, value);
-}
+  explicit OwnLines(std::size_t n, T value = T{}) : v_(n + 2 * kPerLine, value) {
+    const auto at = reinterpret_cast<std::uintptr_t>(v_.data()) % kLineBytes;
+    data_ = v_.data() + (kLineBytes - at) % kLineBytes / sizeof(T);
+  }
+  T* data() { return data_; }
+  T& operator[](std::size_t i) { return data_[i]; }
 
-// n bytes, not initialised, on whole cache lines of their own (as own_lines).
+ private:
+  static constexpr std::size_t kPerLine = kLineBytes / sizeof(T);
+  std::vector<T> v_;
+  T* data_;
+};
+
+// n bytes, not initialised, on whole cache lines of their own (as OwnLines).
 struct LineFree {
   void operator()(std::byte* p) const noexcept {
     ::operator delete[](p, std::align_val_t{kLineBytes});
@@ -53,9 +66,9 @@ struct LineFree {
 };
 using LineBytes = std::unique_ptr<std::byte[], LineFree>;
 inline LineBytes own_line_bytes(std::size_t n) {
-  const std::size_t lines = std::max<std::size_t>(1, (n + kLineBytes - 1) / kLineBytes);
-  return LineBytes(
-      static_cast<std::byte*>(::operator new[](lines* kLineBytes, std::align_val_t{kLineBytes})));
+  const std::size_t bytes =
+      std::max<std::size_t>(1, (n + kLineBytes - 1) / kLineBytes) * kLineBytes;
+  return LineBytes(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t{kLineBytes})));
 }
 
 }  // namespace irrun::kernels::detail

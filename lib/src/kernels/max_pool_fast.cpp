@@ -2033,11 +2033,11 @@ bool run(const Tensor& in, Tensor& values, Tensor* indices, const PoolGeometry& 
   const i64 groups = (out_rows + w.group - 1) / w.group;
   const auto units = [&](i64 begin, i64 end, auto read, auto write) {
     const bool want_pos = idx || adaptive;
-    // The thread's scratch on cache lines of its own (detail::own_lines).
-    auto pos = detail::own_lines<i32>(want_pos ? static_cast<std::size_t>(w.group * out_w) : 0);
-    auto col_v = detail::own_lines(static_cast<std::size_t>(w.col_len),
-                                   std::numeric_limits<float>::lowest());
-    auto col_p = detail::own_lines<i32>(static_cast<std::size_t>(w.col_len));
+    // The thread's scratch on cache lines of its own (detail::OwnLines).
+    detail::OwnLines<i32> pos(want_pos ? static_cast<std::size_t>(w.group * out_w) : 0);
+    detail::OwnLines<float> col_v(static_cast<std::size_t>(w.col_len),
+                                  std::numeric_limits<float>::lowest());
+    detail::OwnLines<i32> col_p(static_cast<std::size_t>(w.col_len));
     const ColScratch cs{col_v.data(), col_p.data()};
     detail::Ahead<> ahead_x(kAheadBytes);
     detail::Ahead<true> ahead_y(kAheadBytes), ahead_i(kAheadBytes);
