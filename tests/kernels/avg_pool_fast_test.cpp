@@ -224,6 +224,23 @@ void check_within_canaries(const PoolGeometry& g, const Tensor& in, const Parall
   CHECK(std::count(buffer.end() - kGuard, buffer.end(), kCanary) == kGuard);
 }
 
+// AVX2's exact route for g on sums that never round (multiples of 2^-8): tried where AVX2 runs,
+// never missed, the reference's bits at one and two threads; then, the last plane made to round,
+// every path (check_paths).
+void check_exact_avx2(Rng& rng, const PoolGeometry& g) {
+  REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
+  Tensor in = exact_input(rng, g);
+  INFO(describe(g));
+  ExactRouteCounts counts;
+  const Tensor out = run_fast(g, in, Parallel(1), Isa::avx2, &counts);
+  CHECK((counts.tries > 0) == cpu_has_avx2());
+  CHECK(counts.misses == 0);
+  CHECK(same_bits(out, run_reference(g, in, Parallel(1))));
+  CHECK(same_bits(run_fast(g, in, Parallel(2), Isa::avx2), out));
+  round_last_plane(in, g);
+  check_paths(g, in, Parallel(1), Parallel(2));
+}
+
 }  // namespace
 
 TEST_CASE("fast avg_pool covers the benchmark patterns", "[kernels][avg_pool_fast]") {
@@ -661,7 +678,6 @@ TEST_CASE("fast avg_pool stride-2 rows sum in place only where it is safe",
 // bits at one and two threads; then a plane whose sums round, and the other data, on every path.
 TEST_CASE("fast avg_pool exact stride-2 rows in place on 3-D and clamped windows",
           "[kernels][avg_pool_fast]") {
-  const bool avx2 = cpu_has_avx2();
   Rng rng(0xCA771ull);
   const PoolGeometry geometries[] = {
       window({1, 2}, {32, 64, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, true),
@@ -675,17 +691,8 @@ TEST_CASE("fast avg_pool exact stride-2 rows in place on 3-D and clamped windows
       window({1, 2}, {120, 90}, {5, 5}, {2, 2}, {2, 2}, {2, 2}, false, true),
   };
   for (const PoolGeometry& g : geometries) {
-    REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
-    Tensor in = exact_input(rng, g);
+    check_exact_avx2(rng, g);
     INFO(describe(g));
-    ExactRouteCounts counts;
-    const Tensor out = run_fast(g, in, Parallel(1), Isa::avx2, &counts);
-    CHECK((counts.tries > 0) == avx2);
-    CHECK(counts.misses == 0);
-    CHECK(same_bits(out, run_reference(g, in, Parallel(1))));
-    CHECK(same_bits(run_fast(g, in, Parallel(2), Isa::avx2), out));
-    round_last_plane(in, g);
-    check_paths(g, in, Parallel(1), Parallel(2));
     for (const Data mode : {Data::mixed, Data::zeros, Data::specials}) {
       INFO("data " << static_cast<int>(mode));
       check_paths(g, random_input(rng, g, mode), Parallel(1), Parallel(2));
@@ -700,24 +707,13 @@ TEST_CASE("fast avg_pool exact stride-2 rows in place on 3-D and clamped windows
 // multiples of 2^-8 never round) and give the reference's bits; a plane whose sums round follows.
 TEST_CASE("fast avg_pool 3x3 s2 rows scale their exact sums by their own columns' factors",
           "[kernels][avg_pool_fast]") {
-  const bool avx2 = cpu_has_avx2();
   Rng rng(0x51F4ull);
   for (const std::int64_t iw : {37, 45, 117})
     for (const bool exclude : {true, false}) {
       const PoolGeometry g =
           window({1, 3}, {60, iw}, {3, 3}, {2, 2}, {1, 1}, {1, 2}, true, exclude);
       REQUIRE(g.out[2] % 4 == 0);
-      REQUIRE(irrun::kernels::avg_pool_fast_covers(ElementType::f32, g));
-      Tensor in = exact_input(rng, g);
-      INFO(describe(g));
-      ExactRouteCounts counts;
-      const Tensor out = run_fast(g, in, Parallel(1), Isa::avx2, &counts);
-      CHECK((counts.tries > 0) == avx2);
-      CHECK(counts.misses == 0);
-      const Tensor want = run_reference(g, in, Parallel(1));
-      CHECK(same_bits(out, want));
-      round_last_plane(in, g);
-      check_paths(g, in, Parallel(1), Parallel(2));
+      check_exact_avx2(rng, g);
     }
 }
 
