@@ -670,14 +670,15 @@ TEST_CASE("fast avg_pool stride-2 rows sum in place only where it is safe",
   }
 }
 
-// AVX2's exact stride-2 rows summed in place (S5, exact_band_s2v_avx2) on the V rows of many
-// window shapes: windows of H that overlap by one to three rows and are clamped at either edge,
-// D windows of one to three planes (dilated, or wholly in the padding, exclude-pad or not), 2-D
-// rows, rows whose last columns load masked, and groups that end inside a plane of D (S5's
-// 32x32 output rows). On sums that never round every try must hold and give the reference's
-// bits at one and two threads; then a plane whose sums round, and the other data, on every path.
-TEST_CASE("fast avg_pool exact stride-2 rows in place on 3-D and clamped windows",
-          "[kernels][avg_pool_fast]") {
+// AVX2's exact stride-2 rows on windows of many rows: fused (exact_band_s2_avx2: 3x3 windows
+// with one left pad, outputs a multiple of four, up to nine rows: S5's 3x3x3, rows of 2x4 and 7,
+// six rows at the edges) or summed in place (exact_band_s2v_avx2, the others). Windows of H that
+// overlap by one to three rows and are clamped at either edge, D windows of one to three planes
+// (dilated, or wholly in the padding, exclude-pad or not), 2-D rows, rows whose last columns load
+// masked, and groups that end inside a plane of D (S5's 32x32 output rows). On sums that never
+// round every try must hold and give the reference's bits at one and two threads; then a plane
+// whose sums round, and the other data, on every path.
+TEST_CASE("fast avg_pool exact stride-2 rows on 3-D and tall windows", "[kernels][avg_pool_fast]") {
   Rng rng(0xCA771ull);
   const PoolGeometry geometries[] = {
       window({1, 2}, {32, 64, 64}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, false, true),
@@ -689,6 +690,14 @@ TEST_CASE("fast avg_pool exact stride-2 rows in place on 3-D and clamped windows
              {3, 1, 1}),
       window({1, 3}, {40, 70}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),
       window({1, 2}, {120, 90}, {5, 5}, {2, 2}, {2, 2}, {2, 2}, false, true),
+      // Fused: outputs a multiple of four.
+      window({1, 2}, {9, 23, 39}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, true, false),
+      window({1, 1}, {7, 30, 47}, {2, 4, 3}, {1, 2, 2}, {0, 1, 1}, {1, 2, 1}, false, true),
+      window({1, 2}, {100, 95}, {7, 3}, {2, 2}, {3, 1}, {3, 1}, false, true),
+      window({1, 2}, {9, 21, 39}, {2, 3, 3}, {1, 2, 2}, {0, 1, 1}, {0, 1, 1}, false, true,
+             {3, 1, 1}),
+      window({1, 1}, {6, 19, 39}, {3, 3, 3}, {2, 1, 2}, {0, 0, 1}, {2, 3, 1}, true, true),
+      window({1, 1}, {6, 19, 39}, {3, 3, 3}, {2, 1, 2}, {0, 0, 1}, {2, 3, 1}, true, false),
   };
   for (const PoolGeometry& g : geometries) {
     check_exact_avx2(rng, g);

@@ -599,6 +599,10 @@ IRRUN_AVX2 inline void keep_least4(const BandArgs& a, i64 q, __m256d least) {
   _mm256_store_pd(l, least), _mm256_store_pd(l + 4, least);
 }
 
+// Windows of fused stride-2 rows (run_s2_avx2), at most: four rows on the checked route
+// (band_s2_avx2), nine on the exact one (exact_band_s2_avx2; select_avx2).
+constexpr i64 kFusedS2Rows = 9;
+
 // Where exact_band_s2_avx2 keeps row q's sums: inside its V row, past the zero pad that rescans
 // rely on (they rebuild a row's values, not its pads), 64-byte aligned as V rows start (right
 // at the pad's end the stores straddled lines: S1 1.03 of the time, not 0.96). Its whole
@@ -639,8 +643,8 @@ IRRUN_AVX2 bool run_s2_avx2(const BandArgs& a) {
     const i64 q_end = std::min(a.q1, pl.step_end[static_cast<std::size_t>(q)]);
     const i64 r = begin[q + 1] - begin[q];
     with_row_count(r, [&]<int R>() IRRUN_AVX2 {
-      const i64 n = R > 0 ? R : r;       // a constant count keeps the pointers in registers
-      const float* rows[R > 4 ? R : 4];  // select_avx2: windows of up to four rows
+      const i64 n = R > 0 ? R : r;  // a constant count keeps the pointers in registers
+      const float* rows[R > 0 ? R : kFusedS2Rows];  // select_avx2: at most kFusedS2Rows
       for (i64 j = 0; j < n; ++j) rows[j] = a.plane + row_off[begin[q] + j];
       for (; q < q_end; ++q) {
         prefetch_step(*a.next);
@@ -1074,21 +1078,21 @@ Ops select_avx2(Plan& pl) {
     ops.scale_band = scale_band_v;
   }
   // Fused stride-2 rows for 2-D windows of up to four rows (S1, S2: -10%). With the nine rows of
-  // 3x3x3 windows (S5) the separate passes are 5% faster: a block's two chains of eight
-  // additions leave the out-of-order window too little to overlap. They take their bound from
-  // their own loads (S1 0.965, S2 0.968 of the time, scripts/ab --isa avx2): an extra 256-bit
-  // load per eight floats, tracked with two integer maxima (one load converted twice, with an
-  // extract, cost S1 1.19 and S2 1.27).
+  // 3x3x3 windows (S5) the separate passes are 5% faster on the checked route: a block's two
+  // chains of eight additions leave the out-of-order window too little to overlap. They take
+  // their bound from their own loads (S1 0.965, S2 0.968 of the time, scripts/ab --isa avx2): an
+  // extra 256-bit load per eight floats, tracked with two integer maxima (one load converted
+  // twice, with an extract, cost S1 1.19 and S2 1.27). Their exact sums, which track nothing,
+  // take windows of up to kFusedS2Rows rows (S5: 0.87 of the separate passes' time, round 74).
+  const bool s2_pad1 = pl.fixed_w && pl.stride_w == 2 && pl.k_w == 3 && pl.pad_left == 1;
+  if (s2_pad1 && pl.max_rows <= kFusedS2Rows && exact_s2_fits(pl)) {
+    ops.exact_band = exact_band_s2_avx2<3>, ops.scale_band = scale_band_avx2;
+    pl.inv_w_swap = pl.inv_w;  // OW a multiple of four (exact_s2_fits)
+    for (std::size_t o = 0; o + 4 <= pl.inv_w.size(); o += 4)
+      std::swap(pl.inv_w_swap[o + 1], pl.inv_w_swap[o + 2]);
+  }
   if (pl.fixed_w && pl.stride_w == 2 && pl.max_rows <= 4) {
-    if (pl.k_w == 3 && pl.pad_left == 1) {
-      ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
-      if (exact_s2_fits(pl)) {
-        ops.exact_band = exact_band_s2_avx2<3>, ops.scale_band = scale_band_avx2;
-        pl.inv_w_swap = pl.inv_w;  // OW a multiple of four (exact_s2_fits)
-        for (std::size_t o = 0; o + 4 <= pl.inv_w.size(); o += 4)
-          std::swap(pl.inv_w_swap[o + 1], pl.inv_w_swap[o + 2]);
-      }
-    }
+    if (s2_pad1) ops.band = band_s2_avx2<3>, ops.keeps_v = false, ops.own_bound = true;
     if (pl.k_w == 2 && pl.pad_left == 0) {  // S2: checked after where it can be (0.91)
       ops.band = band_s2_avx2<2>, ops.keeps_v = false, ops.own_bound = true, ops.after = true;
       if (pl.check_after && rows_consecutive(pl, 2) && one_run(pl)) {
