@@ -1078,12 +1078,13 @@ Ops select_avx2(Plan& pl) {
     ops.scale_band = scale_band_v;
   }
   // Fused stride-2 rows for 2-D windows of up to four rows (S1, S2: -10%). With the nine rows of
-  // 3x3x3 windows (S5) the separate passes are 5% faster on the checked route: a block's two
-  // chains of eight additions leave the out-of-order window too little to overlap. They take
-  // their bound from their own loads (S1 0.965, S2 0.968 of the time, scripts/ab --isa avx2): an
-  // extra 256-bit load per eight floats, tracked with two integer maxima (one load converted
-  // twice, with an extract, cost S1 1.19 and S2 1.27). Their exact sums, which track nothing,
-  // take windows of up to kFusedS2Rows rows (S5: 0.87 of the separate passes' time, round 74).
+  // 3x3x3 windows (S5) the separate passes are faster on the checked route (fused: 1.05x in
+  // round 10, 1.07x in round 74): a block's two chains of eight additions leave the out-of-order
+  // window too little to overlap. They take their bound from their own loads (S1 0.965, S2
+  // 0.968 of the time, scripts/ab --isa avx2): an extra 256-bit load per eight floats, tracked
+  // with two integer maxima (one load converted twice, with an extract, cost S1 1.19 and S2
+  // 1.27). Their exact sums, which track nothing, take windows of up to kFusedS2Rows rows (S5:
+  // 0.85 of the separate passes' time, round 74).
   const bool s2_pad1 = pl.fixed_w && pl.stride_w == 2 && pl.k_w == 3 && pl.pad_left == 1;
   if (s2_pad1 && pl.max_rows <= kFusedS2Rows && exact_s2_fits(pl)) {
     ops.exact_band = exact_band_s2_avx2<3>, ops.scale_band = scale_band_avx2;
