@@ -49,6 +49,9 @@ class OwnLines {
     const auto at = reinterpret_cast<std::uintptr_t>(v_.data()) % kLineBytes;
     data_ = v_.data() + (kLineBytes - at) % kLineBytes / sizeof(T);
   }
+  // A copy would point into the original's memory.
+  OwnLines(const OwnLines&) = delete;
+  OwnLines& operator=(const OwnLines&) = delete;
   T* data() { return data_; }
   T& operator[](std::size_t i) { return data_[i]; }
 
