@@ -690,7 +690,7 @@ TEST_CASE("fast avg_pool exact stride-2 rows on 3-D and tall windows", "[kernels
              {3, 1, 1}),
       window({1, 3}, {40, 70}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),
       window({1, 2}, {120, 90}, {5, 5}, {2, 2}, {2, 2}, {2, 2}, false, true),
-      // Fused: outputs a multiple of four.
+      // Fused as the first (outputs a multiple of four), with other row counts and edges.
       window({1, 2}, {9, 23, 39}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, true, false),
       window({1, 1}, {7, 30, 47}, {2, 4, 3}, {1, 2, 2}, {0, 1, 1}, {1, 2, 1}, false, true),
       window({1, 2}, {100, 95}, {7, 3}, {2, 2}, {3, 1}, {3, 1}, false, true),

@@ -38,7 +38,6 @@ constexpr i64 kFusedMaxRows = 64;  // fused rows (band_s1/s2_avx512): window row
 constexpr i64 kStreamMaxKernel = 9;  // streamed planes: windows up to 9 wide (two blocks of V)
 
 // Tables the vector loops load a whole register of at a time start on a cache line (lines.hpp).
-using detail::LineAligned;
 using detail::LineVector;
 
 // An axis's windows (window.hpp) and the most taps of any.
