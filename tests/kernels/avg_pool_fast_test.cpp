@@ -1064,13 +1064,15 @@ TEST_CASE("fast avg_pool keeps its exact-first tries on sums that never round",
 // portable path's bits.
 TEST_CASE("fast avg_pool batches the exact tries of small bands", "[kernels][avg_pool_fast]") {
   Rng rng(0xBA7C4ull);
-  // (Stride-1 windows inside planes narrower than 32 stream instead: planes_stream.)
+  // (Stride-1 windows inside planes narrower than 32 stream instead: planes_stream; planes of
+  // up to 512 floats, eight or more of them, run in lanes, "fast avg_pool runs small planes in
+  // lanes", but flat groups of rows past 128 floats.)
   const PoolGeometry shapes[] = {
-      window({1, 300}, {6, 40}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
-      window({1, 200}, {5, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),
-      window({2, 75}, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true),
+      window({1, 300}, {6, 90}, {3, 3}, {1, 1}, {0, 0}, {0, 0}, false, true),
+      window({1, 200}, {5, 130}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true),
+      window({2, 75}, {12, 44}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true),
       // (windows taller than wide: no exact route)
-      window({1, 90}, {10, 7, 7}, {2, 7, 7}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false, true),
+      window({1, 90}, {10, 8, 8}, {2, 7, 7}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false, true),
   };
   for (const PoolGeometry& g : shapes) {
     INFO(describe(g));
@@ -1079,9 +1081,96 @@ TEST_CASE("fast avg_pool batches the exact tries of small bands", "[kernels][avg
     run_fast(g, exact, Parallel(1), Isa::best, &counts);
     CHECK(counts.misses == 0);
     CHECK((counts.tries > 0) == (cpu_has_avx512() && g.spatial_rank == 2));
+    CHECK(counts.lane_tries == 0);
     check_paths(g, exact, Parallel(1), Parallel(1));
     for (const std::int64_t plane : {std::int64_t{0}, std::int64_t{1}, std::int64_t{37},
                                      static_cast<std::int64_t>(g.planes()) - 1})
+      for (const int kind : {0, 1, 2}) {  // rounding, NaN, both infinities
+        INFO("plane " << plane << ", kind " << kind);
+        Tensor in = exact_input(rng, g);
+        float* x = in.mutable_data<float>() + plane * g.in_plane_size();
+        if (kind == 0) x[0] = 0x1p60f, x[1] = 3.0f, x[2] = -0x1p60f;
+        if (kind == 1) x[1] = std::numeric_limits<float>::quiet_NaN();
+        if (kind == 2) x[0] = std::numeric_limits<float>::infinity(), x[1] = -x[0];
+        const std::vector<double> want = oracle_of(g, in);
+        for (const int threads : {1, 2, 3})
+          check_paths(g, in, want, Parallel(threads), Parallel(threads));
+      }
+  }
+}
+
+// Small planes (up to 512 floats), eight or more of them, run eight at a time in lanes on
+// AVX-512 (Ops::lanes), but where whole planes run as one pass already (streamed, 2x2 s2) or
+// flat groups hold rows of more than 128 floats. 1-D, 2-D and 3-D windows with padding, strides,
+// dilation, ceil mode and the pad in the average or not, and adaptive bins; plane counts that
+// leave 0-7 planes past the last chunk; every data mode (sums that round, NaN and infinities
+// send their chunk to the window kernel) against the oracle and every path's bits on one to
+// three threads (whose ranges cut the chunks elsewhere), the input against unreadable pages and
+// the output between canaries. On exact data no try may miss.
+TEST_CASE("fast avg_pool runs small planes in lanes", "[kernels][avg_pool_fast]") {
+  Rng rng(0x1A4E5ull);
+  std::int64_t lanes = 0;
+  for (int iter = 0; iter < 240; ++iter) {
+    const auto rank = static_cast<std::size_t>(rng.range(1, 3));
+    std::vector<std::int64_t> in, k, s, pb, pe, d, out;
+    for (std::size_t i = 0; i < rank; ++i)
+      in.push_back(rng.range(1, rank == 3 ? 8 : rank == 2 ? 20 : 64));
+    const std::vector<std::int64_t> nc{rng.range(1, 2), rng.range(4, 24)};
+    PoolGeometry g;
+    if (iter % 5 == 4) {
+      for (const auto v : in) out.push_back(rng.range(1, v + 1));
+      g = adaptive(nc, in, out);
+    } else {
+      for (const auto v : in) {
+        d.push_back(iter % 7 == 0 ? rng.range(1, 2) : 1);
+        k.push_back(rng.range(1, std::min<std::int64_t>(v, 7)));
+        s.push_back(rng.range(1, 3));
+        pb.push_back(rng.range(0, (k.back() - 1) * d.back()));
+        pe.push_back(rng.range(0, (k.back() - 1) * d.back()));
+      }
+      g = window(nc, in, k, s, pb, pe, rng.coin(), rng.coin(), d);
+    }
+    if (g.out_plane_size() == 0 || g.in_plane_size() > 512) continue;
+    const Data mode = static_cast<Data>(iter % 5);
+    INFO(describe(g) << " data " << static_cast<int>(mode));
+    const Tensor exact = exact_input(rng, g);
+    ExactRouteCounts counts;
+    const Tensor want = run_fast(g, exact, Parallel(1), Isa::best, &counts);
+    CHECK(counts.misses == 0);
+    CHECK(same_bits(want, run_reference(g, exact, Parallel(1))));
+    lanes += counts.lane_tries > 0;
+    const Tensor x = random_input(rng, g, mode);
+    const int threads = iter % 3 + 1;
+    const Tensor best = check_paths(g, x, Parallel(threads), Parallel(4 - threads));
+    irrun::testing::with_guarded_copies(x, [&](const Tensor& copy, const char* where) {
+      INFO(where);
+      check_within_canaries(g, copy, Parallel(threads), Isa::best, best);
+    });
+  }
+  if (cpu_has_avx512()) CHECK(lanes > 100);
+}
+
+// The lanes' chunks of eight planes fall back one by one: a plane whose sums round, a NaN and a
+// NaN sum of both infinities in turn in the first, a middle and the last plane of a chunk and
+// in the planes past the last whole chunk, on one to three threads; every path within one ulp
+// of the oracle and the portable path's bits.
+TEST_CASE("fast avg_pool lanes fall back chunk by chunk", "[kernels][avg_pool_fast]") {
+  Rng rng(0xC4A1Full);
+  const PoolGeometry shapes[] = {
+      window({1, 37}, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true),
+      window({2, 13}, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, false),
+      window({1, 21}, {10, 7, 7}, {2, 7, 7}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false, true),
+      adaptive({1, 19}, {9, 11}, {4, 3}),
+  };
+  for (const PoolGeometry& g : shapes) {
+    INFO(describe(g));
+    const Tensor exact = exact_input(rng, g);
+    ExactRouteCounts counts;
+    run_fast(g, exact, Parallel(1), Isa::best, &counts);
+    CHECK(counts.misses == 0);
+    CHECK((counts.lane_tries == g.planes() / 8) == cpu_has_avx512());
+    for (const std::int64_t plane : {std::int64_t{0}, std::int64_t{3}, std::int64_t{7},
+                                     std::int64_t{8}, static_cast<std::int64_t>(g.planes()) - 1})
       for (const int kind : {0, 1, 2}) {  // rounding, NaN, both infinities
         INFO("plane " << plane << ", kind " << kind);
         Tensor in = exact_input(rng, g);
@@ -1434,34 +1523,50 @@ void check_probe_outputs(const PoolGeometry& g, const Tensor& in, const Parallel
 // probe fills a unit of 64 planes: a path whose exact sums (tried first, kept if no addition
 // rounded) took another order than its checked ones would find whole units exact in that order
 // where this one rounds, and keep other bits (round 48's first try).
-// Streamed planes (planes_stream) add in that order too. Each plane holds an order probe in the
-// window of its first output and zeros in the column after it, which the second output's window
-// takes with the rest of the probe. Windows of 4x2, 8x1 and 2x2x2 tell the rows' order apart
-// (three rows or more), those of 2x4 and 1x8 the taps'.
+// Streamed planes (planes_stream) add in that order too, and so do planes in lanes (Ops::lanes),
+// which keep only sums whose additions were all exact: in another order, sums that round in this
+// one could be exact there. Each plane holds an order probe in the window of its first output
+// and zeros in the column after it, which the second output's window takes with the rest of the
+// probe. Windows of 4x2, 8x1 and 2x2x2 tell the rows' order apart (three rows or more), those of
+// 2x4 and 1x8 the taps'. (Those of 2x3 and 1x5, the lanes' windows of three and five taps in
+// registers, cannot: a divisor of 6 or 5 leaves the probe's averages away from f32 midpoints.)
+// A padded row or plane after the plane's last stops them streaming: the lanes take them (their
+// first outputs as before).
 TEST_CASE("fast avg_pool streamed planes add in the same order on every ISA",
           "[kernels][avg_pool_fast]") {
   struct Case {
     std::vector<std::int64_t> in, k;
   };
-  for (const Case& c : {Case{{4, 3}, {4, 2}}, Case{{8, 2}, {8, 1}}, Case{{2, 2, 3}, {2, 2, 2}},
-                        Case{{2, 5}, {2, 4}}, Case{{1, 9}, {1, 8}}}) {
-    const std::int64_t n =
-        std::accumulate(c.k.begin(), c.k.end(), std::int64_t{1}, std::multiplies<>());
-    const auto probes = order_probes(n, static_cast<double>(n), {0, n / 2, n - 1});
-    const std::vector<std::int64_t> ones(c.in.size(), 1), zeros(c.in.size(), 0);
-    const PoolGeometry g = window({1, static_cast<std::int64_t>(probes.size())}, c.in, c.k, ones,
-                                  zeros, zeros, false, true);
-    REQUIRE(g.out_plane_size() == 2);
-    Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
-    float* x = in.mutable_data<float>();
-    const std::int64_t IH = g.in[1], IW = g.in[2], kh = g.kernel[1], kw = g.kernel[2];
-    for (std::size_t p = 0; p < probes.size(); ++p)
-      for (std::int64_t t = 0; t < n; ++t)
-        x[static_cast<std::int64_t>(p) * g.in_plane_size() + (t / kw / kh * IH + t / kw % kh) * IW +
-          t % kw] = probes[p][static_cast<std::size_t>(t)];
-    INFO(describe(g));
-    check_probe_outputs(g, in, Parallel(2));
-  }
+  for (const Case& c :
+       {Case{{4, 3}, {4, 2}}, Case{{8, 2}, {8, 1}}, Case{{2, 2, 3}, {2, 2, 2}},
+        Case{{2, 5}, {2, 4}}, Case{{1, 9}, {1, 8}}, Case{{2, 4}, {2, 3}}, Case{{1, 6}, {1, 5}}})
+    for (const std::int64_t pad : {0, 1}) {
+      const std::int64_t n =
+          std::accumulate(c.k.begin(), c.k.end(), std::int64_t{1}, std::multiplies<>());
+      const auto probes = order_probes(n, static_cast<double>(n), {0, n / 2, n - 1});
+      // In lanes each probe fills a chunk of eight planes: a chunk is kept only when all its sums
+      // are exact, and one probe whose sums round would hide the others.
+      const std::int64_t repeat = pad == 1 ? 8 : 1;
+      const std::vector<std::int64_t> ones(c.in.size(), 1), zeros(c.in.size(), 0);
+      std::vector<std::int64_t> end = zeros;
+      end[0] = pad;
+      const PoolGeometry g = window({1, repeat * static_cast<std::int64_t>(probes.size())}, c.in,
+                                    c.k, ones, zeros, end, false, true);
+      REQUIRE(g.out_plane_size() == 2 * (pad + 1));
+      INFO(describe(g));
+      ExactRouteCounts counts;
+      run_fast(g, Tensor::zeros(ElementType::f32, shape_of(g, g.in)), Parallel(1), Isa::best,
+               &counts);
+      if (pad == 1) CHECK((counts.lane_tries > 0) == cpu_has_avx512());
+      Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
+      float* x = in.mutable_data<float>();
+      const std::int64_t IH = g.in[1], IW = g.in[2], kh = g.kernel[1], kw = g.kernel[2];
+      for (std::int64_t p = 0; p < g.planes(); ++p)
+        for (std::int64_t t = 0; t < n; ++t)
+          x[p * g.in_plane_size() + (t / kw / kh * IH + t / kw % kh) * IW + t % kw] =
+              probes[static_cast<std::size_t>(p / repeat)][static_cast<std::size_t>(t)];
+      check_probe_outputs(g, in, Parallel(2));
+    }
 }
 
 TEST_CASE("fast avg_pool whole-plane sums add in the same order on every ISA",

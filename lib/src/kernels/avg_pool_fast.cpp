@@ -525,6 +525,33 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   }
 }
 
+// ---- Planes in lanes (Plan::lanes): eight small planes at a time, on the exact route only.
+
+// Chunk c holds planes 8c .. 8c + 7. A chunk whose sums round or hold a NaN runs again through
+// run_windows, as do the planes past the last whole chunk and, once more than about an eighth
+// of the thread's tries missed (ExactTries), the rest of its range; where the lanes' sums are
+// exact they have run_windows' bits.
+void run_lanes(const Plan& pl, const Ops& ops, const float* x, float* y, i64 chunk_begin,
+               i64 chunk_end, ExactRouteCounts* counts) {
+  const PoolGeometry& g = *pl.g;
+  const i64 in = g.in_plane_size(), out = g.out_plane_size();
+  const i64 end = std::min(g.planes(), 8 * chunk_end);
+  const detail::LineBytes bytes =
+      detail::own_line_bytes(sizeof(double) * static_cast<std::size_t>(lanes_scratch(pl)));
+  auto* const scratch = reinterpret_cast<double*>(bytes.get());
+  ExactTries exact(counts);
+  for (i64 p0 = 8 * chunk_begin; p0 < end; p0 += 8) {
+    if (p0 + 8 > end || !exact.begin()) {
+      run_windows(pl, ops, x, y, p0 * pl.bands, end * pl.bands, counts);
+      return;
+    }
+    if (counts) ++counts->lane_tries;
+    if (!exact.record(ops.lanes(pl, x + p0 * in, y + p0 * out, scratch) &&
+                      !irrun::detail::inexact()))
+      run_windows(pl, ops, x, y, p0 * pl.bands, (p0 + 8) * pl.bands, counts);
+  }
+}
+
 // A plan and the ops chosen for it, from the geometry and the ISA alone (kept_plan.hpp).
 struct Planned {
   PoolGeometry g;
@@ -543,7 +570,8 @@ std::shared_ptr<const Planned> plan_of(const PoolGeometry& g, Isa isa) {
     p.ops = avx512 ? select_avx512(p.pl) : avx2 ? select_avx2(p.pl) : select_portable(p.pl);
     // The exact-first routes trust the precision flag: none where it is not seen to work.
     if (!irrun::detail::inexact_flag_works())
-      p.ops.exact_plane_sums = nullptr, p.ops.exact_band = nullptr, p.ops.exact_planes = nullptr;
+      p.ops.exact_plane_sums = nullptr, p.ops.exact_band = nullptr, p.ops.exact_planes = nullptr,
+      p.ops.lanes = nullptr;
     return true;
   });
 }
@@ -580,6 +608,9 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
   if (pl.whole_plane) {
     const i64 units = (g.planes() + kWholePlaneBlock - 1) / kWholePlaneBlock;
     par.for_range(units, [&](i64 b, i64 e) { run_whole_plane(pl, ops, x, y, b, e, counts); });
+  } else if (ops.lanes) {
+    par.for_range((g.planes() + 7) / 8,
+                  [&](i64 b, i64 e) { run_lanes(pl, ops, x, y, b, e, counts); });
   } else {
     par.for_range(g.planes() * pl.bands,
                   [&](i64 b, i64 e) { run_windows(pl, ops, x, y, b, e, counts); });

@@ -47,6 +47,7 @@ void avg_pool_reference(const Tensor& in, Tensor& out, const PoolGeometry& g, co
 // a try fails silently, with the same outputs, only slower.
 struct ExactRouteCounts {
   std::atomic<std::int64_t> tries{0}, misses{0};
+  std::atomic<std::int64_t> lane_tries{0};  // of tries: chunks of eight small planes in lanes
 };
 
 // The fast f32 kernel. Returns false, touching nothing, when it does not cover the case (other

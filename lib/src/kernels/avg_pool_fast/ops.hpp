@@ -183,6 +183,10 @@ struct Ops {
   // scale_planes scales them into y, false if a sum is NaN (run_windows).
   void (*exact_planes)(const Plan&, const float* x, double* s, i64 count) = nullptr;
   bool (*scale_planes)(const Plan&, const double* s, float* y, i64 count) = nullptr;
+  // Eight whole planes from x, their outputs at y, for sums that need no bound (Plan::lanes):
+  // no operation but the sums' additions raises the precision flag; false if a sum is NaN.
+  // `scratch`: lanes_scratch(pl) doubles, 64-byte aligned.
+  bool (*lanes)(const Plan&, const float* x, float* y, double* scratch) = nullptr;
 };
 
 // Ops::exact_planes and Ops::scale_planes for 2x2 s2 planes (avx2.cpp; both vector paths run

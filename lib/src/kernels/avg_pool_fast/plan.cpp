@@ -182,7 +182,7 @@ std::size_t table_bytes(const Plan& pl) {
                                       pl.row_rinv, pl.step_end, pl.band_span_begin,
                                       pl.band_span_len, pl.run_end, pl.flat_r, pl.full_r,
                                       pl.bins4_start, pl.bins4_rows, pl.flat_lanes, pl.stream_taps,
-                                      pl.stream_blocks);
+                                      pl.stream_blocks, pl.lanes_r);
 }
 
 bool rows_consecutive(const Plan& pl, i64 rows) {
@@ -288,6 +288,24 @@ bool make_stream(Plan& pl) {
     blk.order |= static_cast<std::uint64_t>(i % 8) << (8 * blk.count++);
   }
   return true;
+}
+
+bool make_lanes(Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  if (pl.whole_plane || g.planes() < 8 || g.in_plane_size() > kLanesMaxPlane) return false;
+  const i64 rows = g.out[0] * g.out[1], OW = g.out[2];
+  pl.lanes_r.resize(static_cast<std::size_t>(rows * OW));
+  for (i64 q = 0; q < rows; ++q)
+    for (i64 ow = 0; ow < OW; ++ow)
+      pl.lanes_r[static_cast<std::size_t>(q * OW + ow)] =
+          pl.row_rinv[static_cast<std::size_t>(q)] * pl.inv_w[static_cast<std::size_t>(ow)];
+  pl.lanes = true;
+  return true;
+}
+
+i64 lanes_scratch(const Plan& pl) {
+  const PoolGeometry& g = *pl.g;
+  return 8 * (g.in_plane_size() + lanes_vlen(pl)) + 4 * ((g.out_plane_size() + 7) / 8 * 8);
 }
 
 namespace {

@@ -36,6 +36,7 @@ constexpr i64 kFusedRows = 4;      // output rows that band_s1_avx512 sums in on
 constexpr i64 kFusedMaxRows = 64;  // fused rows (band_s1/s2_avx512): window rows, at most
 
 constexpr i64 kStreamMaxKernel = 9;  // streamed planes: windows up to 9 wide (two blocks of V)
+constexpr i64 kLanesMaxPlane = 512;  // planes in lanes: input planes of at most this many floats
 
 // Tables the vector loops load a whole register of at a time start on a cache line (lines.hpp).
 using detail::LineVector;
@@ -124,6 +125,11 @@ struct Plan {
   std::vector<i64> stream_taps;
   std::vector<StreamBlock> stream_blocks;
   i64 stream_last = 0;  // the position of a plane's last output
+  // Planes in lanes (Ops::lanes): eight small planes at a time, plane k in lane k of every
+  // vector, for windows of any shape; per output of a plane its factor fl(row_rinv[q] *
+  // inv_w[ow]).
+  bool lanes = false;
+  std::vector<double> lanes_r;
 };
 
 // Fills pl for g; false when the fast kernel does not cover g (windows of more than kMaxTaps
@@ -156,6 +162,16 @@ void make_flat(Plan& pl);
 // and then their tables in pl.
 bool make_stream(Plan& pl);
 
+// Planes in lanes (Ops::lanes) for small planes (kLanesMaxPlane), eight or more of them: whether
+// they apply, and then their factors in pl.
+bool make_lanes(Plan& pl);
+// The vectors of a V row of Ops::lanes: pl.vlen (the zero-padded row) where the windows are
+// fixed (Plan::fixed_w), else IW.
+inline i64 lanes_vlen(const Plan& pl) {
+  return pl.fixed_w ? pl.vlen : pl.g->in[2];
+}
+// The doubles of scratch Ops::lanes takes: the widened planes, a V row and the outputs.
+i64 lanes_scratch(const Plan& pl);
 // T for a band whose finite inputs lie in [lo, hi]: an output whose sum s has |s| >= T is
 // proven within one ulp (avg_pool_fast.cpp, accuracy proof).
 double threshold(const Plan& pl, float lo, float hi);
