@@ -9,6 +9,9 @@
 //   dnnl_blocked/<S>/threads:<t>   oneDNN on nChw8c/nCdhw8c, including the reorders in and out
 //                                  (the label of an exact op gives the share of its outputs over
 //                                  one ulp from irrun's reference: accuracy.hpp)
+//   dnnl_blocked16/<S>/threads:<t> the same on nChw16c/nCdhw16c, only on an AVX-512 CPU with no
+//                                  --irrun_isa cap: there 8c runs oneDNN's jit:avx2 kernel and
+//                                  16c its jit:avx512_core one
 //   torch_<variant>/<S>/threads:<t> PyTorch, when built with it (torch_peer.cpp)
 //   mem_read/<MiB>, mem_copy/<MiB> bandwidth probes: L3-resident and DRAM-sized buffers
 //   widen_sum/<MiB>/<bits>         each float of a buffer widened to double and added, in
@@ -25,6 +28,13 @@
 // each shape as JSON (for bench/ort/ort_bench.js) and exits. `--irrun_isa=avx2` caps irrun's fast
 // kernels, oneDNN (dnnl::set_max_cpu_isa) and PyTorch (ATEN_CPU_CAPABILITY) at AVX2+FMA: the
 // issue's Zen 3 machine has no AVX-512. `--irrun_no_torch` leaves PyTorch's rows out.
+//
+// `--irrun_model=FILE.xml` (repeatable, or comma-separated) replaces all of the above with the
+// irrun and dnnl_* rows of every pooling layer of that IR whose input shape is static, named
+// L<layer id> (F<k>L<id> with several files), the layer's name, op and shapes in the labels:
+// always f32 (as OpenVINO's CPU plugin runs an f16 or bf16 pool), MaxPool-8/14 as MaxPool-1
+// (values only), no oneDNN rows for adaptive, dilated or 1-D pools. Layers left out are named on
+// stderr.
 #include <benchmark/benchmark.h>
 
 #include <immintrin.h>
@@ -32,6 +42,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -40,11 +51,13 @@
 #include <vector>
 
 #include "accuracy.hpp"
+#include "irrun/analysis.hpp"
 #include "irrun/blob.hpp"
 #include "irrun/check.hpp"
 #include "irrun/dim.hpp"
 #include "irrun/kernels/avg_pool.hpp"
 #include "irrun/kernels/max_pool.hpp"
+#include "irrun/model.hpp"
 #include "irrun/parallel.hpp"
 #include "irrun/pool_geometry.hpp"
 #include "shapes.hpp"
@@ -74,6 +87,11 @@ void set_counters(benchmark::State& state, double bytes) {
   state.counters["GB/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The layer of a --irrun_model row, after the row's own label (scripts/bench splits there).
+std::string layer_label(const Shape& s) {
+  return *s.layer ? std::string("; layer ") + s.layer : "";
+}
+
 // ---- irrun
 
 void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
@@ -91,7 +109,8 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
   state.SetLabel(std::string(fast ? "fast" : "reference") + isa +
                  (!s.max    ? ""
                   : indices ? ", values + i64 indices"
-                            : ", values only"));
+                            : ", values only") +
+                 layer_label(s));
   const auto once = [&] {
     // With a forced ISA the fast kernels are called directly (the dispatch always picks the best).
     if (s.max) {
@@ -115,7 +134,8 @@ void bm_irrun(benchmark::State& state, const Shape& s, int threads) {
 #ifdef IRRUN_BENCH_DNNL
 // ---- oneDNN
 
-void bm_dnnl(benchmark::State& state, const Shape& s, int threads, bool blocked) {
+// block: 0 plain NCHW, else nChw<block>c / nCdhw<block>c (8 or 16) with the reorders in and out.
+void bm_dnnl(benchmark::State& state, const Shape& s, int threads, int block) {
   using namespace dnnl;
   omp_set_num_threads(threads);
   engine eng(engine::kind::cpu, 0);
@@ -126,24 +146,34 @@ void bm_dnnl(benchmark::State& state, const Shape& s, int threads, bool blocked)
   for (std::size_t a = 0; a < s.dk.size(); ++a)
     dst_dims.push_back((s.in[a + 2] + s.dpl[a] + s.dpr[a] - s.dk[a]) / s.ds[a] + 1);
   const auto plain = three_d ? memory::format_tag::abcde : memory::format_tag::abcd;
-  const auto block = three_d ? memory::format_tag::nCdhw8c : memory::format_tag::nChw8c;
+  const bool blocked = block != 0;
+  const auto tag = block == 16
+                       ? (three_d ? memory::format_tag::nCdhw16c : memory::format_tag::nChw16c)
+                       : (three_d ? memory::format_tag::nCdhw8c : memory::format_tag::nChw8c);
   const memory::desc src_plain(src_dims, memory::data_type::f32, plain);
   const memory::desc dst_plain(dst_dims, memory::data_type::f32, plain);
   const memory::desc src_md =
-      blocked ? memory::desc(src_dims, memory::data_type::f32, block) : src_plain;
+      blocked ? memory::desc(src_dims, memory::data_type::f32, tag) : src_plain;
   const memory::desc dst_md =
-      blocked ? memory::desc(dst_dims, memory::data_type::f32, block) : dst_plain;
+      blocked ? memory::desc(dst_dims, memory::data_type::f32, tag) : dst_plain;
   const auto alg = s.max            ? algorithm::pooling_max
                    : s.dnnl_exclude ? algorithm::pooling_avg_exclude_padding
                                     : algorithm::pooling_avg_include_padding;
-  const pooling_forward::desc desc(
-      prop_kind::forward_inference, alg, src_md, dst_md, memory::dims(s.ds.begin(), s.ds.end()),
-      memory::dims(s.dk.begin(), s.dk.end()), memory::dims(s.dpl.begin(), s.dpl.end()),
-      memory::dims(s.dpr.begin(), s.dpr.end()));
-  const pooling_forward::primitive_desc pd(desc, eng);
+  std::optional<pooling_forward::primitive_desc> made;
+  try {  // a model's layer (--irrun_model) may be one oneDNN does not take
+    const pooling_forward::desc desc(
+        prop_kind::forward_inference, alg, src_md, dst_md, memory::dims(s.ds.begin(), s.ds.end()),
+        memory::dims(s.dk.begin(), s.dk.end()), memory::dims(s.dpl.begin(), s.dpl.end()),
+        memory::dims(s.dpr.begin(), s.dpr.end()));
+    made.emplace(desc, eng);
+  } catch (const dnnl::error& e) {
+    state.SkipWithError((std::string("oneDNN refuses the op: ") + e.what()).c_str());
+    return;
+  }
+  const pooling_forward::primitive_desc& pd = *made;
   // Forward inference max pooling has no workspace: oneDNN writes the values only.
   const std::string label = std::string(pd.impl_info_str()) + (s.dnnl_exact ? "" : " (proxy op)") +
-                            (has_indices(s) ? " (values only)" : "");
+                            (has_indices(s) ? " (values only)" : "") + layer_label(s);
   state.SetLabel(label);
 
   const irrun::Tensor in = bench_input(s);
@@ -501,23 +531,165 @@ void write_peer_ops(const std::string& file) {
   std::ofstream(file) << j.str();
 }
 
-void register_all() {
-  for (const auto& s : shapes()) {
-    for (int t : {1, 2}) {
-      const std::string suffix = std::string(s.id) + "/threads:" + std::to_string(t);
-      benchmark::RegisterBenchmark(("irrun/" + suffix).c_str(), bm_irrun, s, t)
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
+// The rows of one shape, both thread counts; oneDNN's unless `dnnl` is false.
+void register_shape(const Shape& s, [[maybe_unused]] bool dnnl) {
+  for (int t : {1, 2}) {
+    const std::string suffix = std::string(s.id) + "/threads:" + std::to_string(t);
+    benchmark::RegisterBenchmark(("irrun/" + suffix).c_str(), bm_irrun, s, t)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
 #ifdef IRRUN_BENCH_DNNL
-      benchmark::RegisterBenchmark(("dnnl_plain/" + suffix).c_str(), bm_dnnl, s, t, false)
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
-      benchmark::RegisterBenchmark(("dnnl_blocked/" + suffix).c_str(), bm_dnnl, s, t, true)
+    if (!dnnl) continue;
+    benchmark::RegisterBenchmark(("dnnl_plain/" + suffix).c_str(), bm_dnnl, s, t, 0)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("dnnl_blocked/" + suffix).c_str(), bm_dnnl, s, t, 8)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    // On an AVX-512 CPU nChw8c runs oneDNN's jit:avx2 kernel, nChw16c its jit:avx512_core one.
+    // Capped (--irrun_isa), oneDNN has no AVX-512 kernel to run.
+    if (g_isa == irrun::kernels::Isa::best && __builtin_cpu_supports("avx512f"))
+      benchmark::RegisterBenchmark(("dnnl_blocked16/" + suffix).c_str(), bm_dnnl, s, t, 16)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
 #endif
-    }
   }
+}
+
+// ---- --irrun_model: the pooling layers of a network's IR
+
+// Model rows' strings (Shape::id, Shape::layer), alive as long as the rows.
+const char* keep(std::string text) {
+  static std::deque<std::string> kept;
+  return kept.emplace_back(std::move(text)).c_str();
+}
+
+std::string dims_text(const std::vector<i64>& d, const char* sep = "x") {
+  std::string r;
+  for (std::size_t i = 0; i < d.size(); ++i) r += (i ? sep : "") + std::to_string(d[i]);
+  return r;
+}
+
+// The rows of every pooling layer of `xml` whose input shape is static, as Shapes like the fixed
+// ones (so that bm_irrun and bm_dnnl run them unchanged), named <prefix>L<layer id>. Always f32:
+// OpenVINO's CPU plugin runs an f16 or bf16 pool in f32 too. A layer left out is named on stderr.
+void register_model(const std::string& xml, const std::string& prefix) {
+  using irrun::OpKind;
+  const irrun::Model m = irrun::load_model(xml);
+  const auto a = irrun::analyze(m.ir, m.graph, m.weights ? &*m.weights : nullptr);
+  bool any = false;
+  for (auto n : m.graph.order) {
+    const irrun::NodeInfo& info = a.nodes[n];
+    if (!info.op || !irrun::is_pool(info.op->kind)) continue;
+    any = true;
+    const irrun::Layer& layer = m.ir.layers[n];
+    const std::string op = irrun::op_label(*info.op);
+    const auto skip = [&](const std::string& why) {
+      std::fprintf(stderr, "irrun_bench: %s: layer %llu '%s' (%s) skipped: %s\n", xml.c_str(),
+                   static_cast<unsigned long long>(layer.id), layer.name.c_str(), op.c_str(),
+                   why.c_str());
+    };
+    const auto& node = m.graph.nodes[n];
+    if (!node.reachable) {
+      skip("not reachable from a Result (OpenVINO drops it)");
+      continue;
+    }
+    const irrun::ValueInfo& input = a.nodes[node.inputs[0].node].outputs[node.inputs[0].output];
+    if (!input.shape.is_static()) {
+      skip("dynamic input shape " + irrun::to_string(input.shape));
+      continue;
+    }
+    if (!info.geometry) {
+      skip("shape inference gives no geometry (irrun check names why)");
+      continue;
+    }
+    const irrun::PoolGeometry& g = *info.geometry;
+    const auto& attrs = std::get<irrun::PoolAttrs>(info.attrs);
+    const auto axes = [&g](const std::array<i64, 3>& v) {
+      return std::vector<i64>(v.begin() + static_cast<std::ptrdiff_t>(3 - g.spatial_rank), v.end());
+    };
+    Shape s;
+    s.in = input.shape.to_static();
+    s.adaptive =
+        info.op->kind == OpKind::adaptive_avg_pool || info.op->kind == OpKind::adaptive_max_pool;
+    s.max = info.op->kind == OpKind::max_pool || info.op->kind == OpKind::adaptive_max_pool;
+    // MaxPool-8/14 as MaxPool-1: the values, the op the CPU plugin runs when the indices go unused.
+    s.version = s.adaptive ? 8 : s.max ? 1 : info.op->version;
+    if (s.adaptive) {
+      s.out_size = axes(g.out);
+    } else {
+      if (axes(g.dilation) != std::vector<i64>(g.spatial_rank, 1)) {
+        skip("dilations " + dims_text(axes(g.dilation), ",") + " (the benchmark shapes have none)");
+        continue;
+      }
+      s.kernel = axes(g.kernel);
+      s.stride = axes(g.stride);
+      s.pads_begin = axes(g.pad_begin);
+      s.pads_end = axes(g.pad_end);
+      s.exclude_pad = attrs.exclude_pad;
+    }
+    // The geometry from the explicit pads must be the layer's. Rounding only sets the output
+    // size, so ceil_torch is whichever of ceil and floor gives the same one.
+    bool same = false;
+    for (bool ceil : {attrs.rounding != irrun::RoundingType::floor, false}) {
+      s.ceil = ceil;
+      std::optional<irrun::PoolGeometry> mine;
+      try {
+        mine = infer(s).geometry;
+      } catch (const irrun::ValidationError&) {
+      }
+      if (mine) mine->index_axis = g.index_axis;  // no indices when measured as MaxPool-1
+      if ((same = mine && *mine == g)) break;
+    }
+    if (!same) {
+      skip("its pads and attributes as a benchmark shape give another geometry");
+      continue;
+    }
+    // oneDNN: the same window; the right pad that gives irrun's output size, (in + dpl + dpr -
+    // dk) / ds + 1 (OpenVINO's ceil may need more than pads_end, floor less).
+    bool dnnl = !s.adaptive && (g.spatial_rank == 2 || g.spatial_rank == 3);
+    s.dk = s.kernel;
+    s.ds = s.stride;
+    s.dpl = s.pads_begin;
+    const auto out = out_dims(s);
+    for (std::size_t i = 0; dnnl && i < s.dk.size(); ++i) {
+      const i64 pr =
+          std::max<i64>(0, (out[i + 2] - 1) * s.ds[i] + s.dk[i] - s.in[i + 2] - s.dpl[i]);
+      const i64 span = s.in[i + 2] + s.dpl[i] + pr - s.dk[i];
+      dnnl = span >= 0 && span / s.ds[i] + 1 == out[i + 2];
+      s.dpr.push_back(pr);
+    }
+    // Exact: bm_dnnl checks oneDNN's values against irrun's reference and fails the row if they
+    // differ. Without pads OpenVINO divides by the window's in-bounds taps, whatever exclude-pad.
+    s.dnnl_exact = true;
+    s.dnnl_exclude = !g.pads_in_avg;
+    const auto type = irrun::to_string(input.type);
+    std::string what = "'" + layer.name + "' " + op;
+    if (s.max && !s.adaptive && info.op->version != 1) what += " as MaxPool-1 (values only)";
+    what += std::string(", ") + (type == "f32" ? "f32" : std::string(type) + " as f32") + ", " +
+            dims_text(s.in) + " -> " + dims_text(out);
+    if (!s.adaptive)
+      what += ", kernel " + dims_text(s.kernel) + " stride " + dims_text(s.stride) + " pads " +
+              dims_text(s.pads_begin, ",") + " / " + dims_text(s.pads_end, ",");
+    s.id = keep(prefix + "L" + std::to_string(layer.id));
+    s.layer = keep(what);
+    register_shape(s, dnnl);
+  }
+  if (!any) std::fprintf(stderr, "irrun_bench: %s has no pooling layer\n", xml.c_str());
+}
+
+void register_all(const std::vector<std::string>& models) {
+  if (!models.empty()) {
+    // Only the layers' rows: the probes and the fixed shapes' floors do not apply. Layer ids
+    // repeat across files: F<k> tells them apart.
+    for (std::size_t k = 0; k < models.size(); ++k) {
+      std::string prefix;  // appended, not "F" + ...: GCC 12 warns -Wrestrict on that
+      if (models.size() > 1) prefix.append("F").append(std::to_string(k + 1));
+      register_model(models[k], prefix);
+    }
+    return;
+  }
+  for (const auto& s : shapes()) register_shape(s, true);
   benchmark::RegisterBenchmark("mem_read", bm_mem_read)
       ->Arg(8)
       ->Arg(13)  // about S4/S7's input
@@ -545,6 +717,7 @@ void register_all() {
 
 int main(int argc, char** argv) {
   [[maybe_unused]] bool torch = true;
+  std::vector<std::string> models;  // --irrun_model=A.xml,B.xml (repeatable)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const std::string flag = "--irrun_write_models=";
@@ -566,6 +739,13 @@ int main(int argc, char** argv) {
       argv[i] = argv[argc - 1];  // not Google Benchmark's flag: drop it
       --argc;
       --i;
+    } else if (a.rfind("--irrun_model=", 0) == 0) {
+      std::stringstream files(a.substr(std::strlen("--irrun_model=")));
+      for (std::string f; std::getline(files, f, ',');)
+        if (!f.empty()) models.push_back(f);
+      argv[i] = argv[argc - 1];
+      --argc;
+      --i;
     } else if (a == "--irrun_no_torch") {
       torch = false;
       argv[i] = argv[argc - 1];
@@ -573,9 +753,14 @@ int main(int argc, char** argv) {
       --i;
     }
   }
-  register_all();
+  try {
+    register_all(models);
+  } catch (const std::exception& e) {  // a model that does not load
+    std::fprintf(stderr, "irrun_bench: %s\n", e.what());
+    return 2;
+  }
 #ifdef IRRUN_BENCH_TORCH
-  if (torch)
+  if (torch && models.empty())
     register_torch_benchmarks(g_isa == irrun::kernels::Isa::best   ? nullptr
                               : g_isa == irrun::kernels::Isa::avx2 ? "avx2"
                                                                    : "default");

@@ -31,6 +31,8 @@ struct Shape {
   // exclude_pad and dnnl_exclude do not apply. AvgPool rows are AvgPool-1.
   bool max = false;
   int version = 1;
+  // A layer of --irrun_model (bench.cpp): its name, type and shapes, added to the rows' labels.
+  const char* layer = "";
 };
 
 // The same op as MaxPool-1: values only.
