@@ -33,8 +33,8 @@
 // irrun and dnnl_* rows of every pooling layer of that IR whose input shape is static, named
 // L<layer id> (F<k>L<id> with several files), the layer's name, op and shapes in the labels:
 // always f32 (as OpenVINO's CPU plugin runs an f16 or bf16 pool), MaxPool-8/14 as MaxPool-1
-// (values only), no oneDNN rows for adaptive, dilated or 1-D pools. Layers left out are named on
-// stderr.
+// (values only), no oneDNN rows for adaptive or 1-D pools. Layers left out (dynamic input
+// shape, dilations, no geometry) are named on stderr.
 #include <benchmark/benchmark.h>
 
 #include <immintrin.h>
@@ -604,7 +604,9 @@ void register_model(const std::string& xml, const std::string& prefix) {
       continue;
     }
     const irrun::PoolGeometry& g = *info.geometry;
-    const auto& attrs = std::get<irrun::PoolAttrs>(info.attrs);
+    // AdaptiveAvgPool has no attributes: the defaults then.
+    const auto* read = std::get_if<irrun::PoolAttrs>(&info.attrs);
+    const irrun::PoolAttrs attrs = read ? *read : irrun::PoolAttrs{};
     const auto axes = [&g](const std::array<i64, 3>& v) {
       return std::vector<i64>(v.begin() + static_cast<std::ptrdiff_t>(3 - g.spatial_rank), v.end());
     };
@@ -670,7 +672,10 @@ void register_model(const std::string& xml, const std::string& prefix) {
             dims_text(s.in) + " -> " + dims_text(out);
     if (!s.adaptive)
       what += ", kernel " + dims_text(s.kernel) + " stride " + dims_text(s.stride) + " pads " +
-              dims_text(s.pads_begin, ",") + " / " + dims_text(s.pads_end, ",");
+              dims_text(s.pads_begin, ",") + " / " + dims_text(s.pads_end, ",") +
+              (s.max           ? ""
+               : s.exclude_pad ? ", exclude-pad"
+                               : ", include-pad");
     s.id = keep(prefix + "L" + std::to_string(layer.id));
     s.layer = keep(what);
     register_shape(s, dnnl);
