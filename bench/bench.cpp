@@ -647,8 +647,9 @@ void register_model(const std::string& xml, const std::string& prefix) {
       skip("its pads and attributes as a benchmark shape give another geometry");
       continue;
     }
-    // oneDNN: the same window; the right pad that gives irrun's output size, (in + dpl + dpr -
-    // dk) / ds + 1 (OpenVINO's ceil may need more than pads_end, floor less).
+    // oneDNN: the same window; the least right pad that gives irrun's output size, (in + dpl +
+    // dpr - dk) / ds + 1. OpenVINO's ceil may need more than pads_end, floor less; 0 where input
+    // columns are left over (oneDNN's division floors too).
     bool dnnl = !s.adaptive && (g.spatial_rank == 2 || g.spatial_rank == 3);
     s.dk = s.kernel;
     s.ds = s.stride;
