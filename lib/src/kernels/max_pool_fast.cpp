@@ -46,6 +46,7 @@
 #include "irrun/kernels/max_pool.hpp"
 #include "kept_plan.hpp"
 #include "lines.hpp"
+#include "max_lanes.hpp"
 #include "max_reduce.hpp"
 #include "read_ahead.hpp"
 #include "window.hpp"
@@ -2162,6 +2163,11 @@ bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const Pool
     return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
+  // Small planes without indices: sixteen at a time in lanes (max_lanes.hpp).
+  if (in.type == ElementType::f32 && !indices && isa == Isa::best && detail::max_lanes_cover(g)) {
+    detail::max_pool_lanes(in.data<float>(), values.mutable_data<float>(), g, par);
+    return true;
+  }
   const PoolGeometry w = g.adaptive ? as_window(g) : g;
   if (in.type == ElementType::f32)
     run_values<float>(in, values, indices, w, par, isa, g.adaptive);
