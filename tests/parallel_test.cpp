@@ -25,13 +25,17 @@ using irrun::Parallel;
 namespace {
 
 // The chunks for_range hands out, sorted by begin.
-std::vector<std::pair<std::int64_t, std::int64_t>> chunks_of(const Parallel& par, std::int64_t n) {
+std::vector<std::pair<std::int64_t, std::int64_t>> chunks_of(const Parallel& par, std::int64_t n,
+                                                             std::int64_t grain = 1) {
   std::mutex mu;
   std::vector<std::pair<std::int64_t, std::int64_t>> chunks;
-  par.for_range(n, [&](std::int64_t b, std::int64_t e) {
-    std::lock_guard<std::mutex> lock(mu);
-    chunks.emplace_back(b, e);
-  });
+  par.for_range(
+      n,
+      [&](std::int64_t b, std::int64_t e) {
+        std::lock_guard<std::mutex> lock(mu);
+        chunks.emplace_back(b, e);
+      },
+      grain);
   std::sort(chunks.begin(), chunks.end());
   return chunks;
 }
@@ -133,6 +137,36 @@ TEST_CASE("Parallel::for_range covers [0, n) once in fixed contiguous chunks", "
     }
     CHECK(next == n);
   }
+}
+
+// A grain of g: at most n / g chunks (at least one), as even as without; a range of fewer bytes
+// than kForkBytes in all runs as one chunk (on the caller).
+TEST_CASE("Parallel::for_range takes chunks of its grain at least", "[parallel]") {
+  const Parallel par(3);
+  for (const std::int64_t n : {1, 5, 12, 100})
+    for (const std::int64_t grain : {0, 1, 2, 5, 13, 1000}) {
+      INFO("n=" << n << " grain=" << grain);
+      const auto chunks = chunks_of(par, n, grain);
+      const std::int64_t k =
+          std::min<std::int64_t>(std::max<std::int64_t>(1, n / std::max<std::int64_t>(1, grain)),
+                                 Parallel::kChunksPerThread * 3);
+      REQUIRE(static_cast<std::int64_t>(chunks.size()) == k);
+      std::int64_t next = 0;
+      for (const auto& [b, e] : chunks) {
+        CHECK(b == next);
+        CHECK(e - b >= n / k);
+        next = e;
+      }
+      CHECK(next == n);
+    }
+  // The runner (tests/main.cpp) sets fork_bytes to 0: every grain 1.
+  CHECK(Parallel::fork_grain(100, 10) == 1);
+  Parallel::fork_bytes = Parallel::kForkBytes;
+  CHECK(Parallel::fork_grain(100, Parallel::kForkBytes - 1) == 100);
+  CHECK(Parallel::fork_grain(100, 10 * Parallel::kForkBytes) == 10);
+  CHECK(Parallel::fork_grain(100, 1000 * Parallel::kForkBytes) == 1);
+  CHECK(Parallel::fork_grain(100, 0) == 1);
+  Parallel::fork_bytes = 0;
 }
 
 TEST_CASE("Parallel::for_range runs chunks on several threads", "[parallel]") {

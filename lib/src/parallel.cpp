@@ -71,10 +71,12 @@ Parallel::Parallel(int threads) : threads_(threads) {
 
 Parallel::~Parallel() = default;
 
-void Parallel::for_range(std::int64_t n,
-                         const std::function<void(std::int64_t, std::int64_t)>& fn) const {
+void Parallel::for_range(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& fn,
+                         std::int64_t grain) const {
   if (n <= 0) return;
-  const std::int64_t chunks = std::min<std::int64_t>(n, std::int64_t{kChunksPerThread} * threads_);
+  const std::int64_t chunks =
+      std::min<std::int64_t>(std::max<std::int64_t>(1, n / std::max<std::int64_t>(1, grain)),
+                             std::int64_t{kChunksPerThread} * threads_);
   if (chunks == 1 || threads_ == 1) {
     fn(0, n);
     return;

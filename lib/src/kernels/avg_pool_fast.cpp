@@ -605,15 +605,17 @@ bool avg_pool_fast(const Tensor& in, Tensor& out, const PoolGeometry& g, const P
 
   const float* x = in.data<float>();
   float* y = out.mutable_data<float>();
+  const i64 bytes = 4 * g.planes() * (g.in_plane_size() + g.out_plane_size());
+  const auto split = [&](i64 n, auto&& body) {
+    par.for_range(n, body, Parallel::fork_grain(n, bytes));
+  };
   if (pl.whole_plane) {
-    const i64 units = (g.planes() + kWholePlaneBlock - 1) / kWholePlaneBlock;
-    par.for_range(units, [&](i64 b, i64 e) { run_whole_plane(pl, ops, x, y, b, e, counts); });
+    split((g.planes() + kWholePlaneBlock - 1) / kWholePlaneBlock,
+          [&](i64 b, i64 e) { run_whole_plane(pl, ops, x, y, b, e, counts); });
   } else if (ops.lanes) {
-    par.for_range((g.planes() + 7) / 8,
-                  [&](i64 b, i64 e) { run_lanes(pl, ops, x, y, b, e, counts); });
+    split((g.planes() + 7) / 8, [&](i64 b, i64 e) { run_lanes(pl, ops, x, y, b, e, counts); });
   } else {
-    par.for_range(g.planes() * pl.bands,
-                  [&](i64 b, i64 e) { run_windows(pl, ops, x, y, b, e, counts); });
+    split(g.planes() * pl.bands, [&](i64 b, i64 e) { run_windows(pl, ops, x, y, b, e, counts); });
   }
   return true;
 }

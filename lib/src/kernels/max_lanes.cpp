@@ -138,13 +138,14 @@ bool max_lanes_cover(const PoolGeometry& g) {
 void max_pool_lanes(const float* x, float* y, const PoolGeometry& g, const Parallel& par) {
   const Rows rows = rows_of(g);
   const i64 in = g.in_plane_size(), out = g.out_plane_size(), chunks = g.planes() / kLanes;
-  par.for_range(chunks, [&](i64 b, i64 e) {
+  const auto body = [&](i64 b, i64 e) {
     const LineBytes scratch =
         own_line_bytes(sizeof(__m512) * static_cast<std::size_t>(in + (out + kLanes - 1)));
     auto* const T = reinterpret_cast<__m512*>(scratch.get());
     for (i64 c = b; c < e; ++c)
       chunk(rows, g, x + c * kLanes * in, y + c * kLanes * out, T, T + in);
-  });
+  };
+  par.for_range(chunks, body, Parallel::fork_grain(chunks, 4 * g.planes() * (in + out)));
   tail(rows, g, x + chunks * kLanes * in, y + chunks * kLanes * out, g.planes() - chunks * kLanes);
 }
 
