@@ -241,6 +241,24 @@ void check_exact_avx2(Rng& rng, const PoolGeometry& g) {
   check_paths(g, in, Parallel(1), Parallel(2));
 }
 
+// On exact inputs, in turn in each of `planes`: a sum that rounds (2^60 + 3 - 2^60), a NaN and a
+// NaN sum of both infinities; every path within one ulp of the oracle and the portable path's
+// bits on one to three threads.
+void check_planted(Rng& rng, const PoolGeometry& g, std::initializer_list<std::int64_t> planes) {
+  for (const std::int64_t plane : planes)
+    for (const int kind : {0, 1, 2}) {
+      INFO("plane " << plane << ", kind " << kind);
+      Tensor in = exact_input(rng, g);
+      float* x = in.mutable_data<float>() + plane * g.in_plane_size();
+      if (kind == 0) x[0] = 0x1p60f, x[1] = 3.0f, x[2] = -0x1p60f;
+      if (kind == 1) x[1] = std::numeric_limits<float>::quiet_NaN();
+      if (kind == 2) x[0] = std::numeric_limits<float>::infinity(), x[1] = -x[0];
+      const std::vector<double> want = oracle_of(g, in);
+      for (const int threads : {1, 2, 3})
+        check_paths(g, in, want, Parallel(threads), Parallel(threads));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("fast avg_pool covers the benchmark patterns", "[kernels][avg_pool_fast]") {
@@ -1083,19 +1101,7 @@ TEST_CASE("fast avg_pool batches the exact tries of small bands", "[kernels][avg
     CHECK((counts.tries > 0) == (cpu_has_avx512() && g.spatial_rank == 2));
     CHECK(counts.lane_tries == 0);
     check_paths(g, exact, Parallel(1), Parallel(1));
-    for (const std::int64_t plane : {std::int64_t{0}, std::int64_t{1}, std::int64_t{37},
-                                     static_cast<std::int64_t>(g.planes()) - 1})
-      for (const int kind : {0, 1, 2}) {  // rounding, NaN, both infinities
-        INFO("plane " << plane << ", kind " << kind);
-        Tensor in = exact_input(rng, g);
-        float* x = in.mutable_data<float>() + plane * g.in_plane_size();
-        if (kind == 0) x[0] = 0x1p60f, x[1] = 3.0f, x[2] = -0x1p60f;
-        if (kind == 1) x[1] = std::numeric_limits<float>::quiet_NaN();
-        if (kind == 2) x[0] = std::numeric_limits<float>::infinity(), x[1] = -x[0];
-        const std::vector<double> want = oracle_of(g, in);
-        for (const int threads : {1, 2, 3})
-          check_paths(g, in, want, Parallel(threads), Parallel(threads));
-      }
+    check_planted(rng, g, {0, 1, 37, g.planes() - 1});
   }
 }
 
@@ -1169,19 +1175,7 @@ TEST_CASE("fast avg_pool lanes fall back chunk by chunk", "[kernels][avg_pool_fa
     run_fast(g, exact, Parallel(1), Isa::best, &counts);
     CHECK(counts.misses == 0);
     CHECK((counts.lane_tries == g.planes() / 8) == cpu_has_avx512());
-    for (const std::int64_t plane : {std::int64_t{0}, std::int64_t{3}, std::int64_t{7},
-                                     std::int64_t{8}, static_cast<std::int64_t>(g.planes()) - 1})
-      for (const int kind : {0, 1, 2}) {  // rounding, NaN, both infinities
-        INFO("plane " << plane << ", kind " << kind);
-        Tensor in = exact_input(rng, g);
-        float* x = in.mutable_data<float>() + plane * g.in_plane_size();
-        if (kind == 0) x[0] = 0x1p60f, x[1] = 3.0f, x[2] = -0x1p60f;
-        if (kind == 1) x[1] = std::numeric_limits<float>::quiet_NaN();
-        if (kind == 2) x[0] = std::numeric_limits<float>::infinity(), x[1] = -x[0];
-        const std::vector<double> want = oracle_of(g, in);
-        for (const int threads : {1, 2, 3})
-          check_paths(g, in, want, Parallel(threads), Parallel(threads));
-      }
+    check_planted(rng, g, {0, 3, 7, 8, g.planes() - 1});
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lines.hpp"
+#include "max_reduce.hpp"
 #include "window.hpp"
 
 namespace irrun::kernels::detail {
@@ -109,23 +110,14 @@ IRRUN_AVX512 void chunk(const Rows& rows, const PoolGeometry& g, const float* x,
   }
 }
 
-// The planes past the last chunk of sixteen: the reference's loop.
-void tail(const Rows& rows, const PoolGeometry& g, const float* x, float* y, i64 planes) {
-  const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2];
-  const AxisWindows& w = rows.w;
-  for (i64 p = 0; p < planes; ++p, x += in)
-    for (i64 q = 0, o = 0; q < g.out[0] * g.out[1]; ++q)
-      for (i64 ow = 0; ow < OW; ++ow, ++o) {
-        float v = std::numeric_limits<float>::lowest();
-        for (i64 j = rows.row_begin[static_cast<std::size_t>(q)];
-             j < rows.row_begin[static_cast<std::size_t>(q + 1)]; ++j)
-          for (i64 t = 0; t < w.taps[static_cast<std::size_t>(ow)]; ++t) {
-            const float e = x[rows.row_off[static_cast<std::size_t>(j)] +
-                              w.first[static_cast<std::size_t>(ow)] + t * w.step];
-            if (e > v) v = e;
-          }
-        y[p * out + o] = v;
-      }
+// The planes past the last chunk of sixteen: the reference's window_max.
+void tail(const PoolGeometry& g, const float* x, float* y, i64 planes) {
+  const auto axes = axis_windows(g);
+  for (i64 p = 0; p < planes; ++p, x += g.in_plane_size())
+    for (std::size_t d = 0; d < static_cast<std::size_t>(g.out[0]); ++d)
+      for (std::size_t h = 0; h < static_cast<std::size_t>(g.out[1]); ++h)
+        for (std::size_t w = 0; w < static_cast<std::size_t>(g.out[2]); ++w)
+          *y++ = window_max(x, Window(axes, g, d, h, w)).value;
 }
 
 }  // namespace
@@ -146,7 +138,7 @@ void max_pool_lanes(const float* x, float* y, const PoolGeometry& g, const Paral
       chunk(rows, g, x + c * kLanes * in, y + c * kLanes * out, T, T + in);
   };
   par.for_range(chunks, body, Parallel::fork_grain(chunks, 4 * g.planes() * (in + out)));
-  tail(rows, g, x + chunks * kLanes * in, y + chunks * kLanes * out, g.planes() - chunks * kLanes);
+  tail(g, x + chunks * kLanes * in, y + chunks * kLanes * out, g.planes() - chunks * kLanes);
 }
 
 }  // namespace irrun::kernels::detail
