@@ -241,6 +241,18 @@ void check_exact_avx2(Rng& rng, const PoolGeometry& g) {
   check_paths(g, in, Parallel(1), Parallel(2));
 }
 
+// The exact routes' tries of g on one thread (all, and the lanes' chunks) on an input whose sums
+// never round, where none may miss.
+struct Tries {
+  std::int64_t tries, lanes;
+};
+Tries exact_tries(const PoolGeometry& g, const Tensor& exact) {
+  ExactRouteCounts counts;
+  run_fast(g, exact, Parallel(1), Isa::best, &counts);
+  CHECK(counts.misses == 0);
+  return {counts.tries, counts.lane_tries};
+}
+
 // On exact inputs, in turn in each of `planes`: a sum that rounds (2^60 + 3 - 2^60), a NaN and a
 // NaN sum of both infinities; every path within one ulp of the oracle and the portable path's
 // bits on one to three threads.
@@ -1095,11 +1107,9 @@ TEST_CASE("fast avg_pool batches the exact tries of small bands", "[kernels][avg
   for (const PoolGeometry& g : shapes) {
     INFO(describe(g));
     const Tensor exact = exact_input(rng, g);
-    ExactRouteCounts counts;
-    run_fast(g, exact, Parallel(1), Isa::best, &counts);
-    CHECK(counts.misses == 0);
-    CHECK((counts.tries > 0) == (cpu_has_avx512() && g.spatial_rank == 2));
-    CHECK(counts.lane_tries == 0);
+    const Tries t = exact_tries(g, exact);
+    CHECK((t.tries > 0) == (cpu_has_avx512() && g.spatial_rank == 2));
+    CHECK(t.lanes == 0);
     check_paths(g, exact, Parallel(1), Parallel(1));
     check_planted(rng, g, {0, 1, 37, g.planes() - 1});
   }
@@ -1170,11 +1180,7 @@ TEST_CASE("fast avg_pool lanes fall back chunk by chunk", "[kernels][avg_pool_fa
   };
   for (const PoolGeometry& g : shapes) {
     INFO(describe(g));
-    const Tensor exact = exact_input(rng, g);
-    ExactRouteCounts counts;
-    run_fast(g, exact, Parallel(1), Isa::best, &counts);
-    CHECK(counts.misses == 0);
-    CHECK((counts.lane_tries == g.planes() / 8) == cpu_has_avx512());
+    CHECK((exact_tries(g, exact_input(rng, g)).lanes == g.planes() / 8) == cpu_has_avx512());
     check_planted(rng, g, {0, 3, 7, 8, g.planes() - 1});
   }
 }
