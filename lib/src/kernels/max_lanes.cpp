@@ -17,30 +17,6 @@ namespace {
 using i64 = std::int64_t;
 constexpr i64 kLanes = 16;  // planes a chunk, one per lane
 
-// The windows of every output row (od, oh) as the reference visits them: row offsets
-// [row_begin[q], row_begin[q + 1]) in the plane, D-major then H, and along W the axis's taps.
-struct Rows {
-  std::vector<i64> row_begin, row_off;
-  AxisWindows w;
-};
-
-Rows rows_of(const PoolGeometry& g) {
-  Rows r;
-  const AxisWindows d = axis_windows(g, 0), h = axis_windows(g, 1);
-  r.w = axis_windows(g, 2);
-  for (i64 od = 0; od < g.out[0]; ++od)
-    for (i64 oh = 0; oh < g.out[1]; ++oh) {
-      r.row_begin.push_back(static_cast<i64>(r.row_off.size()));
-      const auto D = static_cast<std::size_t>(od), H = static_cast<std::size_t>(oh);
-      for (i64 td = 0; td < d.taps[D]; ++td)
-        for (i64 th = 0; th < h.taps[H]; ++th)
-          r.row_off.push_back(((d.first[D] + td * d.step) * g.in[1] + h.first[H] + th * h.step) *
-                              g.in[2]);
-    }
-  r.row_begin.push_back(static_cast<i64>(r.row_off.size()));
-  return r;
-}
-
 // The 16x16 transpose of floats: r[k] becomes the k-th floats of the sixteen.
 IRRUN_AVX512 inline void transpose16(__m512* r) {
   __m512 t[16], u[16];
@@ -68,8 +44,8 @@ IRRUN_AVX512 inline void transpose16(__m512* r) {
 // Sixteen planes from x (in floats apart), their outputs at y (out apart). T: the planes' floats,
 // one vector per position; Y: the outputs, one vector per output. Masked loads and stores only
 // for a last partial block: they are slow on Zen 4 and 5.
-IRRUN_AVX512 void chunk(const Rows& rows, const PoolGeometry& g, const float* x, float* y,
-                        __m512* T, __m512* Y) {
+IRRUN_AVX512 void chunk(const RowTable& rt, const AxisWindows& w, const PoolGeometry& g,
+                        const float* x, float* y, __m512* T, __m512* Y) {
   const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2];
   for (i64 p = 0; p < in; p += kLanes) {
     __m512 r[kLanes];
@@ -81,11 +57,9 @@ IRRUN_AVX512 void chunk(const Rows& rows, const PoolGeometry& g, const float* x,
     for (i64 j = 0; j < kLanes && p + j < in; ++j) T[p + j] = r[j];
   }
   const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
-  const AxisWindows& w = rows.w;
   for (i64 q = 0, o = 0; q < g.out[0] * g.out[1]; ++q) {
-    const i64* off = rows.row_off.data() + rows.row_begin[static_cast<std::size_t>(q)];
-    const i64 n = rows.row_begin[static_cast<std::size_t>(q + 1)] -
-                  rows.row_begin[static_cast<std::size_t>(q)];
+    const i64* off = rt.rows(q);
+    const i64 n = rt.count(q);
     for (i64 ow = 0; ow < OW; ++ow, ++o) {
       const i64 first = w.first[static_cast<std::size_t>(ow)];
       const i64 taps = w.taps[static_cast<std::size_t>(ow)];
@@ -111,8 +85,8 @@ IRRUN_AVX512 void chunk(const Rows& rows, const PoolGeometry& g, const float* x,
 }
 
 // The planes past the last chunk of sixteen: the reference's window_max.
-void tail(const PoolGeometry& g, const float* x, float* y, i64 planes) {
-  const auto axes = axis_windows(g);
+void tail(const std::array<AxisWindows, 3>& axes, const PoolGeometry& g, const float* x, float* y,
+          i64 planes) {
   for (i64 p = 0; p < planes; ++p, x += g.in_plane_size())
     for (std::size_t d = 0; d < static_cast<std::size_t>(g.out[0]); ++d)
       for (std::size_t h = 0; h < static_cast<std::size_t>(g.out[1]); ++h)
@@ -128,17 +102,18 @@ bool max_lanes_cover(const PoolGeometry& g) {
 }
 
 void max_pool_lanes(const float* x, float* y, const PoolGeometry& g, const Parallel& par) {
-  const Rows rows = rows_of(g);
+  const auto axes = axis_windows(g);
+  const RowTable rt = row_table(g, axes);
   const i64 in = g.in_plane_size(), out = g.out_plane_size(), chunks = g.planes() / kLanes;
   const auto body = [&](i64 b, i64 e) {
     const LineBytes scratch =
         own_line_bytes(sizeof(__m512) * static_cast<std::size_t>(in + (out + kLanes - 1)));
     auto* const T = reinterpret_cast<__m512*>(scratch.get());
     for (i64 c = b; c < e; ++c)
-      chunk(rows, g, x + c * kLanes * in, y + c * kLanes * out, T, T + in);
+      chunk(rt, axes[2], g, x + c * kLanes * in, y + c * kLanes * out, T, T + in);
   };
   par.for_range(chunks, body, Parallel::fork_grain(chunks, 4 * g.planes() * (in + out)));
-  tail(g, x + chunks * kLanes * in, y + chunks * kLanes * out, g.planes() - chunks * kLanes);
+  tail(axes, g, x + chunks * kLanes * in, y + chunks * kLanes * out, g.planes() - chunks * kLanes);
 }
 
 }  // namespace irrun::kernels::detail

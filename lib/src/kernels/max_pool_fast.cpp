@@ -101,7 +101,7 @@ struct ColScratch {
   i32* p = nullptr;
 };
 
-struct RowTable;
+using detail::RowTable;
 
 // The W axis of one op, shared by every output row.
 struct RowGeo {
@@ -146,13 +146,6 @@ constexpr i64 kMaxTableTaps = i64{1} << 20;  // larger tables (huge pads): the p
 
 // Per output row q = od * OH + oh: the plane offsets of its input rows,
 // off[begin[q] .. begin[q + 1]), D-major as the reference enumerates them.
-struct RowTable {
-  std::vector<i64> begin{0}, off;
-  const i64* rows(i64 q) const { return off.data() + begin[static_cast<std::size_t>(q)]; }
-  i64 count(i64 q) const {
-    return begin[static_cast<std::size_t>(q) + 1] - begin[static_cast<std::size_t>(q)];
-  }
-};
 
 // Computes out_w values (and, when pos is not null, plane positions) of one output row from
 // the input rows at plane offsets rows[0..nrows).
@@ -1961,7 +1954,6 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
     const PoolGeometry& g = p.g;
     p.axes = detail::axis_windows(g);
     const auto& axes = p.axes;
-    const i64 out_rows = g.out[0] * g.out[1];
     p.w = RowGeo{g.in[2],       g.out[2],       g.kernel[2],          g.stride[2],
                  g.dilation[2], g.pad_begin[2], axes[2].first.data(), axes[2].taps.data()};
     p.w.plane_len = g.in_plane_size();
@@ -1984,16 +1976,7 @@ std::shared_ptr<const MaxPlan<T>> plan_of(const PoolGeometry& g, Isa isa) {
       const i64 row_bytes = g.stride[1] * g.in[2] * static_cast<i64>(sizeof(T));
       p.w.group = std::min(p.w.group, std::max(kAheadRows, kAheadBytes / row_bytes));
     }
-    for (i64 q = 0; q < out_rows; ++q) {
-      const auto od = static_cast<std::size_t>(q / g.out[1]);
-      const auto oh = static_cast<std::size_t>(q % g.out[1]);
-      for (i64 td = 0; td < axes[0].taps[od]; ++td) {
-        const i64 id = axes[0].first[od] + td * axes[0].step;
-        for (i64 th = 0; th < axes[1].taps[oh]; ++th)
-          p.rt.off.push_back((id * g.in[1] + axes[1].first[oh] + th * axes[1].step) * g.in[2]);
-      }
-      p.rt.begin.push_back(static_cast<i64>(p.rt.off.size()));
-    }
+    p.rt = detail::row_table(g, axes);
     return true;
   });
 }

@@ -122,6 +122,34 @@ class Window {
   std::size_t d_, h_, w_;
 };
 
+// The input rows of every output row q = od * OH + oh in the order the reference visits them
+// (D-major, then H): the plane offsets off[begin[q] .. begin[q + 1]). The MaxPool kernels walk
+// windows by it, their taps along W from the axis's windows.
+struct RowTable {
+  std::vector<std::int64_t> begin{0}, off;
+  const std::int64_t* rows(std::int64_t q) const {
+    return off.data() + begin[static_cast<std::size_t>(q)];
+  }
+  std::int64_t count(std::int64_t q) const {
+    return begin[static_cast<std::size_t>(q) + 1] - begin[static_cast<std::size_t>(q)];
+  }
+};
+
+inline RowTable row_table(const PoolGeometry& g, const std::array<AxisWindows, 3>& axes) {
+  RowTable rt;
+  for (std::int64_t q = 0; q < g.out[0] * g.out[1]; ++q) {
+    const auto od = static_cast<std::size_t>(q / g.out[1]);
+    const auto oh = static_cast<std::size_t>(q % g.out[1]);
+    for (std::int64_t td = 0; td < axes[0].taps[od]; ++td) {
+      const std::int64_t id = axes[0].first[od] + td * axes[0].step;
+      for (std::int64_t th = 0; th < axes[1].taps[oh]; ++th)
+        rt.off.push_back((id * g.in[1] + axes[1].first[oh] + th * axes[1].step) * g.in[2]);
+    }
+    rt.begin.push_back(static_cast<std::int64_t>(rt.off.size()));
+  }
+  return rt;
+}
+
 // Calls output(plane, o, window) for every output o (a flat index into the output plane) of
 // every plane. Planes are split across `par`; each output is visited exactly once, so a kernel
 // that computes each output on its own is deterministic for any thread count.

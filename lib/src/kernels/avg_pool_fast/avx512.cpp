@@ -1450,10 +1450,16 @@ IRRUN_AVX512 bool lanes_avx512(const Plan& pl, const float* x, float* y, double*
   if constexpr (K != 0) std::fill(T + P, T + P + lanes_vlen(pl), _mm512_setzero_pd());
   const Axis& w = pl.ax[2];
   const i64 k = K > 0 ? K : pl.k_w;
-  const double* f = pl.lanes_r.data();
   // The greatest |s| of each lane, as raw bits: above infinity's where some sum is NaN.
   const __m512i abs = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFF);
   __m512i nan_bits = _mm512_setzero_si512();
+  const double* f = pl.flat_r.data();  // the outputs' factors, in order
+  float* yo = reinterpret_cast<float*>(Y);
+  const auto finish = [&](__m512d s) IRRUN_AVX512_LAMBDA {
+    nan_bits = _mm512_max_epu64(nan_bits, _mm512_and_si512(_mm512_castpd_si512(s), abs));
+    scale_store8(s, _mm512_set1_pd(*f++), yo);
+    yo += 8;
+  };
   for (i64 q = 0; q < rows; ++q) {
     const std::size_t b = pl.row_begin[static_cast<std::size_t>(q)];
     lanes_vrow(T, pl.row_off.data() + b, pl.row_begin[static_cast<std::size_t>(q + 1)] - b, IW, V);
@@ -1466,10 +1472,7 @@ IRRUN_AVX512 bool lanes_avx512(const Plan& pl, const float* x, float* y, double*
         win[K - 1] = V[ow + K - 1 - lead];
         __m512d s = win[0];
         for (int j = 1; j < K; ++j) s = _mm512_add_pd(s, win[j]);
-        nan_bits = _mm512_max_epu64(nan_bits, _mm512_and_si512(_mm512_castpd_si512(s), abs));
-        Y[q * OW + ow] = _mm512_cvt_roundpd_ps(
-            _mm512_fmadd_round_pd(s, _mm512_set1_pd(*f++), _mm512_setzero_pd(), kNearestQuiet),
-            kNearestQuiet);
+        finish(s);
       }
       continue;
     }
@@ -1485,10 +1488,7 @@ IRRUN_AVX512 bool lanes_avx512(const Plan& pl, const float* x, float* y, double*
         s = n > 0 ? t[0] : _mm512_setzero_pd();
         for (i64 j = 1; j < n; ++j) s = _mm512_add_pd(s, t[j * w.step]);
       }
-      nan_bits = _mm512_max_epu64(nan_bits, _mm512_and_si512(_mm512_castpd_si512(s), abs));
-      Y[q * OW + ow] = _mm512_cvt_roundpd_ps(
-          _mm512_fmadd_round_pd(s, _mm512_set1_pd(*f++), _mm512_setzero_pd(), kNearestQuiet),
-          kNearestQuiet);
+      finish(s);
     }
   }
   for (i64 o = 0; o < OP; o += 8) {

@@ -182,7 +182,7 @@ std::size_t table_bytes(const Plan& pl) {
                                       pl.row_rinv, pl.step_end, pl.band_span_begin,
                                       pl.band_span_len, pl.run_end, pl.flat_r, pl.full_r,
                                       pl.bins4_start, pl.bins4_rows, pl.flat_lanes, pl.stream_taps,
-                                      pl.stream_blocks, pl.lanes_r);
+                                      pl.stream_blocks);
 }
 
 bool rows_consecutive(const Plan& pl, i64 rows) {
@@ -225,6 +225,20 @@ bool make_bins4_planes(Plan& pl) {
   return true;
 }
 
+namespace {
+
+// Plan::flat_r.
+void output_factors(Plan& pl) {
+  const i64 rows = pl.g->out[0] * pl.g->out[1], OW = pl.g->out[2];
+  const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
+  pl.flat_r.resize(at(rows * OW));
+  for (i64 q = 0; q < rows; ++q)
+    for (i64 ow = 0; ow < OW; ++ow)
+      pl.flat_r[at(q * OW + ow)] = pl.row_rinv[at(q)] * pl.inv_w[at(ow)];
+}
+
+}  // namespace
+
 bool flat_eligible(const Plan& pl) {
   const PoolGeometry& g = *pl.g;
   return pl.fixed_w && pl.stride_w == 1 && g.out[2] == g.in[2] && g.in[2] <= kFlatMaxWidth &&
@@ -237,10 +251,7 @@ void make_flat(Plan& pl) {
   pl.flat = true;
   const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
   pl.run_end = make_runs(pl, rows, IW);
-  pl.flat_r.resize(at(rows * IW));
-  for (i64 q = 0; q < rows; ++q)
-    for (i64 ow = 0; ow < IW; ++ow)
-      pl.flat_r[at(q * IW + ow)] = pl.row_rinv[at(q)] * pl.inv_w[at(ow)];
+  output_factors(pl);
   pl.flat_one = one_factor(pl);
   pl.mask_period = std::lcm(i64{8}, IW) / 8;
   pl.flat_lanes.assign(at(pl.mask_period * pl.k_w * 8), 0);
@@ -293,13 +304,7 @@ bool make_stream(Plan& pl) {
 bool make_lanes(Plan& pl) {
   const PoolGeometry& g = *pl.g;
   if (pl.whole_plane || g.planes() < 8 || g.in_plane_size() > kLanesMaxPlane) return false;
-  const i64 rows = g.out[0] * g.out[1], OW = g.out[2];
-  pl.lanes_r.resize(static_cast<std::size_t>(rows * OW));
-  for (i64 q = 0; q < rows; ++q)
-    for (i64 ow = 0; ow < OW; ++ow)
-      pl.lanes_r[static_cast<std::size_t>(q * OW + ow)] =
-          pl.row_rinv[static_cast<std::size_t>(q)] * pl.inv_w[static_cast<std::size_t>(ow)];
-  pl.lanes = true;
+  if (pl.flat_r.empty()) output_factors(pl);  // make_flat's, where flat groups apply too
   return true;
 }
 

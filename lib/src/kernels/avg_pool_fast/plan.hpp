@@ -93,9 +93,10 @@ struct Plan {
   bool far = false;
   // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
   bool flat = false;
-  std::vector<i64> run_end;   // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
-  LineVector<double> flat_r;  // per output of a plane: fl(row_rinv[q] * inv_w[ow])
-  double flat_one = 0;        // one_factor(*this): every flat_r the same (include-pad), else 0
+  std::vector<i64> run_end;  // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
+  // Per output of a plane: fl(row_rinv[q] * inv_w[ow]) (flat groups, planes in lanes).
+  LineVector<double> flat_r;
+  double flat_one = 0;  // one_factor(*this): every flat_r the same (include-pad), else 0
   // Fused stride-1 rows (band_s1_avx512): fl(full_rinv * inv_w[ow]) for the rows whose factor
   // is full_rinv, that of windows of max_rows rows (all rows but a few at the edges), which then
   // take y = s * full_r[ow] with one multiplication fewer per eight outputs.
@@ -125,11 +126,6 @@ struct Plan {
   std::vector<i64> stream_taps;
   std::vector<StreamBlock> stream_blocks;
   i64 stream_last = 0;  // the position of a plane's last output
-  // Planes in lanes (Ops::lanes): eight small planes at a time, plane k in lane k of every
-  // vector, for windows of any shape; per output of a plane its factor fl(row_rinv[q] *
-  // inv_w[ow]).
-  bool lanes = false;
-  std::vector<double> lanes_r;
 };
 
 // Fills pl for g; false when the fast kernel does not cover g (windows of more than kMaxTaps
@@ -162,8 +158,9 @@ void make_flat(Plan& pl);
 // and then their tables in pl.
 bool make_stream(Plan& pl);
 
-// Planes in lanes (Ops::lanes) for small planes (kLanesMaxPlane), eight or more of them: whether
-// they apply, and then their factors in pl.
+// Planes in lanes (Ops::lanes: eight small planes at a time, plane k in lane k of every vector)
+// for planes of at most kLanesMaxPlane floats, eight or more of them: whether they apply, and
+// then the outputs' factors in pl (Plan::flat_r).
 bool make_lanes(Plan& pl);
 // The vectors of a V row of Ops::lanes: pl.vlen (the zero-padded row) where the windows are
 // fixed (Plan::fixed_w), else IW.
