@@ -581,11 +581,11 @@ TEST_CASE("max_pool_fast hand cases", "[kernels][max_pool][max_pool_fast]") {
 // (and the signs swapped, +0), whichever vector of a row the two columns fall in. Every column
 // p of rows of 1-100 columns (narrow rows of one to four vectors, rows of blocks), stride 1 and
 // 2, every ISA, values alone and with indices.
-// Small planes without indices run sixteen at a time in lanes on AVX-512 (max_lanes.hpp): random
-// windows of up to nine taps (padding, strides, dilation, every rounding) on 16-45 planes of up
-// to 512 floats, so that 0-15 planes follow the last chunk, on inputs of ties, NaN, infinities,
-// lowest() and both zeros: the reference's values on one to three threads, the AVX2 and portable
-// paths' too.
+// Small planes without indices run sixteen at a time in lanes on AVX-512, eight on AVX2
+// (max_lanes.hpp): random windows of up to nine taps (padding, strides, dilation, every rounding)
+// on 16-45 planes of up to 512 floats, so that 0-15 planes follow the last chunk, on inputs of
+// ties, NaN, infinities, lowest() and both zeros: the reference's values on one to three
+// threads, on both vector paths (the AVX2 path's chunks on two threads).
 TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_pool_fast]") {
   Rng rng(0x1A4E516ull);
   int lanes = 0;
@@ -596,7 +596,9 @@ TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_p
     if (g.in_plane_size() > irrun::kernels::detail::kLanesMaxPlane ||
         g.kernel[0] * g.kernel[1] * g.kernel[2] > irrun::kernels::detail::kLanesMaxTaps)
       continue;
-    lanes += irrun::kernels::detail::max_lanes_cover(g);
+    lanes += irrun::kernels::detail::max_lanes_cover(g, Isa::best);
+    CHECK(irrun::kernels::detail::max_lanes_cover(g, Isa::avx2) == irrun::testing::cpu_has_avx2());
+    CHECK_FALSE(irrun::kernels::detail::max_lanes_cover(g, Isa::portable));
     INFO(describe_max(g));
     const Tensor in = random_input<float>(rng, g);
     const Result want = run(g, in, ElementType::f32, Parallel(1), false);
@@ -607,7 +609,7 @@ TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_p
     CHECK(
         same_bits(run(g, in, ElementType::f32, Parallel(2), true, Isa::avx2).values, want.values));
   }
-  CHECK(lanes == (irrun::testing::cpu_has_avx512() ? 150 : 0));
+  CHECK(lanes == (irrun::testing::cpu_has_avx2() ? 150 : 0));
 }
 
 // In lanes too a window takes its first zero's sign: a -0 and a +0 (or the signs swapped) in
@@ -615,7 +617,7 @@ TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_p
 TEST_CASE("max_pool_fast lanes take the sign of a window's first zero",
           "[kernels][max_pool][max_pool_fast]") {
   const PoolGeometry g = geometry(20, {{5, 3, 2, 1, 1, 1}, {6, 3, 1, 1, 0, 1}});
-  REQUIRE(irrun::kernels::detail::max_lanes_cover(g) == irrun::testing::cpu_has_avx512());
+  REQUIRE(irrun::kernels::detail::max_lanes_cover(g, Isa::avx2) == irrun::testing::cpu_has_avx2());
   const i64 n = g.in_plane_size();
   for (i64 a = 0; a < 9; ++a)
     for (i64 b = 0; b < 9; ++b) {
@@ -629,7 +631,10 @@ TEST_CASE("max_pool_fast lanes take the sign of a window's first zero",
       }
       INFO("zeros at taps " << a << " and " << b);
       const Result want = run(g, in, ElementType::f32, Parallel(1), false);
-      CHECK(same_bits(run(g, in, ElementType::f32, Parallel(2), true).values, want.values));
+      for (const Isa isa : {Isa::best, Isa::avx2}) {
+        INFO("isa " << isa_name(isa));
+        CHECK(same_bits(run(g, in, ElementType::f32, Parallel(2), true, isa).values, want.values));
+      }
     }
 }
 

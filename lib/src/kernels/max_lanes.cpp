@@ -15,10 +15,43 @@ namespace irrun::kernels::detail {
 namespace {
 
 using i64 = std::int64_t;
-constexpr i64 kLanes = 16;  // planes a chunk, one per lane
 
-// The 16x16 transpose of floats: r[k] becomes the k-th floats of the sixteen.
-IRRUN_AVX512 inline void transpose16(__m512* r) {
+// The planes past the last chunk: the reference's window_max.
+void tail(const PoolGeometry& g, const float* x, float* y, i64 planes) {
+  const auto axes = axis_windows(g);
+  for (i64 p = 0; p < planes; ++p, x += g.in_plane_size())
+    for (std::size_t d = 0; d < static_cast<std::size_t>(g.out[0]); ++d)
+      for (std::size_t h = 0; h < static_cast<std::size_t>(g.out[1]); ++h)
+        for (std::size_t w = 0; w < static_cast<std::size_t>(g.out[2]); ++w)
+          *y++ = window_max(x, Window(axes, g, d, h, w)).value;
+}
+
+namespace avx512 {  // sixteen planes a chunk
+#define IRRUN_PATH IRRUN_AVX512
+using Vec = __m512;
+constexpr i64 kLanes = 16;
+
+IRRUN_AVX512 inline __mmask16 first(i64 n) {
+  return static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1);
+}
+IRRUN_AVX512 inline Vec load(const float* p, i64 n) {
+  return n == 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(first(n), p);
+}
+IRRUN_AVX512 inline void store(float* p, Vec v, i64 n) {
+  if (n == 16)
+    _mm512_storeu_ps(p, v);
+  else
+    _mm512_mask_storeu_ps(p, first(n), v);
+}
+IRRUN_AVX512 inline Vec vmax(Vec x, Vec v) {
+  return _mm512_max_ps(x, v);
+}
+IRRUN_AVX512 inline Vec set1(float f) {
+  return _mm512_set1_ps(f);
+}
+
+// The 16x16 transpose of floats.
+IRRUN_AVX512 inline void transpose(Vec* r) {
   __m512 t[16], u[16];
   for (int i = 0; i < 16; i += 2) {
     t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
@@ -41,79 +74,73 @@ IRRUN_AVX512 inline void transpose16(__m512* r) {
   }
 }
 
-// Sixteen planes from x (in floats apart), their outputs at y (out apart). T: the planes' floats,
-// one vector per position; Y: the outputs, one vector per output. Masked loads and stores only
-// for a last partial block: they are slow on Zen 4 and 5.
-IRRUN_AVX512 void chunk(const RowTable& rt, const AxisWindows& w, const PoolGeometry& g,
-                        const float* x, float* y, __m512* T, __m512* Y) {
-  const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2];
-  for (i64 p = 0; p < in; p += kLanes) {
-    __m512 r[kLanes];
-    const auto m = static_cast<__mmask16>(in - p >= kLanes ? 0xFFFF : (1u << (in - p)) - 1);
-    for (i64 k = 0; k < kLanes; ++k)
-      r[k] =
-          m == 0xFFFF ? _mm512_loadu_ps(x + k * in + p) : _mm512_maskz_loadu_ps(m, x + k * in + p);
-    transpose16(r);
-    for (i64 j = 0; j < kLanes && p + j < in; ++j) T[p + j] = r[j];
+#include "max_lanes_chunk.hpp"
+#undef IRRUN_PATH
+}  // namespace avx512
+
+namespace avx2 {  // eight planes a chunk
+#define IRRUN_PATH IRRUN_AVX2
+using Vec = __m256;
+constexpr i64 kLanes = 8;
+
+IRRUN_AVX2 inline __m256i first(i64 n) {  // lanes [0, n) as a vmaskmov mask
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+IRRUN_AVX2 inline Vec load(const float* p, i64 n) {  // vmaskmovps reads only the masked lanes
+  return n == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, first(n));
+}
+IRRUN_AVX2 inline void store(float* p, Vec v, i64 n) {
+  if (n == 8)
+    _mm256_storeu_ps(p, v);
+  else
+    _mm256_maskstore_ps(p, first(n), v);
+}
+IRRUN_AVX2 inline Vec vmax(Vec x, Vec v) {
+  return _mm256_max_ps(x, v);
+}
+IRRUN_AVX2 inline Vec set1(float f) {
+  return _mm256_set1_ps(f);
+}
+
+// The 8x8 transpose of floats.
+IRRUN_AVX2 inline void transpose(Vec* r) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
   }
-  const __m512 lowest = _mm512_set1_ps(std::numeric_limits<float>::lowest());
-  for (i64 q = 0, o = 0; q < g.out[0] * g.out[1]; ++q) {
-    const i64* off = rt.rows(q);
-    const i64 n = rt.count(q);
-    for (i64 ow = 0; ow < OW; ++ow, ++o) {
-      const i64 first = w.first[static_cast<std::size_t>(ow)];
-      const i64 taps = w.taps[static_cast<std::size_t>(ow)];
-      // max(x, v) is v unless x > v: NaN never wins and a tie keeps the first tap.
-      __m512 v = lowest;
-      for (i64 j = 0; j < n; ++j)
-        for (i64 t = 0; t < taps; ++t) v = _mm512_max_ps(T[off[j] + first + t * w.step], v);
-      Y[o] = v;
-    }
+  // u[4g + j]: rows 4g .. 4g + 3 of columns j and j + 4 (one per 128-bit lane).
+  for (int g = 0; g < 8; g += 4) {
+    u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44),
+    u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
+    u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+    u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
   }
-  for (i64 o = 0; o < out; o += kLanes) {
-    __m512 r[kLanes];
-    for (i64 j = 0; j < kLanes; ++j) r[j] = o + j < out ? Y[o + j] : lowest;
-    transpose16(r);
-    const auto m = static_cast<__mmask16>(out - o >= kLanes ? 0xFFFF : (1u << (out - o)) - 1);
-    for (i64 k = 0; k < kLanes; ++k) {
-      if (m == 0xFFFF)
-        _mm512_storeu_ps(y + k * out + o, r[k]);
-      else
-        _mm512_mask_storeu_ps(y + k * out + o, m, r[k]);
-    }
+  for (int j = 0; j < 4; ++j) {
+    r[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
+    r[j + 4] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
   }
 }
 
-// The planes past the last chunk of sixteen: the reference's window_max.
-void tail(const std::array<AxisWindows, 3>& axes, const PoolGeometry& g, const float* x, float* y,
-          i64 planes) {
-  for (i64 p = 0; p < planes; ++p, x += g.in_plane_size())
-    for (std::size_t d = 0; d < static_cast<std::size_t>(g.out[0]); ++d)
-      for (std::size_t h = 0; h < static_cast<std::size_t>(g.out[1]); ++h)
-        for (std::size_t w = 0; w < static_cast<std::size_t>(g.out[2]); ++w)
-          *y++ = window_max(x, Window(axes, g, d, h, w)).value;
-}
+#include "max_lanes_chunk.hpp"
+#undef IRRUN_PATH
+}  // namespace avx2
 
 }  // namespace
 
-bool max_lanes_cover(const PoolGeometry& g) {
-  return !g.adaptive && g.planes() >= kLanes && g.in_plane_size() <= kLanesMaxPlane &&
-         g.kernel[0] * g.kernel[1] * g.kernel[2] <= kLanesMaxTaps && cpu_has_avx512();
+bool max_lanes_cover(const PoolGeometry& g, Isa isa) {
+  const i64 lanes = isa == Isa::best && cpu_has_avx512()     ? avx512::kLanes
+                    : isa != Isa::portable && cpu_has_avx2() ? avx2::kLanes
+                                                             : 0;
+  return lanes > 0 && !g.adaptive && g.planes() >= lanes && g.in_plane_size() <= kLanesMaxPlane &&
+         g.kernel[0] * g.kernel[1] * g.kernel[2] <= kLanesMaxTaps;
 }
 
-void max_pool_lanes(const float* x, float* y, const PoolGeometry& g, const Parallel& par) {
-  const auto axes = axis_windows(g);
-  const RowTable rt = row_table(g, axes);
-  const i64 in = g.in_plane_size(), out = g.out_plane_size(), chunks = g.planes() / kLanes;
-  const auto body = [&](i64 b, i64 e) {
-    const LineBytes scratch =
-        own_line_bytes(sizeof(__m512) * static_cast<std::size_t>(in + (out + kLanes - 1)));
-    auto* const T = reinterpret_cast<__m512*>(scratch.get());
-    for (i64 c = b; c < e; ++c)
-      chunk(rt, axes[2], g, x + c * kLanes * in, y + c * kLanes * out, T, T + in);
-  };
-  par.for_range(chunks, body, Parallel::fork_grain(chunks, 4 * g.planes() * (in + out)));
-  tail(axes, g, x + chunks * kLanes * in, y + chunks * kLanes * out, g.planes() - chunks * kLanes);
+void max_pool_lanes(const float* x, float* y, const PoolGeometry& g, const Parallel& par, Isa isa) {
+  const i64 done = isa == Isa::best && cpu_has_avx512() ? avx512::run_chunks(x, y, g, par)
+                                                        : avx2::run_chunks(x, y, g, par);
+  tail(g, x + done * g.in_plane_size(), y + done * g.out_plane_size(), g.planes() - done);
 }
 
 }  // namespace irrun::kernels::detail

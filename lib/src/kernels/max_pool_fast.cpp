@@ -2152,9 +2152,9 @@ bool max_pool_fast(const Tensor& in, Tensor& values, Tensor* indices, const Pool
     return false;
   if (g.planes() * g.out_plane_size() == 0) return true;
   const irrun::detail::FpScope ieee;  // IEEE defaults (fp_control.hpp)
-  // Small planes without indices: sixteen at a time in lanes (max_lanes.hpp).
-  if (in.type == ElementType::f32 && !indices && isa == Isa::best && detail::max_lanes_cover(g)) {
-    detail::max_pool_lanes(in.data<float>(), values.mutable_data<float>(), g, par);
+  // Small planes without indices: a chunk at a time in lanes (max_lanes.hpp).
+  if (in.type == ElementType::f32 && !indices && detail::max_lanes_cover(g, isa)) {
+    detail::max_pool_lanes(in.data<float>(), values.mutable_data<float>(), g, par, isa);
     return true;
   }
   const PoolGeometry w = g.adaptive ? as_window(g) : g;
