@@ -246,9 +246,9 @@ void check_exact_avx2(Rng& rng, const PoolGeometry& g) {
 struct Tries {
   std::int64_t tries, lanes;
 };
-Tries exact_tries(const PoolGeometry& g, const Tensor& exact) {
+Tries exact_tries(const PoolGeometry& g, const Tensor& exact, Isa isa = Isa::best) {
   ExactRouteCounts counts;
-  run_fast(g, exact, Parallel(1), Isa::best, &counts);
+  run_fast(g, exact, Parallel(1), isa, &counts);
   CHECK(counts.misses == 0);
   return {counts.tries, counts.lane_tries};
 }
@@ -1115,8 +1115,8 @@ TEST_CASE("fast avg_pool batches the exact tries of small bands", "[kernels][avg
   }
 }
 
-// Small planes (up to 512 floats), eight or more of them, run eight at a time in lanes on
-// AVX-512 (Ops::lanes), but where whole planes run as one pass already (streamed, 2x2 s2) or
+// Small planes (up to 512 floats), eight or more of them, run eight at a time in lanes on both
+// vector paths (Ops::lanes), but where whole planes run as one pass already (streamed, 2x2 s2) or
 // flat groups hold rows of more than 128 floats. 1-D, 2-D and 3-D windows with padding, strides,
 // dilation, ceil mode and the pad in the average or not, and adaptive bins; plane counts that
 // leave 0-7 planes past the last chunk; every data mode (sums that round, NaN and infinities
@@ -1125,7 +1125,7 @@ TEST_CASE("fast avg_pool batches the exact tries of small bands", "[kernels][avg
 // the output between canaries. On exact data no try may miss.
 TEST_CASE("fast avg_pool runs small planes in lanes", "[kernels][avg_pool_fast]") {
   Rng rng(0x1A4E5ull);
-  std::int64_t lanes = 0;
+  std::int64_t lanes = 0, lanes_avx2 = 0;
   for (int iter = 0; iter < 240; ++iter) {
     const auto rank = static_cast<std::size_t>(rng.range(1, 3));
     std::vector<std::int64_t> in, k, s, pb, pe, d, out;
@@ -1155,6 +1155,9 @@ TEST_CASE("fast avg_pool runs small planes in lanes", "[kernels][avg_pool_fast]"
     CHECK(counts.misses == 0);
     CHECK(same_bits(want, run_reference(g, exact, Parallel(1))));
     lanes += counts.lane_tries > 0;
+    const Tries avx2 = exact_tries(g, exact, Isa::avx2);
+    CHECK(same_bits(run_fast(g, exact, Parallel(1), Isa::avx2), want));
+    lanes_avx2 += avx2.lanes > 0;
     const Tensor x = random_input(rng, g, mode);
     const int threads = iter % 3 + 1;
     const Tensor best = check_paths(g, x, Parallel(threads), Parallel(4 - threads));
@@ -1163,7 +1166,8 @@ TEST_CASE("fast avg_pool runs small planes in lanes", "[kernels][avg_pool_fast]"
       check_within_canaries(g, copy, Parallel(threads), Isa::best, best);
     });
   }
-  if (cpu_has_avx512()) CHECK(lanes > 100);
+  if (cpu_has_avx2()) CHECK(lanes > 100);
+  if (cpu_has_avx2()) CHECK(lanes_avx2 == lanes);
 }
 
 // The lanes' chunks of eight planes fall back one by one: a plane whose sums round, a NaN and a
@@ -1180,7 +1184,9 @@ TEST_CASE("fast avg_pool lanes fall back chunk by chunk", "[kernels][avg_pool_fa
   };
   for (const PoolGeometry& g : shapes) {
     INFO(describe(g));
-    CHECK((exact_tries(g, exact_input(rng, g)).lanes == g.planes() / 8) == cpu_has_avx512());
+    const Tensor exact = exact_input(rng, g);
+    CHECK((exact_tries(g, exact).lanes == g.planes() / 8) == cpu_has_avx2());
+    CHECK((exact_tries(g, exact, Isa::avx2).lanes == g.planes() / 8) == cpu_has_avx2());
     check_planted(rng, g, {0, 3, 7, 8, g.planes() - 1});
   }
 }
@@ -1554,10 +1560,11 @@ TEST_CASE("fast avg_pool streamed planes add in the same order on every ISA",
                                     c.k, ones, zeros, end, false, true);
       REQUIRE(g.out_plane_size() == 2 * (pad + 1));
       INFO(describe(g));
-      ExactRouteCounts counts;
-      run_fast(g, Tensor::zeros(ElementType::f32, shape_of(g, g.in)), Parallel(1), Isa::best,
-               &counts);
-      if (pad == 1) CHECK((counts.lane_tries > 0) == cpu_has_avx512());
+      for (const Isa isa : {Isa::best, Isa::avx2}) {
+        ExactRouteCounts counts;
+        run_fast(g, Tensor::zeros(ElementType::f32, shape_of(g, g.in)), Parallel(1), isa, &counts);
+        if (pad == 1) CHECK((counts.lane_tries > 0) == cpu_has_avx2());
+      }
       Tensor in = Tensor::zeros(ElementType::f32, shape_of(g, g.in));
       float* x = in.mutable_data<float>();
       const std::int64_t IH = g.in[1], IW = g.in[2], kh = g.kernel[1], kw = g.kernel[2];

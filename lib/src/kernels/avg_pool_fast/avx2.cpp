@@ -3,6 +3,7 @@
 // has it, so the binary runs on any x86-64).
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
+#include "../../fp_control.hpp"
 #include "bins4.hpp"
 #include "own_bound.hpp"
 
@@ -953,6 +954,60 @@ BandFn pick_band_flat_avx2(i64 k, i64 pad_left) {
   return k == 3 ? band_flat_avx2<3> : k == 5 ? band_flat_avx2<5> : band_flat_avx2<0>;
 }
 
+// ---- Planes in lanes (lanes.hpp), a lane per plane in two 256-bit vectors.
+struct LaneV {
+  __m256d lo, hi;  // planes 0-3, 4-7
+};
+IRRUN_AVX2 IRRUN_INLINE LaneV lanes_add(LaneV a, LaneV b) {
+  return {add_fma(a.lo, b.lo), add_fma(a.hi, b.hi)};
+}
+IRRUN_AVX2 IRRUN_INLINE LaneV lanes_zero() {
+  return {_mm256_setzero_pd(), _mm256_setzero_pd()};
+}
+IRRUN_AVX2 IRRUN_INLINE LaneV lanes_widen(__m256 v) {
+  return {_mm256_cvtps_pd(_mm256_castps256_ps128(v)), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))};
+}
+IRRUN_AVX2 IRRUN_INLINE __m256i first_lanes8(i64 n) {  // lanes [0, n)
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+IRRUN_AVX2 IRRUN_INLINE __m256 lanes_load(const float* p, i64 n) {
+  return n == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, first_lanes8(n));
+}
+IRRUN_AVX2 IRRUN_INLINE void lanes_store(float* p, __m256 v, i64 n) {
+  if (n == 8)
+    _mm256_storeu_ps(p, v);
+  else
+    _mm256_maskstore_ps(p, first_lanes8(n), v);
+}
+#define IRRUN_PATH IRRUN_AVX2
+#include "lanes.hpp"
+#undef IRRUN_PATH
+
+// Two passes, as the other exact routes here: the scaling raises the precision flag, so the sums
+// are kept past V and the flag read before they are scaled (scale4), on their way out through
+// the transpose; a NaN sum seen as a NaN output.
+template <int K, int S>
+IRRUN_AVX2 bool lanes_kernel(const Plan& pl, const float* x, float* y, double* scratch) {
+  const PoolGeometry& g = *pl.g;
+  const i64 P = g.in_plane_size();
+  auto* const T = reinterpret_cast<LaneV*>(scratch);
+  LaneV* const sums = T + P + lanes_vlen(pl);  // lanes_scratch
+  lanes_in(x, P, T);
+  LaneV* s = sums;
+  lanes_sums<K, S>(pl, T, [&](LaneV v) IRRUN_AVX2 { *s++ = v; });
+  if (irrun::detail::inexact()) return false;
+  const double* f = pl.flat_r.data();  // the outputs' factors, in order
+  __m256 nan = _mm256_setzero_ps();
+  lanes_out(g.out_plane_size(), y, [&](i64 o) IRRUN_AVX2 {
+    const __m256d r = _mm256_set1_pd(f[o]);
+    const __m256 v = _mm256_set_m128(scale4(sums[o].hi, r), scale4(sums[o].lo, r));
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return v;
+  });
+  return _mm256_movemask_ps(nan) == 0;
+}
+
 }  // namespace
 
 // The two passes of Ops::exact_planes and Ops::scale_planes for 2x2 s2 planes (S2, where
@@ -1124,6 +1179,9 @@ Ops select_avx2(Plan& pl) {
   // Exact sums first: whole planes, and planes of bins of four, whose scaling (which raises the
   // precision flag) is a pass of its own.
   ops.exact_plane_sums = exact_plane_sums_avx2;
+  // Planes in lanes where the row kernels pay for a band per small plane (as select_avx512).
+  if (!ops.planes && (!pl.flat || pl.g->in_plane_size() <= 128) && make_lanes(pl))
+    ops.lanes = pick_lanes(pl);
   return ops;
 }
 

@@ -3,6 +3,7 @@
 // when the CPU has them).
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
+#include "../../fp_control.hpp"
 #include "bins4.hpp"
 #include "own_bound.hpp"
 
@@ -1372,149 +1373,55 @@ BandFn pick_band_flat_avx512(i64 k, i64 pad_left) {
   }
 }
 
-}  // namespace
-
-// ---- Planes in lanes (Plan::lanes): eight small planes at a time, plane k in lane k.
-
-// The 8x8 transpose of floats: r[k] becomes the k-th floats of the eight.
-IRRUN_AVX512 IRRUN_INLINE void transpose8(__m256* r) {
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20), r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20), r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31), r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+// ---- Planes in lanes (lanes.hpp), a lane per plane in 512-bit vectors, scaled with {rn-sae}
+// as they are summed.
+using LaneV = __m512d;
+IRRUN_AVX512 IRRUN_INLINE __m512d lanes_add(__m512d a, __m512d b) {
+  return _mm512_add_pd(a, b);
 }
-
-// V[c] of the lanes: the sum of rows off[0 .. r) of the widened planes T at column c, in order.
-// Four columns at a time in registers: row by row through memory, I3D's head (14 rows a window)
-// waited on each V value's store and reload.
-IRRUN_AVX512 IRRUN_INLINE void lanes_vrow(const __m512d* T, const i64* off, i64 r, i64 IW,
-                                          __m512d* V) {
-  if (r == 0) {
-    std::fill(V, V + IW, _mm512_setzero_pd());
-    return;
-  }
-  i64 c = 0;
-  for (; c + 4 <= IW; c += 4) {
-    const __m512d* t = T + off[0] + c;
-    __m512d a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3];
-    for (i64 j = 1; j < r; ++j) {
-      t = T + off[j] + c;
-      a0 = _mm512_add_pd(a0, t[0]), a1 = _mm512_add_pd(a1, t[1]);
-      a2 = _mm512_add_pd(a2, t[2]), a3 = _mm512_add_pd(a3, t[3]);
-    }
-    V[c] = a0, V[c + 1] = a1, V[c + 2] = a2, V[c + 3] = a3;
-  }
-  for (; c < IW; ++c) {
-    __m512d a = T[off[0] + c];
-    for (i64 j = 1; j < r; ++j) a = _mm512_add_pd(a, T[off[j] + c]);
-    V[c] = a;
-  }
+IRRUN_AVX512 IRRUN_INLINE __m512d lanes_zero() {
+  return _mm512_setzero_pd();
 }
+IRRUN_AVX512 IRRUN_INLINE __m512d lanes_widen(__m256 v) {
+  return _mm512_cvtps_pd(v);
+}
+IRRUN_AVX512 IRRUN_INLINE __m256 lanes_load(const float* p, i64 n) {
+  return n == 8 ? _mm256_loadu_ps(p) : _mm256_maskz_loadu_ps(first_lanes(n), p);
+}
+IRRUN_AVX512 IRRUN_INLINE void lanes_store(float* p, __m256 v, i64 n) {
+  if (n == 8)
+    _mm256_storeu_ps(p, v);
+  else
+    _mm256_mask_storeu_ps(p, first_lanes(n), v);
+}
+#define IRRUN_PATH IRRUN_AVX512
+#include "lanes.hpp"
+#undef IRRUN_PATH
 
-// Ops::lanes. The planes' floats widened into T, one vector per plane position; then per output
-// row its V (the sums of its rows, in table order) and per output the sum of its taps over V,
-// left to right: band_generic's additions, so every path's bits. Fixed windows (K > 0 taps at
-// stride S; K = -1: any k_w) take theirs from a V padded with zeros (pad_left before, as the
-// row kernels' V rows: a +0 added changes no sum but a zero's sign, which the scaling's + 0
-// drops), other windows (adaptive, dilated: K = 0) from the axis's table. Scaled with
-// {rn-sae}, then transposed back into the planes' outputs. Small planes (1280 planes of 8x8 with
-// 3x3 "same" windows) had run a band each through the row kernels, whose set-up and short rows
-// cost more than their sums.
+// The outputs scaled as their sums come (the scaling raises no flag), kept in Y until the
+// transpose; a NaN sum seen from the greatest |s| of each lane as raw bits (above infinity's).
 template <int K, int S>
-IRRUN_AVX512 bool lanes_avx512(const Plan& pl, const float* x, float* y, double* scratch) {
+IRRUN_AVX512 bool lanes_kernel(const Plan& pl, const float* x, float* y, double* scratch) {
   const PoolGeometry& g = *pl.g;
-  const i64 P = g.in_plane_size(), OP = g.out_plane_size(), IW = g.in[2], OW = g.out[2];
-  const i64 rows = g.out[0] * g.out[1], lead = K != 0 ? pl.pad_left : 0;
+  const i64 P = g.in_plane_size();
   auto* const T = reinterpret_cast<__m512d*>(scratch);
-  __m512d* const V = T + P + lead;  // lanes_scratch: pl.vlen vectors for V
-  auto* const Y = reinterpret_cast<__m256*>(T + P + lanes_vlen(pl));
-  // Masked loads and stores only for a last partial block: they are slow on Zen 4 and 5.
-  for (i64 p = 0; p < P; p += 8) {
-    __m256 r[8];
-    if (p + 8 <= P) {
-      for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(x + k * P + p);
-    } else {
-      for (int k = 0; k < 8; ++k) r[k] = _mm256_maskz_loadu_ps(first_lanes(P - p), x + k * P + p);
-    }
-    transpose8(r);
-    for (i64 j = 0; j < 8 && p + j < P; ++j) T[p + j] = _mm512_cvtps_pd(r[j]);
-  }
-  if constexpr (K != 0) std::fill(T + P, T + P + lanes_vlen(pl), _mm512_setzero_pd());
-  const Axis& w = pl.ax[2];
-  const i64 k = K > 0 ? K : pl.k_w;
-  // The greatest |s| of each lane, as raw bits: above infinity's where some sum is NaN.
+  auto* const Y = reinterpret_cast<__m256*>(T + P + lanes_vlen(pl));  // lanes_scratch
+  lanes_in(x, P, T);
   const __m512i abs = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFF);
   __m512i nan_bits = _mm512_setzero_si512();
   const double* f = pl.flat_r.data();  // the outputs' factors, in order
   float* yo = reinterpret_cast<float*>(Y);
-  const auto finish = [&](__m512d s) IRRUN_AVX512_LAMBDA {
+  lanes_sums<K, S>(pl, T, [&](__m512d s) IRRUN_AVX512_LAMBDA {
     nan_bits = _mm512_max_epu64(nan_bits, _mm512_and_si512(_mm512_castpd_si512(s), abs));
     scale_store8(s, _mm512_set1_pd(*f++), yo);
     yo += 8;
-  };
-  for (i64 q = 0; q < rows; ++q) {
-    const std::size_t b = pl.row_begin[static_cast<std::size_t>(q)];
-    lanes_vrow(T, pl.row_off.data() + b, pl.row_begin[static_cast<std::size_t>(q + 1)] - b, IW, V);
-    // Stride 1, K taps: the row's last K V values in registers, the window moving by one.
-    if constexpr (K > 0 && S == 1) {
-      __m512d win[K];
-      for (int j = 0; j < K - 1; ++j) win[j + 1] = V[j - lead];
-      for (i64 ow = 0; ow < OW; ++ow) {
-        for (int j = 0; j < K - 1; ++j) win[j] = win[j + 1];
-        win[K - 1] = V[ow + K - 1 - lead];
-        __m512d s = win[0];
-        for (int j = 1; j < K; ++j) s = _mm512_add_pd(s, win[j]);
-        finish(s);
-      }
-      continue;
-    }
-    for (i64 ow = 0; ow < OW; ++ow) {
-      __m512d s;
-      if constexpr (K != 0) {
-        const __m512d* t = V - lead + ow * (S > 0 ? S : pl.stride_w);
-        s = t[0];
-        for (i64 j = 1; j < k; ++j) s = _mm512_add_pd(s, t[j]);
-      } else {
-        const __m512d* t = V + w.first[static_cast<std::size_t>(ow)];
-        const i64 n = w.taps[static_cast<std::size_t>(ow)];
-        s = n > 0 ? t[0] : _mm512_setzero_pd();
-        for (i64 j = 1; j < n; ++j) s = _mm512_add_pd(s, t[j * w.step]);
-      }
-      finish(s);
-    }
-  }
-  for (i64 o = 0; o < OP; o += 8) {
-    __m256 r[8];
-    for (i64 j = 0; j < 8; ++j) r[j] = o + j < OP ? Y[o + j] : _mm256_setzero_ps();
-    transpose8(r);
-    if (o + 8 <= OP) {
-      for (int j = 0; j < 8; ++j) _mm256_storeu_ps(y + j * OP + o, r[j]);
-    } else {
-      for (int j = 0; j < 8; ++j) _mm256_mask_storeu_ps(y + j * OP + o, first_lanes(OP - o), r[j]);
-    }
-  }
-  return _mm512_cmpgt_epu64_mask(nan_bits, _mm512_set1_epi64(0x7FF0000000000000)) == 0;
+  });
+  lanes_out(g.out_plane_size(), y, [&](i64 o) IRRUN_AVX512_LAMBDA { return Y[o]; });
+  return _mm512_cmpgt_epu64_mask(nan_bits, _mm512_set1_epi64(0x7FF0000000000000)) == 0 &&
+         !irrun::detail::inexact();
 }
 
-using LanesFn = bool (*)(const Plan&, const float*, float*, double*);
-
-LanesFn pick_lanes(const Plan& pl) {
-  if (!pl.fixed_w) return lanes_avx512<0, 0>;
-  const std::tuple<int, int, LanesFn> fixed[] = {
-      {1, 2, lanes_avx512<2, 1>}, {1, 3, lanes_avx512<3, 1>}, {1, 5, lanes_avx512<5, 1>},
-      {1, 7, lanes_avx512<7, 1>}, {2, 2, lanes_avx512<2, 2>}, {2, 3, lanes_avx512<3, 2>}};
-  for (const auto& [stride, taps, fn] : fixed)
-    if (pl.stride_w == stride && pl.k_w == taps) return fn;
-  return lanes_avx512<-1, 0>;
-}
+}  // namespace
 
 Ops select_avx512(Plan& pl) {
   Ops ops{stats_avx512, vsum_avx512, plane_sums_avx512};

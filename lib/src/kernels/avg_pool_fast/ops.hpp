@@ -183,9 +183,9 @@ struct Ops {
   // scale_planes scales them into y, false if a sum is NaN (run_windows).
   void (*exact_planes)(const Plan&, const float* x, double* s, i64 count) = nullptr;
   bool (*scale_planes)(const Plan&, const double* s, float* y, i64 count) = nullptr;
-  // Eight whole planes from x, their outputs at y, for sums that need no bound (Plan::lanes):
-  // no operation but the sums' additions raises the precision flag; false if a sum is NaN.
-  // `scratch`: lanes_scratch(pl) doubles, 64-byte aligned.
+  // Eight whole planes from x, their outputs at y, for sums that need no bound (lanes.hpp):
+  // whether the sums were exact (the precision flag, clear at the call) and none was NaN; where
+  // not, y holds no outputs of use. `scratch`: lanes_scratch(pl) doubles, 64-byte aligned.
   bool (*lanes)(const Plan&, const float* x, float* y, double* scratch) = nullptr;
 };
 

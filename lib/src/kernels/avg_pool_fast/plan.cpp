@@ -310,7 +310,7 @@ bool make_lanes(Plan& pl) {
 
 i64 lanes_scratch(const Plan& pl) {
   const PoolGeometry& g = *pl.g;
-  return 8 * (g.in_plane_size() + lanes_vlen(pl)) + 4 * ((g.out_plane_size() + 7) / 8 * 8);
+  return 8 * (g.in_plane_size() + lanes_vlen(pl) + g.out_plane_size());
 }
 
 namespace {

@@ -167,7 +167,8 @@ bool make_lanes(Plan& pl);
 inline i64 lanes_vlen(const Plan& pl) {
   return pl.fixed_w ? pl.vlen : pl.g->in[2];
 }
-// The doubles of scratch Ops::lanes takes: the widened planes, a V row and the outputs.
+// The doubles of scratch Ops::lanes takes: the widened planes, a V row and the outputs' sums
+// (AVX2) or outputs (AVX-512).
 i64 lanes_scratch(const Plan& pl);
 // T for a band whose finite inputs lie in [lo, hi]: an output whose sum s has |s| >= T is
 // proven within one ulp (avg_pool_fast.cpp, accuracy proof).

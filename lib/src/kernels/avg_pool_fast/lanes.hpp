@@ -1,0 +1,148 @@
+// Planes in lanes (Ops::lanes): eight small planes at a time, plane k in lane k of every vector.
+// The planes' floats transposed in and widened (lanes_in), per output row its V (the sums of its
+// rows, in table order: lanes_vrow) and per output the sum of its taps over V, left to right
+// (lanes_sums): band_generic's additions, so every path's bits. Small planes (1280 planes of 8x8
+// with 3x3 "same" windows) had run a band each through the row kernels, whose set-up and short
+// rows cost more than their sums.
+//
+// Included by each vector path (avx2.cpp, avx512.cpp) inside its own anonymous namespace, once,
+// after it defines:
+//   IRRUN_PATH              its target attribute;
+//   LaneV                   eight doubles, one per plane;
+//   lanes_add(a, b)         a + b, lane by lane;
+//   lanes_zero()            +0 in every lane;
+//   lanes_widen(v)          the eight floats of v as doubles;
+//   lanes_load(p, n)        the first n (1-8) floats of p, +0 elsewhere (no mask for all eight:
+//                           masked loads and stores are slow on Zen 4 and 5);
+//   lanes_store(p, v, n)    v's first n floats into p, alike.
+// No #pragma once: each path compiles its own copy with its own instructions.
+
+// The 8x8 transpose of floats: r[k] becomes the k-th floats of the eight.
+IRRUN_PATH IRRUN_INLINE void transpose8(__m256* r) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20), r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20), r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31), r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+// T[p] = position p of the eight planes at x (P floats apart), widened.
+IRRUN_PATH IRRUN_INLINE void lanes_in(const float* x, i64 P, LaneV* T) {
+  for (i64 p = 0; p < P; p += 8) {
+    __m256 r[8];
+    const i64 n = std::min<i64>(P - p, 8);
+    for (int k = 0; k < 8; ++k) r[k] = lanes_load(x + k * P + p, n);
+    transpose8(r);
+    for (i64 j = 0; j < n; ++j) T[p + j] = lanes_widen(r[j]);
+  }
+}
+
+// y = the eight planes' OP outputs (OP floats apart), output o's eight from out(o).
+template <class Out>
+IRRUN_PATH IRRUN_INLINE void lanes_out(i64 OP, float* y, Out&& out) {
+  for (i64 o = 0; o < OP; o += 8) {
+    __m256 r[8];
+    const i64 n = std::min<i64>(OP - o, 8);
+    for (i64 j = 0; j < 8; ++j) r[j] = j < n ? out(o + j) : _mm256_setzero_ps();
+    transpose8(r);
+    for (int k = 0; k < 8; ++k) lanes_store(y + k * OP + o, r[k], n);
+  }
+}
+
+// V[c] of the lanes: the sum of rows off[0 .. r) of the widened planes T at column c, in order.
+// Four columns at a time in registers: row by row through memory, I3D's head (14 rows a window)
+// waited on each V value's store and reload.
+IRRUN_PATH IRRUN_INLINE void lanes_vrow(const LaneV* T, const i64* off, i64 r, i64 IW, LaneV* V) {
+  if (r == 0) {
+    std::fill(V, V + IW, lanes_zero());
+    return;
+  }
+  i64 c = 0;
+  for (; c + 4 <= IW; c += 4) {
+    const LaneV* t = T + off[0] + c;
+    LaneV a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3];
+    for (i64 j = 1; j < r; ++j) {
+      t = T + off[j] + c;
+      a0 = lanes_add(a0, t[0]), a1 = lanes_add(a1, t[1]);
+      a2 = lanes_add(a2, t[2]), a3 = lanes_add(a3, t[3]);
+    }
+    V[c] = a0, V[c + 1] = a1, V[c + 2] = a2, V[c + 3] = a3;
+  }
+  for (; c < IW; ++c) {
+    LaneV a = T[off[0] + c];
+    for (i64 j = 1; j < r; ++j) a = lanes_add(a, T[off[j] + c]);
+    V[c] = a;
+  }
+}
+
+// The sums of the eight planes in T (P positions, then lanes_vlen(pl) vectors for V), output by
+// output in order, to sum(s). Fixed windows (K > 0 taps at stride S; K = -1: any k_w) take
+// theirs from a V padded with zeros (pad_left before, as the row kernels' V rows: a +0 added
+// changes no sum but a zero's sign, which the scaling's + 0 drops), other windows (adaptive,
+// dilated: K = 0) from the axis's table.
+template <int K, int S, class Sum>
+IRRUN_PATH IRRUN_INLINE void lanes_sums(const Plan& pl, LaneV* T, Sum&& sum) {
+  const PoolGeometry& g = *pl.g;
+  const i64 IW = g.in[2], OW = g.out[2], rows = g.out[0] * g.out[1];
+  const i64 lead = K != 0 ? pl.pad_left : 0;
+  LaneV* const V = T + g.in_plane_size() + lead;
+  if constexpr (K != 0) std::fill(V - lead, V - lead + lanes_vlen(pl), lanes_zero());
+  const Axis& w = pl.ax[2];
+  const i64 k = K > 0 ? K : pl.k_w;
+  for (i64 q = 0; q < rows; ++q) {
+    const std::size_t b = pl.row_begin[static_cast<std::size_t>(q)];
+    lanes_vrow(T, pl.row_off.data() + b, pl.row_begin[static_cast<std::size_t>(q + 1)] - b, IW, V);
+    // Stride 1, K taps: the row's last K V values in registers, the window moving by one.
+    if constexpr (K > 0 && S == 1) {
+      LaneV win[K];
+      for (int j = 0; j < K - 1; ++j) win[j + 1] = V[j - lead];
+      for (i64 ow = 0; ow < OW; ++ow) {
+        for (int j = 0; j < K - 1; ++j) win[j] = win[j + 1];
+        win[K - 1] = V[ow + K - 1 - lead];
+        LaneV s = win[0];
+        for (int j = 1; j < K; ++j) s = lanes_add(s, win[j]);
+        sum(s);
+      }
+      continue;
+    }
+    for (i64 ow = 0; ow < OW; ++ow) {
+      LaneV s;
+      if constexpr (K != 0) {
+        const LaneV* t = V - lead + ow * (S > 0 ? S : pl.stride_w);
+        s = t[0];
+        for (i64 j = 1; j < k; ++j) s = lanes_add(s, t[j]);
+      } else {
+        const LaneV* t = V + w.first[static_cast<std::size_t>(ow)];
+        const i64 n = w.taps[static_cast<std::size_t>(ow)];
+        s = n > 0 ? t[0] : lanes_zero();
+        for (i64 j = 1; j < n; ++j) s = lanes_add(s, t[j * w.step]);
+      }
+      sum(s);
+    }
+  }
+}
+
+// Ops::lanes, defined by each path after this file: lanes_sums<K, S>, each output scaled by its
+// factor (Plan::flat_r), transposed back (lanes_out); whether the sums were exact (the precision
+// flag) and none was NaN.
+template <int K, int S>
+IRRUN_PATH bool lanes_kernel(const Plan& pl, const float* x, float* y, double* scratch);
+
+// The kernel of pl's windows: the fixed ones with one of their own (stride, taps), other fixed
+// ones K = -1, the rest K = 0.
+inline decltype(&lanes_kernel<0, 0>) pick_lanes(const Plan& pl) {
+  if (!pl.fixed_w) return lanes_kernel<0, 0>;
+  const std::tuple<int, int, decltype(&lanes_kernel<0, 0>)> fixed[] = {
+      {1, 2, lanes_kernel<2, 1>}, {1, 3, lanes_kernel<3, 1>}, {1, 5, lanes_kernel<5, 1>},
+      {1, 7, lanes_kernel<7, 1>}, {2, 2, lanes_kernel<2, 2>}, {2, 3, lanes_kernel<3, 2>}};
+  for (const auto& [stride, taps, fn] : fixed)
+    if (pl.stride_w == stride && pl.k_w == taps) return fn;
+  return lanes_kernel<-1, 0>;
+}
