@@ -19,7 +19,7 @@ inline constexpr std::int64_t kLanesMaxTaps = 9;
 
 // Whether max_pool_lanes takes g on path isa: window pooling (not adaptive) of a chunk or more of
 // planes (sixteen on AVX-512, eight on AVX2; no portable path) of at most kLanesMaxPlane floats,
-// windows of at most kLanesMaxTaps taps.
+// windows of at most kLanesMaxTaps taps; on AVX2 only with a stride of 2 or more along W.
 bool max_lanes_cover(const PoolGeometry& g, Isa isa);
 
 // The values of an f32 MaxPool over g from x into y, the reference's bits (window_max: from
