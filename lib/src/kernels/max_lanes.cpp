@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "lanes8.hpp"
 #include "lines.hpp"
 #include "max_reduce.hpp"
 #include "window.hpp"
@@ -83,18 +84,11 @@ namespace avx2 {  // eight planes a chunk
 using Vec = __m256;
 constexpr i64 kLanes = 8;
 
-IRRUN_AVX2 inline __m256i first(i64 n) {  // lanes [0, n) as a vmaskmov mask
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-IRRUN_AVX2 inline Vec load(const float* p, i64 n) {  // vmaskmovps reads only the masked lanes
-  return n == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, first(n));
+IRRUN_AVX2 inline Vec load(const float* p, i64 n) {
+  return load_floats(p, n);
 }
 IRRUN_AVX2 inline void store(float* p, Vec v, i64 n) {
-  if (n == 8)
-    _mm256_storeu_ps(p, v);
-  else
-    _mm256_maskstore_ps(p, first(n), v);
+  store_floats(p, v, n);
 }
 IRRUN_AVX2 inline Vec vmax(Vec x, Vec v) {
   return _mm256_max_ps(x, v);
@@ -102,25 +96,8 @@ IRRUN_AVX2 inline Vec vmax(Vec x, Vec v) {
 IRRUN_AVX2 inline Vec set1(float f) {
   return _mm256_set1_ps(f);
 }
-
-// The 8x8 transpose of floats.
 IRRUN_AVX2 inline void transpose(Vec* r) {
-  __m256 t[8], u[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  // u[4g + j]: rows 4g .. 4g + 3 of columns j and j + 4 (one per 128-bit lane).
-  for (int g = 0; g < 8; g += 4) {
-    u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44),
-    u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
-    u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-    u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-  }
-  for (int j = 0; j < 4; ++j) {
-    r[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
-    r[j + 4] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
-  }
+  transpose8(r);
 }
 
 #include "max_lanes_chunk.hpp"

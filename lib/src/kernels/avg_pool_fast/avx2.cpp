@@ -4,6 +4,7 @@
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
 #include "../../fp_control.hpp"
+#include "../lanes8.hpp"
 #include "bins4.hpp"
 #include "own_bound.hpp"
 
@@ -966,19 +967,6 @@ IRRUN_AVX2 IRRUN_INLINE LaneV lanes_zero() {
 }
 IRRUN_AVX2 IRRUN_INLINE LaneV lanes_widen(__m256 v) {
   return {_mm256_cvtps_pd(_mm256_castps256_ps128(v)), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))};
-}
-IRRUN_AVX2 IRRUN_INLINE __m256i first_lanes8(i64 n) {  // lanes [0, n)
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-IRRUN_AVX2 IRRUN_INLINE __m256 lanes_load(const float* p, i64 n) {
-  return n == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, first_lanes8(n));
-}
-IRRUN_AVX2 IRRUN_INLINE void lanes_store(float* p, __m256 v, i64 n) {
-  if (n == 8)
-    _mm256_storeu_ps(p, v);
-  else
-    _mm256_maskstore_ps(p, first_lanes8(n), v);
 }
 #define IRRUN_PATH IRRUN_AVX2
 #include "lanes.hpp"

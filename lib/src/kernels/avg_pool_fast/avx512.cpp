@@ -4,6 +4,7 @@
 #include "ops.hpp"  // first: intrinsics and their warning pragmas
 
 #include "../../fp_control.hpp"
+#include "../lanes8.hpp"
 #include "bins4.hpp"
 #include "own_bound.hpp"
 
@@ -1384,15 +1385,6 @@ IRRUN_AVX512 IRRUN_INLINE __m512d lanes_zero() {
 }
 IRRUN_AVX512 IRRUN_INLINE __m512d lanes_widen(__m256 v) {
   return _mm512_cvtps_pd(v);
-}
-IRRUN_AVX512 IRRUN_INLINE __m256 lanes_load(const float* p, i64 n) {
-  return n == 8 ? _mm256_loadu_ps(p) : _mm256_maskz_loadu_ps(first_lanes(n), p);
-}
-IRRUN_AVX512 IRRUN_INLINE void lanes_store(float* p, __m256 v, i64 n) {
-  if (n == 8)
-    _mm256_storeu_ps(p, v);
-  else
-    _mm256_mask_storeu_ps(p, first_lanes(n), v);
 }
 #define IRRUN_PATH IRRUN_AVX512
 #include "lanes.hpp"

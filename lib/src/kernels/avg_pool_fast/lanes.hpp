@@ -11,35 +11,16 @@
 //   LaneV                   eight doubles, one per plane;
 //   lanes_add(a, b)         a + b, lane by lane;
 //   lanes_zero()            +0 in every lane;
-//   lanes_widen(v)          the eight floats of v as doubles;
-//   lanes_load(p, n)        the first n (1-8) floats of p, +0 elsewhere (no mask for all eight:
-//                           masked loads and stores are slow on Zen 4 and 5);
-//   lanes_store(p, v, n)    v's first n floats into p, alike.
+//   lanes_widen(v)          the eight floats of v as doubles.
 // No #pragma once: each path compiles its own copy with its own instructions.
-
-// The 8x8 transpose of floats: r[k] becomes the k-th floats of the eight.
-IRRUN_PATH IRRUN_INLINE void transpose8(__m256* r) {
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20), r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20), r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31), r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
 
 // T[p] = position p of the eight planes at x (P floats apart), widened.
 IRRUN_PATH IRRUN_INLINE void lanes_in(const float* x, i64 P, LaneV* T) {
   for (i64 p = 0; p < P; p += 8) {
     __m256 r[8];
     const i64 n = std::min<i64>(P - p, 8);
-    for (int k = 0; k < 8; ++k) r[k] = lanes_load(x + k * P + p, n);
-    transpose8(r);
+    for (int k = 0; k < 8; ++k) r[k] = detail::load_floats(x + k * P + p, n);
+    detail::transpose8(r);
     for (i64 j = 0; j < n; ++j) T[p + j] = lanes_widen(r[j]);
   }
 }
@@ -51,8 +32,8 @@ IRRUN_PATH IRRUN_INLINE void lanes_out(i64 OP, float* y, Out&& out) {
     __m256 r[8];
     const i64 n = std::min<i64>(OP - o, 8);
     for (i64 j = 0; j < 8; ++j) r[j] = j < n ? out(o + j) : _mm256_setzero_ps();
-    transpose8(r);
-    for (int k = 0; k < 8; ++k) lanes_store(y + k * OP + o, r[k], n);
+    detail::transpose8(r);
+    for (int k = 0; k < 8; ++k) detail::store_floats(y + k * OP + o, r[k], n);
   }
 }
 
