@@ -644,11 +644,13 @@ void check_zero_signs_in_lanes(const PoolGeometry& g) {
 
 // In lanes too a window takes its first zero's sign: a -0 and a +0 (or the signs swapped) in
 // every pair of a 3x3 window's taps, among -1s, in one plane of every chunk's lanes; with
-// stride 1 along W (AVX-512 lanes only) and 2.
+// stride 1 along W (AVX-512 lanes only) and 2, and along H 2 and 1 (the rows' maxima shared).
 TEST_CASE("max_pool_fast lanes take the sign of a window's first zero",
           "[kernels][max_pool][max_pool_fast]") {
   for (const PoolGeometry& g : {geometry(20, {{5, 3, 2, 1, 1, 1}, {6, 3, 1, 1, 0, 1}}),
-                                geometry(20, {{5, 3, 2, 1, 1, 1}, {7, 3, 2, 1, 0, 0}})})
+                                geometry(20, {{5, 3, 2, 1, 1, 1}, {7, 3, 2, 1, 0, 0}}),
+                                geometry(20, {{5, 3, 1, 1, 0, 0}, {6, 3, 1, 1, 0, 1}}),
+                                geometry(20, {{5, 3, 1, 1, 0, 0}, {7, 3, 2, 1, 0, 0}})})
     check_zero_signs_in_lanes(g);
 }
 

@@ -13,32 +13,56 @@
 // No #pragma once: each path compiles its own copy with its own instructions.
 
 // kLanes planes from x (in floats apart), their outputs at y (out apart). T: the planes' floats,
-// one vector per position; Y = T + in: the outputs, one vector per output, and kLanes - 1 more.
-IRRUN_PATH void chunk(const RowTable& rt, const AxisWindows& w, const PoolGeometry& g,
-                      const float* x, float* y, Vec* T, Vec* Y) {
-  const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2];
+// one vector per position; H = T + in: where `shared`, per input row its maximum under each
+// output column's taps; Y = H + rows * OW: the outputs, one vector per output, and kLanes - 1
+// more.
+IRRUN_PATH void chunk(const RowTable& rt, const AxisWindows& w, const PoolGeometry& g, bool shared,
+                      const float* x, float* y, Vec* T) {
+  const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2], IW = g.in[2];
+  const i64 rows = g.in[0] * g.in[1];
+  Vec* const H = T + in;
+  Vec* const Y = H + rows * OW;
   for (i64 p = 0; p < in; p += kLanes) {
     Vec r[kLanes];
     const i64 n = std::min(in - p, kLanes);
     for (i64 k = 0; k < kLanes; ++k) r[k] = load(x + k * in + p, n);
     transpose(r);
-    // All kLanes, a last partial block's too: its extra vectors land in Y's first kLanes - 1,
-    // before Y is written. (Stored up to n, the vectors went through the stack and a rep movsq:
-    // 1x768x17x17 3x3 s2 took 1.45x the time.)
+    // All kLanes, a last partial block's too: its extra vectors land in H's first kLanes - 1,
+    // before H is written (Y's, where H is shorter). (Stored up to n, the vectors went through the
+    // stack and a rep movsq: 1x768x17x17 3x3 s2 took 1.45x the time.)
     for (i64 j = 0; j < kLanes; ++j) T[p + j] = r[j];
   }
   const Vec lowest = set1(std::numeric_limits<float>::lowest());
-  for (i64 q = 0, o = 0; q < g.out[0] * g.out[1]; ++q) {
-    const i64* off = rt.rows(q);
-    const i64 n = rt.count(q);
-    for (i64 ow = 0; ow < OW; ++ow, ++o) {
-      const i64 first = w.first[static_cast<std::size_t>(ow)];
-      const i64 taps = w.taps[static_cast<std::size_t>(ow)];
-      // max(x, v) is v unless x > v: NaN never wins and a tie keeps the first tap.
-      Vec v = lowest;
-      for (i64 j = 0; j < n; ++j)
-        for (i64 t = 0; t < taps; ++t) v = vmax(T[off[j] + first + t * w.step], v);
-      Y[o] = v;
+  // max(x, v) is v unless x > v: from lowest() over the taps in order, NaN never wins and a tie
+  // keeps the first tap. v raised by the taps of output column ow in the row at `row`:
+  const auto row_max = [&](const Vec* row, i64 ow, Vec v) IRRUN_PATH {
+    const Vec* t = row + w.first[static_cast<std::size_t>(ow)];
+    for (i64 j = 0; j < w.taps[static_cast<std::size_t>(ow)]; ++j) v = vmax(t[j * w.step], v);
+    return v;
+  };
+  if (!shared) {
+    for (i64 q = 0, o = 0; q < g.out[0] * g.out[1]; ++q)
+      for (i64 ow = 0; ow < OW; ++ow, ++o) {
+        Vec v = lowest;
+        for (i64 j = 0; j < rt.count(q); ++j) v = row_max(T + rt.rows(q)[j], ow, v);
+        Y[o] = v;
+      }
+  } else {
+    // Each input row's maxima once, then each output's rows in order: the same maximum as one
+    // pass over its taps, as a row's replaces the rows' before only where greater (so the first
+    // greatest tap still wins) and a first row's is lowest() itself where no tap beat it.
+    for (i64 r = 0; r < rows; ++r)
+      for (i64 ow = 0; ow < OW; ++ow) H[r * OW + ow] = row_max(T + r * IW, ow, lowest);
+    for (i64 q = 0, o = 0; q < g.out[0] * g.out[1]; ++q) {
+      const i64* off = rt.rows(q);
+      const i64 n = rt.count(q);
+      const Vec* h[kLanesMaxTaps];
+      for (i64 j = 0; j < n; ++j) h[j] = H + off[j] / IW * OW;
+      for (i64 ow = 0; ow < OW; ++ow, ++o) {
+        Vec v = n > 0 ? h[0][ow] : lowest;
+        for (i64 j = 1; j < n; ++j) v = vmax(h[j][ow], v);
+        Y[o] = v;
+      }
     }
   }
   for (i64 o = 0; o < out; o += kLanes) {
@@ -55,12 +79,16 @@ i64 run_chunks(const float* x, float* y, const PoolGeometry& g, const Parallel& 
   const auto axes = axis_windows(g);
   const RowTable rt = row_table(g, axes);
   const i64 in = g.in_plane_size(), out = g.out_plane_size(), chunks = g.planes() / kLanes;
+  const i64 vectors = in + g.in[0] * g.in[1] * g.out[2] + out + kLanes - 1;  // T, H, Y
+  // Rows shared by the windows of stride-1 rows, their maxima taken once: 10x10, 8x8 and 7x7
+  // 3x3 s1 p1 0.79-0.82 of the time on AVX-512; not where few rows or none are shared (3x3 s2
+  // 1.07-1.11x, 2x2 s2 1.10-1.20x).
+  const bool shared = g.stride[1] == 1 && g.kernel[1] > 1;
   const auto body = [&](i64 b, i64 e) {
-    const LineBytes scratch =
-        own_line_bytes(sizeof(Vec) * static_cast<std::size_t>(in + (out + kLanes - 1)));
+    const LineBytes scratch = own_line_bytes(sizeof(Vec) * static_cast<std::size_t>(vectors));
     auto* const T = reinterpret_cast<Vec*>(scratch.get());
     for (i64 c = b; c < e; ++c)
-      chunk(rt, axes[2], g, x + c * kLanes * in, y + c * kLanes * out, T, T + in);
+      chunk(rt, axes[2], g, shared, x + c * kLanes * in, y + c * kLanes * out, T);
   };
   par.for_range(chunks, body, Parallel::fork_grain(chunks, 4 * g.planes() * (in + out)));
   return chunks * kLanes;
