@@ -109,8 +109,8 @@ IRRUN_AVX2 inline void transpose(Vec* r) {
 bool max_lanes_cover(const PoolGeometry& g, Isa isa) {
   // AVX2: strided windows only. Stride-1 windows share their rows' maxima in the row kernels,
   // where a 256-bit vector spans most of a small row: 3x3 s1 p1 on 7x7 to 10x10 planes took
-  // 1.29-1.87x the time in lanes, 1.17-1.56x with the lanes' rows shared too (AVX-512, whose
-  // vectors small rows waste, gains: 0.77-0.82 of the row kernels' time).
+  // 1.29-1.87x the time in lanes, 1.17-1.56x with the lanes' rows shared too (on AVX-512, whose
+  // vectors small rows waste, 0.80-0.88 of the row kernels' time, and 0.77-0.82 of that shared).
   i64 lanes = 0;
   if (isa == Isa::best && cpu_has_avx512())
     lanes = avx512::kLanes;
