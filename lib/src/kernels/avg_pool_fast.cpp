@@ -48,9 +48,9 @@
 // Small planes whose stride-1 windows lie inside them, with rows narrower than 32, run as one
 // row of positions per chunk of planes, eight at a time, the outputs among them packed
 // (stream.hpp; checked after, as the chunks of whole planes below). Other small planes, eight
-// or more of them, run eight at a time in the lanes of each vector on AVX-512 (Ops::lanes:
-// transposed in, summed in the canonical order, scaled, transposed out), exact sums only: a
-// chunk whose sums round goes to the row kernels (run_lanes).
+// or more of them, run eight at a time in the lanes of each vector on both vector paths
+// (Ops::lanes, lanes.hpp: transposed in, summed in the canonical order, scaled, transposed out),
+// exact sums only: a chunk whose sums round goes to the row kernels (run_lanes).
 // Global pools and AdaptiveAvgPool to 1x1 (one window covering the whole plane) instead sum
 // each contiguous plane directly, eight planes at a time on AVX-512 and four on AVX2
 // (plane_sum_portable gives the order; 7x7 planes have one of their own, in which every four are

@@ -144,9 +144,6 @@ struct RowGeo {
 
 constexpr i64 kMaxTableTaps = i64{1} << 20;  // larger tables (huge pads): the portable path
 
-// Per output row q = od * OH + oh: the plane offsets of its input rows,
-// off[begin[q] .. begin[q + 1]), D-major as the reference enumerates them.
-
 // Computes out_w values (and, when pos is not null, plane positions) of one output row from
 // the input rows at plane offsets rows[0..nrows).
 template <class T>
