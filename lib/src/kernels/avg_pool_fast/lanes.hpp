@@ -109,13 +109,18 @@ IRRUN_PATH IRRUN_INLINE void lanes_sums(const Plan& pl, LaneV* T, Sum&& sum) {
     const i64* off = pl.row_off.data() + b;
     if constexpr (K > 0 && S > 0) {
       // V[c] as lanes_vrow sums it, +0 in the pads.
+      // The rows' pointers in registers: the sums' vector stores may alias off.
       const auto fused = [&]<int R>() IRRUN_PATH {
+        const LaneV* t[R > 0 ? R : 1];
+#pragma GCC unroll 4
+        for (int j = 0; j < R; ++j) t[j] = T + off[j];
         lanes_walk<K, S>(
             OW, lead,
             [&](i64 c) IRRUN_PATH {
               if (R == 0 || c < 0 || c >= IW) return lanes_zero();
-              LaneV a = T[off[0] + c];
-              for (int j = 1; j < R; ++j) a = lanes_add(a, T[off[j] + c]);
+              LaneV a = t[0][c];
+#pragma GCC unroll 4
+              for (int j = 1; j < R; ++j) a = lanes_add(a, t[j][c]);
               return a;
             },
             sum);
