@@ -15,7 +15,10 @@
 // kLanes planes from x (in floats apart), their outputs at y (out apart). T: the planes' floats,
 // one vector per position; H = T + in: where `shared`, per input row its maximum under each
 // output column's taps; Y = H + rows * OW: the outputs, one vector per output, and kLanes - 1
-// more.
+// more. K > 0: the windows along W are K taps at step 1 where not cut by the row's ends, and
+// those take their taps unrolled (a loop per row of taps had spent half of 1x768x17x17 3x3 s2's
+// time on its counter and branch).
+template <int K>
 IRRUN_PATH void chunk(const RowTable& rt, const AxisWindows& w, const PoolGeometry& g, bool shared,
                       const float* x, float* y, Vec* T) {
   const i64 in = g.in_plane_size(), out = g.out_plane_size(), OW = g.out[2], IW = g.in[2];
@@ -35,18 +38,30 @@ IRRUN_PATH void chunk(const RowTable& rt, const AxisWindows& w, const PoolGeomet
   const Vec lowest = set1(std::numeric_limits<float>::lowest());
   // max(x, v) is v unless x > v: from lowest() over the taps in order, NaN never wins and a tie
   // keeps the first tap. v raised by the taps of output column ow in the row at `row`:
+  // (The tables' pointers in registers: the outputs' vector stores may alias them.)
+  const i64 *const first = w.first.data(), *const taps = w.taps.data(), step = w.step;
   const auto row_max = [&](const Vec* row, i64 ow, Vec v) IRRUN_PATH {
-    const Vec* t = row + w.first[static_cast<std::size_t>(ow)];
-    for (i64 j = 0; j < w.taps[static_cast<std::size_t>(ow)]; ++j) v = vmax(t[j * w.step], v);
+    const Vec* t = row + first[ow];
+    const i64 n = taps[ow];
+    if (K > 0 && n == K) {
+      for (int j = 0; j < K; ++j) v = vmax(t[j], v);
+      return v;
+    }
+    for (i64 j = 0; j < n; ++j) v = vmax(t[j * step], v);
     return v;
   };
   if (!shared) {
-    for (i64 q = 0, o = 0; q < g.out[0] * g.out[1]; ++q)
+    for (i64 q = 0, o = 0; q < g.out[0] * g.out[1]; ++q) {
+      const i64* off = rt.rows(q);
+      const i64 n = rt.count(q);
+      const Vec* r[kLanesMaxTaps];
+      for (i64 j = 0; j < n; ++j) r[j] = T + off[j];
       for (i64 ow = 0; ow < OW; ++ow, ++o) {
         Vec v = lowest;
-        for (i64 j = 0; j < rt.count(q); ++j) v = row_max(T + rt.rows(q)[j], ow, v);
+        for (i64 j = 0; j < n; ++j) v = row_max(r[j], ow, v);
         Y[o] = v;
       }
+    }
   } else {
     // Each input row's maxima once, then each output's rows in order: the same maximum as one
     // pass over its taps, as a row's replaces the rows' before only where greater (so the first
@@ -84,11 +99,13 @@ i64 run_chunks(const float* x, float* y, const PoolGeometry& g, const Parallel& 
   // 3x3 s1 p1 0.79-0.82 of the time on AVX-512; not where few rows or none are shared (3x3 s2
   // 1.07-1.11x, 2x2 s2 1.10-1.20x).
   const bool shared = g.stride[1] == 1 && g.kernel[1] > 1;
+  const i64 k = axes[2].step == 1 ? g.kernel[2] : 0;
+  const auto run = k == 2 ? chunk<2> : k == 3 ? chunk<3> : chunk<0>;
   const auto body = [&](i64 b, i64 e) {
     const LineBytes scratch = own_line_bytes(sizeof(Vec) * static_cast<std::size_t>(vectors));
     auto* const T = reinterpret_cast<Vec*>(scratch.get());
     for (i64 c = b; c < e; ++c)
-      chunk(rt, axes[2], g, shared, x + c * kLanes * in, y + c * kLanes * out, T);
+      run(rt, axes[2], g, shared, x + c * kLanes * in, y + c * kLanes * out, T);
   };
   par.for_range(chunks, body, Parallel::fork_grain(chunks, 4 * g.planes() * (in + out)));
   return chunks * kLanes;
