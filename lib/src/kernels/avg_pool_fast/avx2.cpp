@@ -1167,8 +1167,11 @@ Ops select_avx2(Plan& pl) {
   // Exact sums first: whole planes, and planes of bins of four, whose scaling (which raises the
   // precision flag) is a pass of its own.
   ops.exact_plane_sums = exact_plane_sums_avx2;
-  // Planes in lanes where the row kernels pay for a band per small plane (as select_avx512).
-  if (!ops.planes && (!pl.flat || pl.g->in_plane_size() <= 128) && make_lanes(pl))
+  // Planes in lanes where the row kernels pay for a band per small plane (as select_avx512),
+  // flat groups of rows up to 512 floats too: since the lanes sum V in registers (round 77),
+  // 3x3 "same" on 1x768x17x17 took 0.78-0.81 of the flat groups' time, 1x576x19x19 0.82 (on
+  // AVX-512 0.88-0.96 and 1.02, so there they stay flat).
+  if (!ops.planes && (!pl.flat || pl.g->in_plane_size() <= 512) && make_lanes(pl))
     ops.lanes = pick_lanes(pl);
   return ops;
 }

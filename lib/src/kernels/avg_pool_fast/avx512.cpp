@@ -1489,7 +1489,7 @@ Ops select_avx512(Plan& pl) {
   // planes already run as one pass (streamed: the person-attributes network's 5x3 planes took
   // 1.9x the time in lanes; 2x2 s2: 1x96x32x16 2.05x, 1x512x14x14 1.08x), nor flat groups of
   // rows past 128 floats (3x3 "same" on 1x576x19x19 1.14x, 1x768x17x17 1.00x; on 1x1280x8x8
-  // 0.61, 1x1024x10x10 0.80).
+  // 0.61, 1x1024x10x10 0.80; with V in registers, round 77, 19x19 1.02x and 17x17 0.88-0.96).
   if (!ops.planes && (!pl.flat || pl.g->in_plane_size() <= 128) && make_lanes(pl))
     ops.lanes = pick_lanes(pl);
   return ops;
