@@ -36,10 +36,10 @@ IRRUN_PATH void chunk(const RowTable& rt, const AxisWindows& w, const PoolGeomet
     for (i64 j = 0; j < kLanes; ++j) T[p + j] = r[j];
   }
   const Vec lowest = set1(std::numeric_limits<float>::lowest());
+  // The tables' pointers in registers: the outputs' vector stores may alias them.
+  const i64 *const first = w.first.data(), *const taps = w.taps.data(), step = w.step;
   // max(x, v) is v unless x > v: from lowest() over the taps in order, NaN never wins and a tie
   // keeps the first tap. v raised by the taps of output column ow in the row at `row`:
-  // (The tables' pointers in registers: the outputs' vector stores may alias them.)
-  const i64 *const first = w.first.data(), *const taps = w.taps.data(), step = w.step;
   const auto row_max = [&](const Vec* row, i64 ow, Vec v) IRRUN_PATH {
     const Vec* t = row + first[ow];
     const i64 n = taps[ow];

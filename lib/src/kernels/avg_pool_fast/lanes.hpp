@@ -108,8 +108,8 @@ IRRUN_PATH IRRUN_INLINE void lanes_sums(const Plan& pl, LaneV* T, Sum&& sum) {
     const i64 r = pl.row_begin[static_cast<std::size_t>(q + 1)] - b;
     const i64* off = pl.row_off.data() + b;
     if constexpr (K > 0 && S > 0) {
-      // V[c] as lanes_vrow sums it, +0 in the pads.
-      // The rows' pointers in registers: the sums' vector stores may alias off.
+      // V[c] as lanes_vrow sums it, +0 in the pads; the rows' pointers in registers (the sums'
+      // vector stores may alias off, which GCC then read again for every output).
       const auto fused = [&]<int R>() IRRUN_PATH {
         const LaneV* t[R > 0 ? R : 1];
 #pragma GCC unroll 4
