@@ -125,19 +125,9 @@ IRRUN_PATH IRRUN_INLINE void lanes_sums(const Plan& pl, LaneV* T, Sum&& sum) {
             },
             sum);
       };
-      switch (r) {
-        case 0:
-          fused.template operator()<0>();
-          continue;
-        case 1:
-          fused.template operator()<1>();
-          continue;
-        case 2:
-          fused.template operator()<2>();
-          continue;
-        case 3:
-          fused.template operator()<3>();
-          continue;
+      if (r <= 3) {  // R = r, or 0 for no rows (with_row_count)
+        with_row_count(r, fused);
+        continue;
       }
       lanes_vrow(T, off, r, IW, V);
       lanes_walk<K, S>(
