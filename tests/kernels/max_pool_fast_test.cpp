@@ -344,6 +344,28 @@ TEST_CASE("max_pool_fast narrow rows", "[kernels][max_pool][max_pool_fast]") {
   check_orders(cases, rng);
 }
 
+// Values alone of stride-2 narrow rows with windows of two or three columns take their taps from
+// registers, each row's column maxima split into even and odd columns (and one of them shifted by
+// a column): every row width from 1 to 64 columns (AVX-512: one to four vectors of 16, rows of up
+// to 8 in one of 8; AVX2: one to eight of 8), pads_begin 0 and 1, pads_end 0 to 2 (windows past
+// the row's end or wholly in the padding), floor and ceil; 3-D windows (separable rows) too.
+TEST_CASE("max_pool_fast narrow stride-2 rows take their taps from registers",
+          "[kernels][max_pool][max_pool_fast]") {
+  Rng rng(0x52E6);
+  std::vector<PoolGeometry> cases;
+  for (i64 w = 1; w <= 64; ++w)
+    for (const i64 k : {2, 3}) {
+      const Axis h{rng.range(1, 7), 3, 2, 1, rng.range(0, 1), rng.range(0, 1)};
+      const Axis x{w, k, 2, 1, rng.range(0, 1), rng.range(0, 2)};
+      const Rounding r = rng.range(0, 1) ? Rounding::ceil : Rounding::floor;
+      if (w % 8 == 3)
+        cases.push_back(geometry(2, {{rng.range(3, 6), 3, 1, 1, 1, 1}, h, x}, r));  // separable
+      else
+        cases.push_back(geometry(rng.range(1, 3), {h, x}, r));
+    }
+  check_orders(cases, rng);
+}
+
 // Values alone of 3-D windows over narrow rows of 9-48 columns on AVX-512 take each plane of D's
 // maxima over the window's rows once, in a ring kept for the windows that overlap it (separable
 // windows): groups of whole planes of D (several in a tensor, the last one short), strides of D

@@ -103,6 +103,26 @@ struct ColScratch {
 
 using detail::RowTable;
 
+// Narrow rows whose values alone take their taps from registers, shifted (stride 1, windows of
+// three columns) or split into even and odd columns (stride 2, windows of two or three), instead
+// of permuted by narrow_outputs' tables: pads_begin 0 or 1. Stride 0: the tables.
+struct RegTaps {
+  int stride = 0, k = 0, pad = 0;
+  constexpr bool operator==(const RegTaps&) const = default;
+};
+
+// f.template operator()<R>() with R = r as a constant (the shapes narrow_values sets).
+template <class F>
+inline void with_reg_taps(const RegTaps& r, F f) {
+  if (r == RegTaps{1, 3, 0}) return f.template operator()<RegTaps{1, 3, 0}>();
+  if (r == RegTaps{1, 3, 1}) return f.template operator()<RegTaps{1, 3, 1}>();
+  if (r == RegTaps{2, 2, 0}) return f.template operator()<RegTaps{2, 2, 0}>();
+  if (r == RegTaps{2, 2, 1}) return f.template operator()<RegTaps{2, 2, 1}>();
+  if (r == RegTaps{2, 3, 0}) return f.template operator()<RegTaps{2, 3, 0}>();
+  if (r == RegTaps{2, 3, 1}) return f.template operator()<RegTaps{2, 3, 1}>();
+  f.template operator()<RegTaps{}>();
+}
+
 // The W axis of one op, shared by every output row.
 struct RowGeo {
   i64 in_w, out_w, k, stride, dil, pad;
@@ -135,9 +155,8 @@ struct RowGeo {
   const detail::AxisWindows* axis_h = nullptr;
   i64 in_h = 0, out_h = 0, sep_slots = 0;
   i64 sep_pad_h = -1;  // windows of three rows of H, stride 1: their pads_begin; else -1
-  // Windows of three columns, stride 1, pads_begin 0 or 1 and at most as many vectors of outputs
-  // as of columns (shifted_outputs, AVX-512): that pad; else -1.
-  i64 shift_pad = -1;
+  // Narrow rows' taps from registers, values alone (reg_outputs, narrow_values); else none.
+  RegTaps reg_taps{};
   // Positions go to max_pool_half's f32 copies (f16 on AVX2 where they take the row blocks).
   bool copy_positions = false;
 };
@@ -968,27 +987,54 @@ IRRUN_AVX512 inline __attribute__((always_inline)) void narrow_outputs(const __m
   }
 }
 
-// narrow_outputs of values alone for windows of three columns, stride 1, pads_begin PW (0 or
-// 1), at most NV vectors of outputs: the taps shifted out of the column maxima (valignd) instead
-// of permuted by a table, those past the row's ends lowest (a tap that changes no maximum).
-template <int NV, int PW, class S>
-IRRUN_AVX512 inline __attribute__((always_inline)) void shifted_outputs(const __m512 (&cm)[NV],
-                                                                        const RowGeo& w, i64 o,
-                                                                        i64 n_out, S* y) {
+// narrow_outputs of values alone with taps from registers (RegTaps R, as narrow_values set it):
+// shifted out of the column maxima (valignd), or split into their even and odd columns (vpermt2d)
+// and those shifted, instead of permuted by a table; columns past the row's ends are lowest (a
+// tap that changes no maximum). The taps' maxima in column order, as narrow_outputs takes them.
+template <int NV, RegTaps R, class S>
+IRRUN_AVX512 inline __attribute__((always_inline)) void reg_outputs(const __m512 (&cm)[NV],
+                                                                    const RowGeo& w, i64 o,
+                                                                    i64 n_out, S* y) {
+  static_assert(R.stride == 1 || R.stride == 2);
   const __m512i lowest = _mm512_castps_si512(_mm512_set1_ps(kStart<S>));
-  __m512i c[NV + 2];  // c[v + 1]: cm[v], lowest past in_w; lowest around them
-  c[0] = c[NV + 1] = lowest;
+  __m512i c[NV + 3];  // c[v + 1]: cm[v], lowest past in_w; lowest around them
+  c[0] = c[NV + 1] = c[NV + 2] = lowest;
   for (int v = 0; v < NV; ++v)
     c[v + 1] = _mm512_mask_mov_epi32(lowest, lanes16(0, std::clamp<i64>(w.in_w - 16 * v, 0, 16)),
                                      _mm512_castps_si512(cm[v]));
-  for (int u = 0; u < NV && 16 * u < w.out_w; ++u) {
-    const __m512i l = PW == 1 ? _mm512_alignr_epi32(c[u + 1], c[u], 15) : c[u + 1];
-    const __m512i m = PW == 1 ? c[u + 1] : _mm512_alignr_epi32(c[u + 2], c[u + 1], 1);
-    const __m512i r = _mm512_alignr_epi32(c[u + 2], c[u + 1], PW == 1 ? 1 : 2);
-    const __m512 v = _mm512_max_ps(_mm512_castsi512_ps(r),
-                                   _mm512_max_ps(_mm512_castsi512_ps(m), _mm512_castsi512_ps(l)));
+  const auto max = [&](__m512i a, __m512i b) IRRUN_AVX512_LAMBDA {
+    return _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(b), _mm512_castsi512_ps(a)));
+  };
+  const auto out = [&](int u, __m512i v) IRRUN_AVX512_LAMBDA {
     const i64 at = o + 16 * u;
-    store16(y + at, at + 16 <= n_out ? 0xFFFF : lanes16(0, std::min<i64>(16, w.out_w - 16 * u)), v);
+    store16(y + at, at + 16 <= n_out ? 0xFFFF : lanes16(0, std::min<i64>(16, w.out_w - 16 * u)),
+            _mm512_castsi512_ps(v));
+  };
+  if constexpr (R.stride == 1) {
+    for (int u = 0; u < NV && 16 * u < w.out_w; ++u) {
+      const __m512i l = R.pad == 1 ? _mm512_alignr_epi32(c[u + 1], c[u], 15) : c[u + 1];
+      const __m512i m = R.pad == 1 ? c[u + 1] : _mm512_alignr_epi32(c[u + 2], c[u + 1], 1);
+      const __m512i r = _mm512_alignr_epi32(c[u + 2], c[u + 1], R.pad == 1 ? 1 : 2);
+      out(u, max(max(l, m), r));
+    }
+  } else {
+    // Outputs 16u .. 16u + 15 from columns 32u - pad on: the even and odd columns of c[2u + 1]
+    // and c[2u + 2], the odd one before (pad 1: c[2u]'s last) or the even one after (K = 3, pad
+    // 0: c[2u + 3]'s first).
+    const __m512i even =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    for (int u = 0; u < (NV + 1) / 2 && 16 * u < w.out_w; ++u) {
+      const __m512i e = _mm512_permutex2var_epi32(c[2 * u + 1], even, c[2 * u + 2]);
+      const __m512i d = _mm512_permutex2var_epi32(c[2 * u + 1], odd, c[2 * u + 2]);
+      if constexpr (R.pad == 1) {
+        const __m512i v = max(_mm512_alignr_epi32(d, c[2 * u], 15), e);
+        out(u, R.k == 3 ? max(v, d) : v);
+      } else {
+        const __m512i v = max(e, d);
+        out(u, R.k == 3 ? max(v, _mm512_alignr_epi32(c[2 * u + 3], e, 1)) : v);
+      }
+    }
   }
 }
 
@@ -998,7 +1044,7 @@ IRRUN_AVX512 inline __attribute__((always_inline)) void shifted_outputs(const __
 // lowest().
 // S: the elements' type (f16 and bf16 widened as they load, narrowed as they store; their rows
 // start at kStart<S>, max_pool_half_rows).
-template <int NV, bool kPos, int PW = -1, class S = float>
+template <int NV, bool kPos, RegTaps R = RegTaps{}, class S = float>
 IRRUN_AVX512 bool narrow_rows_avx512(const S* plane, const RowTable& rt, i64 q0, i64 q1,
                                      const RowGeo& w, S* y, i32* pos, bool& neg_zero) {
   const __m512 lowest = _mm512_set1_ps(kStart<S>);
@@ -1039,8 +1085,8 @@ IRRUN_AVX512 bool narrow_rows_avx512(const S* plane, const RowTable& rt, i64 q0,
       take_rows(std::false_type{});
     if constexpr (!kPos)
       for (int v = 0; v < NV; ++v) least = _mm512_min_epi32(least, _mm512_castps_si512(cm[v]));
-    if constexpr (!kPos && PW >= 0)
-      shifted_outputs<NV, PW>(cm, w, (q - q0) * w.out_w, n_out, y);
+    if constexpr (!kPos && R.stride > 0)
+      reg_outputs<NV, R>(cm, w, (q - q0) * w.out_w, n_out, y);
     else
       narrow_outputs<NV, kPos>(cm, cp, w, (q - q0) * w.out_w, n_out, y, pos, low);
   }
@@ -1095,7 +1141,7 @@ inline __attribute__((always_inline)) void sep_walk(const RowGeo& w, i64 q0, i64
 // keeps m), which is the recurrence's choice over the whole window (a -0 is checked as there).
 // I3D's 3x3x3 s1 pools had loaded (and widened) every input row nine times.
 // q0 and q1: whole planes of D (multiples of out_h).
-template <int NV, int PW, class S = float>
+template <int NV, RegTaps R, class S = float>
 IRRUN_AVX512 void sep_rows_avx512(const S* plane, i64 q0, i64 q1, const RowGeo& w, float* hm, S* y,
                                   bool& neg_zero) {
   const __m512 lowest = _mm512_set1_ps(kStart<S>);
@@ -1157,8 +1203,8 @@ IRRUN_AVX512 void sep_rows_avx512(const S* plane, i64 q0, i64 q1, const RowGeo& 
       for (int v = 0; v < NV; ++v) cm[v] = _mm512_max_ps(_mm512_loadu_ps(h + 16 * v), cm[v]);
     }
     for (int v = 0; v < NV; ++v) least = _mm512_min_epi32(least, _mm512_castps_si512(cm[v]));
-    if constexpr (PW >= 0)
-      shifted_outputs<NV, PW>(cm, w, o, n_out, y);
+    if constexpr (R.stride > 0)
+      reg_outputs<NV, R>(cm, w, o, n_out, y);
     else
       narrow_outputs<NV, false>(cm, no_pos, w, o, n_out, y, nullptr, low);
   };
@@ -1173,18 +1219,12 @@ IRRUN_AVX512 bool narrow_avx512(const S* plane, const RowTable& rt, i64 q0, i64 
   if constexpr (std::is_same_v<S, float>)
     if (pos && w.flat_positions) return w.flat_positions(plane, rt, q0, q1, w, cs, y, pos);
   if (pos) return narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
-  const auto values = [&]<int PW>() IRRUN_AVX512_LAMBDA {
+  with_reg_taps(w.reg_taps, [&]<RegTaps R>() IRRUN_AVX512_LAMBDA {
     if (w.sep_slots > 0)
-      sep_rows_avx512<NV, PW>(plane, q0, q1, w, cs.v, y, neg_zero);
+      sep_rows_avx512<NV, R>(plane, q0, q1, w, cs.v, y, neg_zero);
     else
-      narrow_rows_avx512<NV, false, PW>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
-  };
-  if (w.shift_pad == 1)
-    values.template operator()<1>();
-  else if (w.shift_pad == 0)
-    values.template operator()<0>();
-  else
-    values.template operator()<-1>();
+      narrow_rows_avx512<NV, false, R>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
+  });
   return neg_zero && narrow_rows_avx512<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
 }
 
@@ -1442,30 +1482,55 @@ IRRUN_AVX2_F16C inline __attribute__((always_inline)) void narrow_outputs_avx2(
   }
 }
 
-// shifted_outputs on AVX2: the taps shifted out of the column maxima by lanes_from. in: each
-// vector's lanes in the row.
-template <int NV, int PW, class S>
-IRRUN_AVX2_F16C inline __attribute__((always_inline)) void shifted_outputs_avx2(
-    const __m256 (&cm)[NV], const __m256i (&in)[NV], const RowGeo& w, i64 o, i64 n_out, S* y) {
+// reg_outputs on AVX2: the taps shifted out of the column maxima by lanes_from, or split into
+// even and odd columns by in-lane shuffles and a cross-lane permute first. in: each vector's
+// lanes in the row.
+template <int NV, RegTaps R, class S>
+IRRUN_AVX2_F16C inline __attribute__((always_inline)) void reg_outputs_avx2(const __m256 (&cm)[NV],
+                                                                            const __m256i (&in)[NV],
+                                                                            const RowGeo& w, i64 o,
+                                                                            i64 n_out, S* y) {
+  static_assert(R.stride == 1 || R.stride == 2);
   const __m256 lowest = _mm256_set1_ps(kStart<S>);
-  __m256 c[NV + 2];  // c[v + 1]: cm[v], lowest past in_w; lowest around them
-  c[0] = c[NV + 1] = lowest;
+  __m256 c[NV + 3];  // c[v + 1]: cm[v], lowest past in_w; lowest around them
+  c[0] = c[NV + 1] = c[NV + 2] = lowest;
   for (int v = 0; v < NV; ++v)
     c[v + 1] = _mm256_blendv_ps(lowest, cm[v], _mm256_castsi256_ps(in[v]));
-  for (int u = 0; u < NV && 8 * u < w.out_w; ++u) {
-    const __m256 l = PW == 1 ? lanes_from<7>(c[u], c[u + 1]) : c[u + 1];
-    const __m256 m = PW == 1 ? c[u + 1] : lanes_from<1>(c[u + 1], c[u + 2]);
-    const __m256 r =
-        PW == 1 ? lanes_from<1>(c[u + 1], c[u + 2]) : lanes_from<2>(c[u + 1], c[u + 2]);
+  const auto out = [&](int u, __m256 v) IRRUN_AVX2_F16C {
     const i64 at = o + 8 * u;
-    store8(y + at, at + 8 <= n_out ? 8 : std::min<i64>(8, w.out_w - 8 * u),
-           _mm256_max_ps(r, _mm256_max_ps(m, l)));
+    store8(y + at, at + 8 <= n_out ? 8 : std::min<i64>(8, w.out_w - 8 * u), v);
+  };
+  if constexpr (R.stride == 1) {
+    for (int u = 0; u < NV && 8 * u < w.out_w; ++u) {
+      const __m256 l = R.pad == 1 ? lanes_from<7>(c[u], c[u + 1]) : c[u + 1];
+      const __m256 m = R.pad == 1 ? c[u + 1] : lanes_from<1>(c[u + 1], c[u + 2]);
+      const __m256 r =
+          R.pad == 1 ? lanes_from<1>(c[u + 1], c[u + 2]) : lanes_from<2>(c[u + 1], c[u + 2]);
+      out(u, _mm256_max_ps(r, _mm256_max_ps(m, l)));
+    }
+  } else {
+    // As reg_outputs: outputs 8u .. 8u + 7 from c[2u + 1] and c[2u + 2], and c[2u] or c[2u + 3].
+    const auto split = [](__m256 a, __m256 b, auto imm) IRRUN_AVX2_F16C {
+      const __m256 s = _mm256_shuffle_ps(a, b, imm());  // a0 a2 b0 b2 a4 a6 b4 b6 (imm 0x88)
+      return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8));
+    };
+    for (int u = 0; u < (NV + 1) / 2 && 8 * u < w.out_w; ++u) {
+      const __m256 e = split(c[2 * u + 1], c[2 * u + 2], std::integral_constant<int, 0x88>{});
+      const __m256 d = split(c[2 * u + 1], c[2 * u + 2], std::integral_constant<int, 0xDD>{});
+      if constexpr (R.pad == 1) {
+        const __m256 v = _mm256_max_ps(e, lanes_from<7>(c[2 * u], d));
+        out(u, R.k == 3 ? _mm256_max_ps(d, v) : v);
+      } else {
+        const __m256 v = _mm256_max_ps(d, e);
+        out(u, R.k == 3 ? _mm256_max_ps(lanes_from<1>(e, c[2 * u + 3]), v) : v);
+      }
+    }
   }
 }
 
 // narrow_rows_avx512 on AVX2: vectors of eight, NV of them (rows of up to 64 columns). S: float,
 // F16 or BF16 (their column maxima start at the type's lowest, as row_avx512's).
-template <int NV, bool kPos, int PW = -1, class S = float>
+template <int NV, bool kPos, RegTaps R = RegTaps{}, class S = float>
 IRRUN_AVX2_F16C bool narrow_rows_avx2(const S* plane, const RowTable& rt, i64 q0, i64 q1,
                                       const RowGeo& w, S* y, i32* pos, bool& neg_zero) {
   const __m256 lowest = _mm256_set1_ps(kStart<S>);
@@ -1507,8 +1572,8 @@ IRRUN_AVX2_F16C bool narrow_rows_avx2(const S* plane, const RowTable& rt, i64 q0
       take_rows(std::false_type{});
     if constexpr (!kPos)
       for (int v = 0; v < NV; ++v) least = _mm256_min_epi32(least, _mm256_castps_si256(cm[v]));
-    if constexpr (!kPos && PW >= 0)
-      shifted_outputs_avx2<NV, PW>(cm, in, w, (q - q0) * w.out_w, n_out, y);
+    if constexpr (!kPos && R.stride > 0)
+      reg_outputs_avx2<NV, R>(cm, in, w, (q - q0) * w.out_w, n_out, y);
     else
       narrow_outputs_avx2<NV, kPos>(cm, cp, w, nu, (q - q0) * w.out_w, n_out, y, pos, low);
   }
@@ -1521,7 +1586,7 @@ IRRUN_AVX2_F16C bool narrow_rows_avx2(const S* plane, const RowTable& rt, i64 q0
 }
 
 // sep_rows_avx512 on AVX2, in NV vectors of eight.
-template <int NV, int PW, class S = float>
+template <int NV, RegTaps R, class S = float>
 IRRUN_AVX2_F16C void sep_rows_avx2(const S* plane, i64 q0, i64 q1, const RowGeo& w, float* hm, S* y,
                                    bool& neg_zero) {
   const __m256 lowest = _mm256_set1_ps(kStart<S>);
@@ -1577,8 +1642,8 @@ IRRUN_AVX2_F16C void sep_rows_avx2(const S* plane, i64 q0, i64 q1, const RowGeo&
       for (int v = 0; v < NV; ++v) cm[v] = _mm256_max_ps(_mm256_loadu_ps(h + 8 * v), cm[v]);
     }
     for (int v = 0; v < NV; ++v) least = _mm256_min_epi32(least, _mm256_castps_si256(cm[v]));
-    if constexpr (PW >= 0)
-      shifted_outputs_avx2<NV, PW>(cm, in, w, o, n_out, y);
+    if constexpr (R.stride > 0)
+      reg_outputs_avx2<NV, R>(cm, in, w, o, n_out, y);
     else
       narrow_outputs_avx2<NV, false>(cm, no_pos, w, nu, o, n_out, y, nullptr, low);
   };
@@ -1600,18 +1665,12 @@ IRRUN_AVX2_F16C bool narrow_avx2(const T* plane, const RowTable& rt, i64 q0, i64
       return w.stride == 1 ? rows_of<T, row_avx2_any<1, T>>(plane, rt, q0, q1, w, cs, y, pos)
                            : rows_of<T, row_avx2_any<2, T>>(plane, rt, q0, q1, w, cs, y, pos);
   if (pos) return narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, pos, neg_zero);
-  const auto values = [&]<int PW>() IRRUN_AVX2_F16C {
+  with_reg_taps(w.reg_taps, [&]<RegTaps R>() IRRUN_AVX2_F16C {
     if (w.sep_slots > 0)
-      sep_rows_avx2<NV, PW>(plane, q0, q1, w, cs.v, y, neg_zero);
+      sep_rows_avx2<NV, R>(plane, q0, q1, w, cs.v, y, neg_zero);
     else
-      narrow_rows_avx2<NV, false, PW>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
-  };
-  if (w.shift_pad == 1)
-    values.template operator()<1>();
-  else if (w.shift_pad == 0)
-    values.template operator()<0>();
-  else
-    values.template operator()<-1>();
+      narrow_rows_avx2<NV, false, R>(plane, rt, q0, q1, w, y, nullptr, neg_zero);
+  });
   return neg_zero && narrow_rows_avx2<NV, true>(plane, rt, q0, q1, w, y, cs.p, neg_zero);
 }
 
@@ -1780,11 +1839,15 @@ bool take_block_taps(RowGeo& w, BlockTaps& bt) {
   return true;
 }
 
-// Narrow rows in vectors of `lanes`: RowGeo::shift_pad and separable windows (make_sep) set.
+// Narrow rows in vectors of `lanes`: RowGeo::reg_taps and separable windows (make_sep) set. Taps
+// from registers where each vector of outputs reads at most the vectors of columns around its
+// own (stride 1) or its two (stride 2).
 void narrow_values(RowGeo& w, const PoolGeometry& g, i64 lanes) {
-  if (w.k == 3 && w.stride == 1 && w.dil == 1 && w.pad <= 1 &&
-      w.out_w <= (w.in_w + lanes - 1) / lanes * lanes)
-    w.shift_pad = w.pad;
+  const i64 nv = (w.in_w + lanes - 1) / lanes, nu = (w.out_w + lanes - 1) / lanes;
+  const int k = static_cast<int>(w.k), pad = static_cast<int>(w.pad);
+  if (w.dil == 1 && w.pad <= 1 && w.k == 3 && w.stride == 1 && nu <= nv) w.reg_taps = {1, k, pad};
+  if (w.dil == 1 && w.pad <= 1 && (w.k == 2 || w.k == 3) && w.stride == 2 && 2 * nu <= nv + 1)
+    w.reg_taps = {2, k, pad};
   make_sep(w, g);
 }
 
