@@ -597,15 +597,10 @@ TEST_CASE("max_pool_fast hand cases", "[kernels][max_pool][max_pool_fast]") {
   }
 }
 
-// Values alone run columns first (narrow rows, stride-2 rows): a window of both zeros takes the
-// sign of its first zero in the recurrence's order (rows, then columns), which a column's
-// maximum need not give: a -0 in row 0 of column p and a +0 in row 1 of column p - 1 give -0
-// (and the signs swapped, +0), whichever vector of a row the two columns fall in. Every column
-// p of rows of 1-100 columns (narrow rows of one to four vectors, rows of blocks), stride 1 and
-// 2, every ISA, values alone and with indices.
 // Small planes without indices run sixteen at a time in lanes on AVX-512, eight on AVX2 where the
-// stride along W is 2 or more (max_lanes.hpp): random windows of up to nine taps (padding,
-// strides, dilation, every rounding) on 16-45 planes of up to 512 floats, so that 0-15 planes
+// stride along W is 2 or more and planes are of at most 200 floats (max_lanes.hpp): random
+// windows of up to nine taps (padding, strides, dilation, every rounding) on 16-45 planes of up
+// to 512 floats, so that 0-15 planes
 // follow the last chunk, on inputs of ties, NaN, infinities, lowest() and both zeros: the
 // reference's values on one to three threads, on both vector paths (the AVX2 path's chunks on
 // two threads).
@@ -620,7 +615,8 @@ TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_p
         g.kernel[0] * g.kernel[1] * g.kernel[2] > irrun::kernels::detail::kLanesMaxTaps)
       continue;
     const bool avx2 = irrun::kernels::detail::max_lanes_cover(g, Isa::avx2);
-    CHECK(avx2 == (irrun::testing::cpu_has_avx2() && g.stride[2] >= 2));
+    CHECK(avx2 == (irrun::testing::cpu_has_avx2() && g.stride[2] >= 2 &&
+                   g.in_plane_size() <= irrun::kernels::detail::kLanesMaxPlaneAvx2));
     CHECK_FALSE(irrun::kernels::detail::max_lanes_cover(g, Isa::portable));
     lanes += irrun::kernels::detail::max_lanes_cover(g, Isa::best);
     lanes_avx2 += avx2;
@@ -641,8 +637,9 @@ TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_p
 // 1-3 and columns 0-2.
 void check_zero_signs_in_lanes(const PoolGeometry& g) {
   INFO(describe_max(g));
-  const bool lanes =
-      irrun::testing::cpu_has_avx512() || (irrun::testing::cpu_has_avx2() && g.stride[2] >= 2);
+  const bool lanes = irrun::testing::cpu_has_avx512() ||
+                     (irrun::testing::cpu_has_avx2() && g.stride[2] >= 2 &&
+                      g.in_plane_size() <= irrun::kernels::detail::kLanesMaxPlaneAvx2);
   CHECK(irrun::kernels::detail::max_lanes_cover(g, Isa::best) == lanes);
   const i64 n = g.in_plane_size();
   for (i64 a = 0; a < 9; ++a)
@@ -676,6 +673,12 @@ TEST_CASE("max_pool_fast lanes take the sign of a window's first zero",
     check_zero_signs_in_lanes(g);
 }
 
+// Values alone run columns first (narrow rows, stride-2 rows): a window of both zeros takes the
+// sign of its first zero in the recurrence's order (rows, then columns), which a column's
+// maximum need not give: a -0 in row 0 of column p and a +0 in row 1 of column p - 1 give -0
+// (and the signs swapped, +0), whichever vector of a row the two columns fall in. Every column
+// p of rows of 1-100 columns (narrow rows of one to four vectors, rows of blocks), stride 1 and
+// 2, every ISA, values alone and with indices.
 TEST_CASE("max_pool_fast takes the sign of a window's first zero",
           "[kernels][max_pool][max_pool_fast]") {
   const Parallel par(1);

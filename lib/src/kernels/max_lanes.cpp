@@ -111,12 +111,12 @@ bool max_lanes_cover(const PoolGeometry& g, Isa isa) {
   // where a 256-bit vector spans most of a small row: 3x3 s1 p1 on 7x7 to 10x10 planes took
   // 1.29-1.87x the time in lanes, 1.17-1.56x with the lanes' rows shared too (on AVX-512, whose
   // vectors small rows waste, 0.80-0.88 of the row kernels' time, and 0.77-0.82 of that shared).
-  i64 lanes = 0;
+  i64 lanes = 0, max_plane = kLanesMaxPlane;
   if (isa == Isa::best && cpu_has_avx512())
     lanes = avx512::kLanes;
   else if (isa != Isa::portable && cpu_has_avx2() && g.stride[2] >= 2)
-    lanes = avx2::kLanes;
-  return lanes > 0 && !g.adaptive && g.planes() >= lanes && g.in_plane_size() <= kLanesMaxPlane &&
+    lanes = avx2::kLanes, max_plane = kLanesMaxPlaneAvx2;
+  return lanes > 0 && !g.adaptive && g.planes() >= lanes && g.in_plane_size() <= max_plane &&
          g.kernel[0] * g.kernel[1] * g.kernel[2] <= kLanesMaxTaps;
 }
 

@@ -13,13 +13,18 @@
 namespace irrun::kernels::detail {
 
 inline constexpr std::int64_t kLanesMaxPlane = 512;  // input floats of a plane, at most
+// On AVX2, whose narrow rows split stride-2 rows into even and odd columns in registers: 3x3 s2 on
+// 15x15 to 22x22 planes and 2x2 s2 on 16x16 and 20x20 took 0.78-0.88 of the lanes' time there,
+// 2x2 s2 on 14x14 and 3x3 s2 p1 on 12x12 0.99-1.07.
+inline constexpr std::int64_t kLanesMaxPlaneAvx2 = 200;
 // Taps of a window, at most: each is a load and a maximum of its own, where the row kernels share
 // the maxima of rows (3x3x3 windows on 1x832x10x7x7 took 1.49x the time in lanes).
 inline constexpr std::int64_t kLanesMaxTaps = 9;
 
 // Whether max_pool_lanes takes g on path isa: window pooling (not adaptive) of a chunk or more of
-// planes (sixteen on AVX-512, eight on AVX2; no portable path) of at most kLanesMaxPlane floats,
-// windows of at most kLanesMaxTaps taps; on AVX2 only with a stride of 2 or more along W.
+// planes (sixteen on AVX-512, eight on AVX2; no portable path) of at most kLanesMaxPlane floats
+// (kLanesMaxPlaneAvx2 on AVX2), windows of at most kLanesMaxTaps taps; on AVX2 only with a stride
+// of 2 or more along W.
 bool max_lanes_cover(const PoolGeometry& g, Isa isa);
 
 // The values of an f32 MaxPool over g from x into y, the reference's bits (window_max: from

@@ -1839,15 +1839,20 @@ bool take_block_taps(RowGeo& w, BlockTaps& bt) {
   return true;
 }
 
-// Narrow rows in vectors of `lanes`: RowGeo::reg_taps and separable windows (make_sep) set. Taps
-// from registers where each vector of outputs reads at most the vectors of columns around its
-// own (stride 1) or its two (stride 2).
-void narrow_values(RowGeo& w, const PoolGeometry& g, i64 lanes) {
+// The taps narrow rows in vectors of `lanes` take from registers, or none: where each vector of
+// outputs reads at most the vectors of columns around its own (stride 1) or its two (stride 2).
+RegTaps reg_taps_for(const RowGeo& w, i64 lanes) {
   const i64 nv = (w.in_w + lanes - 1) / lanes, nu = (w.out_w + lanes - 1) / lanes;
   const int k = static_cast<int>(w.k), pad = static_cast<int>(w.pad);
-  if (w.dil == 1 && w.pad <= 1 && w.k == 3 && w.stride == 1 && nu <= nv) w.reg_taps = {1, k, pad};
-  if (w.dil == 1 && w.pad <= 1 && (w.k == 2 || w.k == 3) && w.stride == 2 && 2 * nu <= nv + 1)
-    w.reg_taps = {2, k, pad};
+  if (w.dil != 1 || w.pad > 1) return {};
+  if (w.k == 3 && w.stride == 1 && nu <= nv) return {1, k, pad};
+  if ((w.k == 2 || w.k == 3) && w.stride == 2 && 2 * nu <= nv + 1) return {2, k, pad};
+  return {};
+}
+
+// Narrow rows in vectors of `lanes`: RowGeo::reg_taps and separable windows (make_sep) set.
+void narrow_values(RowGeo& w, const PoolGeometry& g, i64 lanes) {
+  w.reg_taps = reg_taps_for(w, lanes);
   make_sep(w, g);
 }
 
@@ -1892,8 +1897,10 @@ GroupFn<T> narrow_avx2_for(RowGeo& w, const PoolGeometry& g) {
 // 1x3x3 s(1,2,2) on 56 columns: 0.53 of the time, 2x2 s2 on 56 columns 0.74, 3x3 s2 on 48
 // columns 0.82-0.89 but on 40 1.17x; 3x3x3 s2 on 56 columns 1.16x). Past 48 columns their
 // positions take the row blocks either way (narrow_avx2); up to 48 the narrow rows take them.
+// Not where their taps come from registers (values alone; 2x2 s2 on 56x56: 0.59 of the wide
+// rows' time).
 bool wide_first(const RowGeo& w, const PoolGeometry& g) {
-  return w.stride == 2 && w.in_w > 48 &&
+  return w.stride == 2 && w.in_w > 48 && reg_taps_for(w, 8).stride == 0 &&
          std::min(g.kernel[0], g.in[0]) * std::min(g.kernel[1], g.in[1]) <= 3;
 }
 
