@@ -600,10 +600,16 @@ TEST_CASE("max_pool_fast hand cases", "[kernels][max_pool][max_pool_fast]") {
 // Small planes without indices run sixteen at a time in lanes on AVX-512, eight on AVX2 where the
 // stride along W is 2 or more and planes are of at most 200 floats (max_lanes.hpp): random
 // windows of up to nine taps (padding, strides, dilation, every rounding) on 16-45 planes of up
-// to 512 floats, so that 0-15 planes
-// follow the last chunk, on inputs of ties, NaN, infinities, lowest() and both zeros: the
-// reference's values on one to three threads, on both vector paths (the AVX2 path's chunks on
-// two threads).
+// to 512 floats, so that 0-15 planes follow the last chunk, on inputs of ties, NaN, infinities,
+// lowest() and both zeros: the reference's values on one to three threads, on both vector paths
+// (the AVX2 path's chunks on two threads).
+// Whether the AVX2 path takes g in lanes (its planes and windows within the common limits): a
+// stride of 2 or more along W and planes of at most kLanesMaxPlaneAvx2 floats.
+bool avx2_lanes(const PoolGeometry& g) {
+  return irrun::testing::cpu_has_avx2() && g.stride[2] >= 2 &&
+         g.in_plane_size() <= irrun::kernels::detail::kLanesMaxPlaneAvx2;
+}
+
 TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_pool_fast]") {
   Rng rng(0x1A4E516ull);
   int lanes = 0, lanes_avx2 = 0;
@@ -615,8 +621,7 @@ TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_p
         g.kernel[0] * g.kernel[1] * g.kernel[2] > irrun::kernels::detail::kLanesMaxTaps)
       continue;
     const bool avx2 = irrun::kernels::detail::max_lanes_cover(g, Isa::avx2);
-    CHECK(avx2 == (irrun::testing::cpu_has_avx2() && g.stride[2] >= 2 &&
-                   g.in_plane_size() <= irrun::kernels::detail::kLanesMaxPlaneAvx2));
+    CHECK(avx2 == avx2_lanes(g));
     CHECK_FALSE(irrun::kernels::detail::max_lanes_cover(g, Isa::portable));
     lanes += irrun::kernels::detail::max_lanes_cover(g, Isa::best);
     lanes_avx2 += avx2;
@@ -637,9 +642,7 @@ TEST_CASE("max_pool_fast runs small planes in lanes", "[kernels][max_pool][max_p
 // 1-3 and columns 0-2.
 void check_zero_signs_in_lanes(const PoolGeometry& g) {
   INFO(describe_max(g));
-  const bool lanes = irrun::testing::cpu_has_avx512() ||
-                     (irrun::testing::cpu_has_avx2() && g.stride[2] >= 2 &&
-                      g.in_plane_size() <= irrun::kernels::detail::kLanesMaxPlaneAvx2);
+  const bool lanes = irrun::testing::cpu_has_avx512() || avx2_lanes(g);
   CHECK(irrun::kernels::detail::max_lanes_cover(g, Isa::best) == lanes);
   const i64 n = g.in_plane_size();
   for (i64 a = 0; a < 9; ++a)
