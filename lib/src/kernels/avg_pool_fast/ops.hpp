@@ -303,6 +303,20 @@ inline void prefetch_out4(const float* out, i64 OW, i64 c) {
   _mm_prefetch(reinterpret_cast<const char*>(o + OW), _MM_HINT_T1);
 }
 
+// Asks for the line `ahead` floats past p for writing (prefetchw: x86-64 CPUs from Broadwell and
+// every AMD one have it, older ones take it as a NOP; GCC emits it only for the prfchw target).
+// The address, an integer, may lie past the output: it is only prefetched, which never faults.
+inline void prefetch_write(const float* p, i64 ahead) {
+  const auto at = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(4 * ahead);
+  asm volatile("prefetchw (%0)" ::"r"(at));
+}
+
+// How far ahead of its stores a pass asks for its output lines (floats: 1 KB). On this Intel
+// Xeon the stores of S3's 12.8 MB of outputs waited for their lines (RFO) from the L3: S3
+// 0.94-0.95 of the time with them asked for (0.5 KB 0.97, 2 KB 0.955; all at once at the group's
+// start 1.11x), round 79.
+constexpr i64 kOutAhead = 256;
+
 // The first check's bound of groups that take it from their own loads (Ops::own_bound), kept
 // from one group of a band to the next.
 struct OwnBound {

@@ -1,35 +1,38 @@
 // The vertical pass of flat groups over a run of 3-row windows on consecutive input rows (3x3
-// "same" pools: S3), at 256 bits. The run's V rows are back to back, as its input rows are:
+// "same" pools: S3). The run's V rows are back to back, as its input rows are:
 // V[i] = (x[i] + x[i + IW]) + x[i + 2 IW], vrow's additions in its order, so the same bits.
 // Row by row, each input row is converted three times; G rows at a time convert their G + 2
 // input rows once each (S3 with G = 4: 0.91 of the time on AVX-512, round 65; G = 2 0.95, 6 0.94;
-// 512-bit conversions of eight columns 0.92).
+// on the Intel Xeon of round 79, eight columns a step with the outputs prefetched, against round
+// 78's code: G = 4 0.86-0.91, 2 0.91, 6 0.93, 8 0.90).
 //
 // Included by each vector path (avx2.cpp, avx512.cpp) inside its own anonymous namespace, after
-// it defines IRRUN_PATH (its target attribute) and add256(a, b) (a + b on the FMA pipes). No
-// #pragma once: each path compiles its own copy with its own instructions.
+// it defines IRRUN_PATH (its target attribute) and Vrun3 (its vector of doubles: kLanes columns,
+// widen(const float*), add(a, b) on the FMA pipes, store(double*, v)). No #pragma once: each path
+// compiles its own copy with its own instructions.
 
 // Whether the window rows at off (three of them) are consecutive input rows of width IW.
 IRRUN_PATH IRRUN_INLINE bool vrun3_fits(const i64* off, i64 IW) {
-  return IW >= 4 && off[1] - off[0] == IW && off[2] - off[1] == IW;
+  return IW >= Vrun3::kLanes && off[1] - off[0] == IW && off[2] - off[1] == IW;
 }
 
 // The run's n = rows * IW sums into v, x at the first window row of its first V row. Columns go
-// four at a time, a row's last four ending at IW (overlapping the block before: the same values).
+// kLanes at a time, a row's last ones ending at IW (overlapping the block before: the same values).
 template <int G>
 IRRUN_PATH IRRUN_INLINE void vrun3(const float* x, i64 IW, i64 n, double* v) {
   const i64 rows = n / IW;
   i64 q = 0;
   for (; q + G <= rows; q += G) {
     const auto cols = [&](i64 i) IRRUN_PATH {
-      __m256d w[G + 2];
-      for (int j = 0; j < G + 2; ++j) w[j] = _mm256_cvtps_pd(_mm_loadu_ps(x + i + j * IW));
+      typename Vrun3::V w[G + 2];
+      for (int j = 0; j < G + 2; ++j) w[j] = Vrun3::widen(x + i + j * IW);
       for (int j = 0; j < G; ++j)
-        _mm256_storeu_pd(v + i + j * IW, add256(add256(w[j], w[j + 1]), w[j + 2]));
+        Vrun3::store(v + i + j * IW, Vrun3::add(Vrun3::add(w[j], w[j + 1]), w[j + 2]));
     };
+    constexpr i64 L = Vrun3::kLanes;
     i64 c = 0;
-    for (; c + 4 <= IW; c += 4) cols(q * IW + c);
-    if (c < IW) cols(q * IW + IW - 4);
+    for (; c + L <= IW; c += L) cols(q * IW + c);
+    if (c < IW) cols(q * IW + IW - L);
   }
   if constexpr (G > 1)
     if (q < rows) vrun3<G / 2>(x + q * IW, IW, n - q * IW, v + q * IW);
