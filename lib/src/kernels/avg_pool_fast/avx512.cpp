@@ -753,19 +753,24 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const std::uint64_t* lanes_begin = pl.flat_lanes.data();
   const std::uint64_t* lanes_end = lanes_begin + pl.mask_period * taps * 8;
   // The first check waits for the group's end: each lane keeps its least |s| (vrangepd), and
-  // bad gathers the lanes whose sum is NaN or infinite (vfpclasspd), which vrangepd drops;
-  // where a compare and its mask moves took four operations a block (S3 0.92-0.94). Only a
-  // group that fails the check runs its horizontal pass again, without storing, to flag the
-  // rows of its failed outputs. (On AVX2 the same change measured 1.015-1.025: band_flat_avx2
-  // checks each block.) bad is an OR, one cycle a block: a NaN accumulator s * 0 + nan had
-  // chained the blocks on the FMA's four cycles (S3 0.965 of the time, round 66).
+  // total adds up the whole blocks' sums, which vrangepd drops where they are NaN: it is NaN or
+  // infinite exactly when one of them is (finite sums of floats stay far from overflowing), and
+  // rounds without a flag ({rn-sae}). Where a compare and its mask moves took four operations a
+  // block (S3 0.92-0.94). Only a group that fails the check runs its horizontal pass again,
+  // without storing, to flag the rows of its failed outputs. (On AVX2 the same change measured
+  // 1.015-1.025: band_flat_avx2 checks each block.) A NaN accumulator s * 0 + nan had chained
+  // the blocks on the FMA's four cycles (S3 0.965 of the time, round 66), an OR of vfpclasspd's
+  // masks took two operations a block on the ports 0 and 5 that Intel's 512-bit work shares
+  // (round 79: total and the masked additions below, S3 0.94-0.95).
   __m512d least = _mm512_set1_pd(std::numeric_limits<double>::infinity());
-  unsigned bad = 0;
+  __m512d total = _mm512_setzero_pd();
+  unsigned bad = 0;  // the last partial block's
   // The next band's span, a line per block of the first pass (run_windows' prefetch_next).
   PrefetchRange pf = take_steps(*a.next, a.q1 - a.q0);
   const double* const v = a.v;  // in a register: the stores could alias a
   const auto pass = [&]<bool Flag>() IRRUN_AVX512_LAMBDA {
     const std::uint64_t* mk = lanes_begin;
+    const std::uint8_t* km = pl.flat_kmask.data();  // PAD >= 0: the same lanes as masks
     __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(v - 8)),
             cur = _mm512_castpd_si512(_mm512_loadu_pd(v));
     // Outputs k .. k + 7 (Full) or the last 1-7 outputs of the group (their lanes masked); Pf:
@@ -785,8 +790,30 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
             if constexpr (O > 0) return _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, O));
             if constexpr (O == 0) return _mm512_castsi512_pd(cur);
           };
-          s = masked(0, tap.template operator()<-PAD>());
-          ((s = J == 0 ? s : _mm512_add_pd(s, masked(J, tap.template operator()<J - PAD>()))), ...);
+          // Tap j lies in its own row in the lanes of mask j (every lane for the centre, j ==
+          // PAD); a masked addition keeps s in the others, where an AND with the tap's lanes
+          // added +0: the same sums but for the sign of a zero, which the scaling's + 0 drops.
+          // The mask by kmovb from memory, a load: GCC went through a general register and a
+          // kmovb on port 5.
+          const auto lanes_in = [&](int j) IRRUN_AVX512_LAMBDA {
+            __mmask8 m;
+            asm("kmovb %1, %0" : "=k"(m) : "m"(km[j]));
+            return m;
+          };
+          constexpr int first = PAD == 1 ? 2 : 1;  // the taps added by the fold below
+          if constexpr (PAD == 0) {
+            s = tap.template operator()<0>();
+          } else if constexpr (PAD == 1) {
+            const __m512d c = tap.template operator()<0>();
+            s = _mm512_mask_add_pd(c, lanes_in(0), tap.template operator()<-1>(), c);
+          } else {
+            s = _mm512_maskz_mov_pd(lanes_in(0), tap.template operator()<-PAD>());
+          }
+          ((s = J < first ? s
+                : J == PAD
+                    ? _mm512_add_pd(s, tap.template operator()<J - PAD>())
+                    : _mm512_mask_add_pd(s, lanes_in(J), s, tap.template operator()<J - PAD>())),
+           ...);
         }
         (std::make_integer_sequence<int, K>{});
         prev = cur, cur = next;
@@ -795,8 +822,8 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
         for (i64 j = 1; j < taps; ++j)
           s = _mm512_add_pd(s, masked(static_cast<int>(j), _mm512_loadu_pd(vp + k + j)));
       }
-      mk += taps * 8;
-      if (mk == lanes_end) mk = lanes_begin;
+      mk += taps * 8, km += taps;
+      if (mk == lanes_end) mk = lanes_begin, km = pl.flat_kmask.data();
       const __mmask8 lanes = Full ? 0xFF : first_lanes(n_out - k);
       if constexpr (Flag) {  // rare: flag the rows of the failed lanes
         const unsigned fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
@@ -807,7 +834,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
         if (k % 16 == 0) prefetch_write(out + k, kOutAhead);
         scale_store8(s, one ? rone : load8(r + k), out + k);
         if (!Exact) least = _mm512_range_pd(least, s, 0x0A);
-        bad |= _mm512_fpclass_pd_mask(s, kNonFinite);
+        total = _mm512_add_round_pd(total, s, kNearestQuiet);
       } else {
         scale_store8(s, one ? rone : load8(r + k, lanes), out + k, lanes);
         if (!Exact) least = _mm512_mask_range_pd(least, lanes, least, s, 0x0A);
@@ -822,6 +849,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
     if (k < n_out) block.template operator()<false>(k);
   };
   pass.template operator()<false>();
+  bad |= _mm512_fpclass_pd_mask(total, kNonFinite);
   if ((_mm512_cmp_pd_mask(least, t, _CMP_NGE_UQ) | bad) == 0) return false;
   pass.template operator()<true>();
   return true;

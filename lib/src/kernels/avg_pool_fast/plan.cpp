@@ -181,8 +181,8 @@ std::size_t table_bytes(const Plan& pl) {
   return bytes + detail::vector_bytes(pl.inv_w, pl.inv_w_swap, pl.row_begin, pl.row_off,
                                       pl.row_rinv, pl.step_end, pl.band_span_begin,
                                       pl.band_span_len, pl.run_end, pl.flat_r, pl.full_r,
-                                      pl.bins4_start, pl.bins4_rows, pl.flat_lanes, pl.stream_taps,
-                                      pl.stream_blocks);
+                                      pl.bins4_start, pl.bins4_rows, pl.flat_lanes, pl.flat_kmask,
+                                      pl.stream_taps, pl.stream_blocks);
 }
 
 bool rows_consecutive(const Plan& pl, i64 rows) {
@@ -255,11 +255,14 @@ void make_flat(Plan& pl) {
   pl.flat_one = one_factor(pl);
   pl.mask_period = std::lcm(i64{8}, IW) / 8;
   pl.flat_lanes.assign(at(pl.mask_period * pl.k_w * 8), 0);
+  pl.flat_kmask.assign(at(pl.mask_period * pl.k_w), 0);
   for (i64 b = 0; b < pl.mask_period; ++b)
     for (i64 j = 0; j < pl.k_w; ++j)
       for (i64 l = 0; l < 8; ++l) {
         const i64 c = (8 * b + l) % IW + j - pl.pad_left;
-        if (c >= 0 && c < IW) pl.flat_lanes[at((b * pl.k_w + j) * 8 + l)] = ~std::uint64_t{0};
+        if (c < 0 || c >= IW) continue;
+        pl.flat_lanes[at((b * pl.k_w + j) * 8 + l)] = ~std::uint64_t{0};
+        pl.flat_kmask[at(b * pl.k_w + j)] |= static_cast<std::uint8_t>(1 << l);
       }
 }
 

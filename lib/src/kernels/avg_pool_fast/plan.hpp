@@ -112,6 +112,8 @@ struct Plan {
   std::vector<i64> bins4_start, bins4_rows;
   // [block of eight % mask_period][tap][lane]: all ones where the lane's tap is in its own row.
   LineVector<std::uint64_t> flat_lanes;
+  // The same lanes as bit masks, [block of eight % mask_period][tap] (AVX-512's masked adds).
+  std::vector<std::uint8_t> flat_kmask;
   i64 mask_period = 1;
   // Streamed planes (stream.hpp): a chunk's planes as one row of positions, every output at the
   // position of its window's first input. V at a position sums the floats stream_taps past it
