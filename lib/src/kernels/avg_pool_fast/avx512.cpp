@@ -752,6 +752,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const bool one = pl.flat_one != 0;
   const std::uint64_t* lanes_begin = pl.flat_lanes.data();
   const std::uint64_t* lanes_end = lanes_begin + pl.mask_period * taps * 8;
+  const std::uint8_t* kmask_end = pl.flat_kmask.data() + pl.mask_period * taps;
   // The first check waits for the group's end: each lane keeps its least |s| (vrangepd), and
   // total adds up the whole blocks' sums, which vrangepd drops where they are NaN: it is NaN or
   // infinite exactly when one of them is (finite sums of floats stay far from overflowing), and
@@ -769,8 +770,8 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   PrefetchRange pf = take_steps(*a.next, a.q1 - a.q0);
   const double* const v = a.v;  // in a register: the stores could alias a
   const auto pass = [&]<bool Flag>() IRRUN_AVX512_LAMBDA {
-    const std::uint64_t* mk = lanes_begin;
-    const std::uint8_t* km = pl.flat_kmask.data();  // PAD >= 0: the same lanes as masks
+    const std::uint64_t* mk = lanes_begin;          // PAD < 0: lanes as 64-bit AND masks
+    const std::uint8_t* km = pl.flat_kmask.data();  // PAD >= 0: the same lanes as bit masks
     __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(v - 8)),
             cur = _mm512_castpd_si512(_mm512_loadu_pd(v));
     // Outputs k .. k + 7 (Full) or the last 1-7 outputs of the group (their lanes masked); Pf:
@@ -822,8 +823,11 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
         for (i64 j = 1; j < taps; ++j)
           s = _mm512_add_pd(s, masked(static_cast<int>(j), _mm512_loadu_pd(vp + k + j)));
       }
-      mk += taps * 8, km += taps;
-      if (mk == lanes_end) mk = lanes_begin, km = pl.flat_kmask.data();
+      if constexpr (PAD >= 0) {  // the next block's lanes, in the table its taps use
+        if ((km += taps) == kmask_end) km = pl.flat_kmask.data();
+      } else if ((mk += taps * 8) == lanes_end) {
+        mk = lanes_begin;
+      }
       const __mmask8 lanes = Full ? 0xFF : first_lanes(n_out - k);
       if constexpr (Flag) {  // rare: flag the rows of the failed lanes
         const unsigned fail = _mm512_mask_cmp_pd_mask(lanes, _mm512_abs_pd(s), t, _CMP_NGE_UQ);
