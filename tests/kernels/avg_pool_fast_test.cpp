@@ -630,6 +630,34 @@ TEST_CASE("fast avg_pool flat groups on narrow rows", "[kernels][avg_pool_fast]"
   }
 }
 
+// Flat groups that start inside a plane: planes taller than a group (kVBufferDoubles / IW rows)
+// and, with rows of 64, than a band, so later groups begin at rows past the first and take
+// their lane masks from their own first row (35 x 117 rows is no multiple of eight outputs).
+// "Same" 3x3 and 5x5 windows, 2x3 and 3x3 with vertical stride 2, include- and exclude-pad,
+// every data mode, against the oracle and bit for bit across the paths.
+TEST_CASE("fast avg_pool flat groups inside tall planes", "[kernels][avg_pool_fast]") {
+  Rng rng(0x7A11ull);
+  struct Case {
+    std::int64_t ih, iw, kh, kw, sh;
+  };
+  const Case cases[] = {{300, 35, 3, 3, 1},
+                        {400, 35, 5, 5, 1},
+                        {700, 13, 3, 3, 2},
+                        {1000, 64, 3, 3, 1},
+                        {530, 29, 2, 3, 1}};
+  int iter = 0;
+  for (const Case& c : cases)
+    for (const bool exclude : {false, true}) {
+      const std::int64_t ph = c.kh / 2, pw = c.kw / 2;
+      const PoolGeometry g = window({1, 2}, {c.ih, c.iw}, {c.kh, c.kw}, {c.sh, 1}, {ph, pw},
+                                    {c.kh - 1 - ph, c.kw - 1 - pw}, false, exclude);
+      REQUIRE(g.out[2] == g.in[2]);
+      const Data mode = static_cast<Data>(iter++ % 5);
+      INFO(describe(g) << " data " << static_cast<int>(mode));
+      check_paths(g, random_input(rng, g, mode), Parallel(iter % 2 + 1), Parallel(2 - iter % 2));
+    }
+}
+
 // Stride-2 rows run fused: 3 taps with one left pad column (3x3 s2 p1, S1 and S5) and 2 taps
 // without pads (2x2 s2, S2), on AVX-512 and AVX2: row pointers advanced along runs of rows
 // (broken by pads, by the depth of 3-D windows and by the groups), vertical sums kept in
