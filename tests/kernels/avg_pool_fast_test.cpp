@@ -633,8 +633,8 @@ TEST_CASE("fast avg_pool flat groups on narrow rows", "[kernels][avg_pool_fast]"
 // Flat groups that start inside a plane: planes taller than a group (kVBufferDoubles / IW rows)
 // and, with rows of 64, than a band, so later groups begin at rows past the first and take
 // their lane masks from their own first row (35 x 117 rows is no multiple of eight outputs).
-// "Same" 3x3 and 5x5 windows, 2x3 and 3x3 with vertical stride 2, include- and exclude-pad,
-// every data mode, against the oracle and bit for bit across the paths.
+// "Same" 3x3 and 5x5 windows, 3x3 with vertical stride 2, 2x3 (rows of two input rows),
+// include- and exclude-pad, every data mode, against the oracle and bit for bit across the paths.
 TEST_CASE("fast avg_pool flat groups inside tall planes", "[kernels][avg_pool_fast]") {
   Rng rng(0x7A11ull);
   struct Case {
