@@ -246,3 +246,41 @@ TEST_CASE("Parallel::for_range runs a busy worker's chunk on the caller", "[para
   CHECK(done_while_worker_busy);
   CHECK(covered == 10);
 }
+
+TEST_CASE("Parallel::for_range runs each thread's own part first, then steals from the back",
+          "[parallel]") {
+  // Eight chunks on two threads: the caller owns 0-3, the worker 4-7. Each thread's first chunk
+  // waits until the other has entered one, so neither can take the other's part before starting
+  // its own; the rest of the order depends on timing.
+  const Parallel par(2);
+  const auto caller = std::this_thread::get_id();
+  std::mutex mu;
+  std::vector<std::int64_t> mine, theirs;  // chunks in the order each thread ran them
+  std::atomic<int> entered_mine{0}, entered_theirs{0};
+  par.for_range(8, [&](std::int64_t b, std::int64_t e) {
+    CHECK(e == b + 1);
+    const bool on_caller = std::this_thread::get_id() == caller;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      (on_caller ? mine : theirs).push_back(b);
+    }
+    if ((on_caller ? entered_mine : entered_theirs)++ == 0)
+      while ((on_caller ? entered_theirs : entered_mine).load() == 0) std::this_thread::yield();
+  });
+  REQUIRE(!mine.empty());
+  REQUIRE(!theirs.empty());
+  CHECK(mine.front() == 0);
+  CHECK(theirs.front() == 4);
+  // Own chunks ascending, then stolen ones descending from the other part's back.
+  for (const auto* run : {&mine, &theirs}) {
+    const std::int64_t own = run == &mine ? 0 : 4, other_back = run == &mine ? 7 : 3;
+    std::size_t i = 0;
+    for (; i < run->size() && (*run)[i] >= own && (*run)[i] < own + 4; ++i)
+      CHECK((*run)[i] == own + static_cast<std::int64_t>(i));
+    for (std::int64_t next = other_back; i < run->size(); ++i, --next) CHECK((*run)[i] == next);
+  }
+  std::vector<std::int64_t> all(mine);
+  all.insert(all.end(), theirs.begin(), theirs.end());
+  std::sort(all.begin(), all.end());
+  CHECK(all == std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+}

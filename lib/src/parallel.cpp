@@ -36,12 +36,49 @@ inline void cpu_relax() {
 #endif
 }
 
-// One for_range call: the next chunk to claim and the chunks not yet finished.
-struct ClaimState {
-  explicit ClaimState(std::int64_t k) : chunks(k), left(k) {}
-  const std::int64_t chunks;
-  std::atomic<std::int64_t> next{0};
-  std::atomic<std::int64_t> left;
+// One for_range call's chunks, split into one run of consecutive chunks per thread taking part
+// (its part: the caller's is 0, a pool thread's its id + 1). A thread claims its own part's chunks
+// from the front, then the other parts' from their backs; so it runs the same chunks call after
+// call unless another is late, and a layer's data stays in its core's caches from one call to the
+// next. With chunks claimed in order by whichever thread came first, S1 and S2 (4 MB each) had
+// taken 1.16x and 1.22x this time at two threads, S8 1.05x. A value shared with the tasks, which
+// may outlive the call: one allocation of adjacent words (a line per part had cost 8% of a 5 us
+// layer at two threads, in lines moved between the cores).
+class Claims {
+ public:
+  Claims(std::int64_t chunks, std::int64_t parts)
+      : parts_(parts), words_(new Word[static_cast<std::size_t>(parts) + 1]) {
+    words_[0].store(static_cast<std::uint64_t>(chunks), std::memory_order_relaxed);
+    for (std::int64_t p = 0; p < parts; ++p)
+      part(p).store(pack(p * chunks / parts, (p + 1) * chunks / parts), std::memory_order_relaxed);
+  }
+  std::int64_t parts() const { return parts_; }
+  // The next chunk of part p for its owner (from the front) or for another thread (from the
+  // back), or -1 when the part has none left.
+  std::int64_t claim(std::int64_t p, bool owner) const {
+    Word& w = part(p);
+    std::uint64_t cur = w.load(std::memory_order_relaxed);
+    while (true) {
+      const auto front = static_cast<std::int64_t>(cur & 0xFFFFFFFFu);
+      const auto back = static_cast<std::int64_t>(cur >> 32);
+      if (front >= back) return -1;
+      const std::uint64_t next = owner ? pack(front + 1, back) : pack(front, back - 1);
+      if (w.compare_exchange_weak(cur, next, std::memory_order_relaxed))
+        return owner ? front : back - 1;
+    }
+  }
+  // The chunks not yet finished; a thread finishing one subtracts it (release: its writes are
+  // visible to the caller that sees 0).
+  std::atomic<std::uint64_t>& left() const { return words_[0]; }
+
+ private:
+  using Word = std::atomic<std::uint64_t>;
+  static std::uint64_t pack(std::int64_t front, std::int64_t back) {
+    return static_cast<std::uint64_t>(front) | static_cast<std::uint64_t>(back) << 32;
+  }
+  Word& part(std::int64_t p) const { return words_[static_cast<std::size_t>(p) + 1]; }
+  std::int64_t parts_;
+  std::shared_ptr<Word[]> words_;  // the chunks left, then each part's front and back
 };
 
 }  // namespace
@@ -106,39 +143,43 @@ void Parallel::for_range(std::int64_t n, const std::function<void(std::int64_t, 
   };
 
   // Chunks are claimed, not assigned: a worker that is late (asleep, or busy with another
-  // caller's chunk) leaves its chunk to the caller. The state is shared with the tasks, which may
-  // start after this call has returned; they then find nothing to claim and touch nothing else.
-  auto st = std::make_shared<ClaimState>(chunks);
-  auto work = [&run](ClaimState& c) {
-    while (true) {
-      const std::int64_t i = c.next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= c.chunks) return;
-      run(i);
-      if (c.left.fetch_sub(1, std::memory_order_acq_rel) == 1) c.left.notify_all();
+  // caller's chunk) leaves its part to the others. The state is shared with the tasks, which may
+  // start after this call has returned; they then find nothing to claim and touch nothing but
+  // the state and the pool, which outlives its tasks.
+  const std::int64_t helpers = std::min<std::int64_t>(chunks, threads_) - 1;
+  const Claims claims(chunks, helpers + 1);
+  auto work = [&run](const Claims& c, std::int64_t own) {
+    const std::int64_t parts = c.parts();
+    for (std::int64_t q = 0; q < parts; ++q) {
+      const std::int64_t p = (own + q) % parts;
+      for (std::int64_t i; (i = c.claim(p, q == 0 && own < parts)) >= 0;) {
+        run(i);
+        if (c.left().fetch_sub(1, std::memory_order_acq_rel) == 1) c.left().notify_all();
+      }
     }
   };
   // The pool's threads run chunks under the caller's floating-point control state (rounding,
   // flush-to-zero, exception masks), as the caller's own chunks run: the kernels set theirs.
-  const std::int64_t helpers = std::min<std::int64_t>(chunks, threads_) - 1;
   const detail::FpControl control = detail::current_fp_control();
   for (std::int64_t i = 0; i < helpers; ++i)
-    pool_->pool.Schedule([work, st, control] {
+    pool_->pool.Schedule([work, claims, control, pool = &pool_->pool] {
       const detail::FpScope scope(control);
-      work(*st);
+      // A pool thread past the parts (fewer chunks than threads) owns none and only takes others'.
+      work(claims, std::min<std::int64_t>(pool->CurrentThreadId() + 1, claims.parts()));
     });
-  work(*st);
+  work(claims, 0);
 
   // The caller spins while the last chunks finish: a thread that blocks takes tens of
   // microseconds to wake in a VM (an interrupt to an idle vCPU), a tenth of a 0.2 ms kernel.
   // After kSpin it blocks.
   const auto spin_until = std::chrono::steady_clock::now() + kSpin;
   for (int k = 1;; ++k) {
-    const std::int64_t left = st->left.load(std::memory_order_acquire);
+    const std::uint64_t left = claims.left().load(std::memory_order_acquire);
     if (left == 0) break;
     if (k % 64 != 0 || std::chrono::steady_clock::now() < spin_until) {
       cpu_relax();
     } else {
-      st->left.wait(left, std::memory_order_acquire);
+      claims.left().wait(left, std::memory_order_acquire);
     }
   }
 

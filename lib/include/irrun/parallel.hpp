@@ -1,5 +1,5 @@
-// A small fork-join helper over an owned Eigen::ThreadPool: a fixed partition into chunks, claimed
-// dynamically by the threads.
+// A small fork-join helper over an owned Eigen::ThreadPool: a fixed partition into chunks, each
+// thread running its own part of them first and then taking what the others have not started.
 #pragma once
 
 #include <algorithm>
@@ -50,9 +50,13 @@ class Parallel {
   // Calls fn(begin, end) on contiguous, disjoint chunks covering [0, n) and returns when all are
   // done. With more than one thread, chunk i of k = min(n / grain, kChunksPerThread * threads()) is
   // [i*n/k, (i+1)*n/k) (remainder spread over the first chunks); callers that compute each index
-  // independently get results that do not depend on the thread count. The caller and the pool's
-  // threads claim chunks in order, so a chunk runs on whichever thread is free first; the caller
-  // spins briefly before it blocks while the last chunks finish. If chunks throw, the exception of
+  // independently get results that do not depend on the thread count. The chunks fall into one
+  // part per thread taking part (t = min(k, threads())), part p holding chunks [p*k/t, (p+1)*k/t):
+  // the caller owns part 0, the pool's thread of id j part j + 1. Each thread claims its own
+  // part's chunks from the front, then the other parts' from their backs: a thread runs the same
+  // chunks call after call (its share of a layer stays in its core's caches for the next call),
+  // and one that is late or preempted leaves its chunks to the others. The caller spins briefly
+  // before it blocks while the last chunks finish. If chunks throw, the exception of
   // the lowest-numbered throwing chunk is rethrown after all chunks have finished. A call made from
   // inside a chunk (nesting) runs serially to avoid waiting on the pool's own threads. Every chunk
   // runs under the caller's floating-point control state (on x86 its MXCSR: rounding mode,
