@@ -40,10 +40,11 @@ inline void cpu_relax() {
 // (its part: the caller's is 0, a pool thread's its id + 1). A thread claims its own part's chunks
 // from the front, then the other parts' from their backs; so it runs the same chunks call after
 // call unless another is late, and a layer's data stays in its core's caches from one call to the
-// next. With chunks claimed in order by whichever thread came first, S1 and S2 (4 MB each) had
-// taken 1.16x and 1.22x this time at two threads, S8 1.05x. A value shared with the tasks, which
-// may outlive the call: one allocation of adjacent words (a line per part had cost 8% of a 5 us
-// layer at two threads, in lines moved between the cores).
+// next. Against chunks claimed in order by whichever thread came first, at two threads (round 81,
+// alternating binaries): S1 and S2 (4 MB each) 0.94-0.95x and 0.86-1.00x the time, M1v and M2v
+// 0.93-0.99x and 0.88-0.96x; S5, S6, S8 and M3 0.95-1.01x; layers of 5-13 us unchanged. A value
+// shared with the tasks, which may outlive the call: one allocation of adjacent words (a line per
+// part had cost 8% of a 5 us layer at two threads, in lines moved between the cores).
 class Claims {
  public:
   Claims(std::int64_t chunks, std::int64_t parts)
