@@ -41,14 +41,16 @@ inline void cpu_relax() {
 // from the front, then the other parts' from their backs; so it runs the same chunks call after
 // call unless another is late, and a layer's data stays in its core's caches from one call to the
 // next. Against chunks claimed in order by whichever thread came first, at two threads (round 81,
-// alternating binaries): S1 and S2 (4 MB each) 0.94-0.95x and 0.86-1.00x the time, M1v and M2v
-// 0.93-0.99x and 0.88-0.96x; S5, S6, S8 and M3 0.95-1.01x; layers of 5-13 us unchanged. A value
-// shared with the tasks, which may outlive the call: one allocation of adjacent words (a line per
-// part had cost 8% of a 5 us layer at two threads, in lines moved between the cores).
+// alternating binaries): S1 and S2 (4 MB each) 0.94-0.95x and 0.86-1.00x the time, M2v
+// 0.88-0.96x, SSD's and Inception's pools on 10x10 to 38x38 planes 0.78-1.01x; S5, S6, S8 and M3
+// 0.95-1.01x; layers of 4-15 us 0.91-1.06x. A value shared with the tasks, which may outlive the
+// call: one allocation of adjacent words (with a cache line of its own per part, a 5 us layer had
+// taken 1.08x its time at two threads, in lines moved between the cores).
 class Claims {
  public:
   Claims(std::int64_t chunks, std::int64_t parts)
-      : parts_(parts), words_(new Word[static_cast<std::size_t>(parts) + 1]) {
+      : parts_(parts),
+        words_(std::make_shared_for_overwrite<Word[]>(static_cast<std::size_t>(parts) + 1)) {
     words_[0].store(static_cast<std::uint64_t>(chunks), std::memory_order_relaxed);
     for (std::int64_t p = 0; p < parts; ++p)
       part(p).store(pack(p * chunks / parts, (p + 1) * chunks / parts), std::memory_order_relaxed);
