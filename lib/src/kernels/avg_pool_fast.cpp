@@ -379,36 +379,42 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   // its own check passes it, and one that fails its own fails it. Only a failing chunk is
   // judged plane by plane (judge_after), so the outputs do not depend on how the threads'
   // ranges cut the chunks. A NaN dropped from the maximum makes some output NaN, which fails
-  // the check.
+  // the check. Exact sums are tried over whole numbers of such chunks, up to kExactChunkFloats
+  // (S6: ten planes), as the precision flag's read after each try waits for all before it.
   if (after && pl.bands == 1 && pl.band_span_begin[0] == 0 &&
       pl.band_span_len[0] == g.in_plane_size()) {
     const i64 in = g.in_plane_size(), out = g.out_plane_size();
     const i64 chunk = after_chunk_planes(g);
+    const i64 exact_chunk = ops.exact_planes ? exact_chunk_planes(g) : chunk;
     // The thread's sums on cache lines of their own (detail::OwnLines).
-    detail::OwnLines<double> sums(ops.exact_planes ? static_cast<std::size_t>(chunk * out) : 0);
-    for (i64 p0 = unit_begin; p0 < unit_end; p0 += chunk) {
-      const i64 p1 = std::min(unit_end, p0 + chunk);
+    detail::OwnLines<double> sums(ops.exact_planes ? static_cast<std::size_t>(exact_chunk * out)
+                                                   : 0);
+    for (i64 e0 = unit_begin; e0 < unit_end; e0 += exact_chunk) {
+      const i64 e1 = std::min(unit_end, e0 + exact_chunk);
       // Exact sums first (AVX-512, S2), as run_whole_plane: in two passes, the sums' and, after
       // the precision flag is read, the scaling's (which raises it).
-      if (ops.exact_planes && (p1 - p0) * out >= 4 && exact.begin()) {
-        ops.exact_planes(pl, x + p0 * in, sums.data(), p1 - p0);
+      if (ops.exact_planes && (e1 - e0) * out >= 4 && exact.begin()) {
+        ops.exact_planes(pl, x + e0 * in, sums.data(), e1 - e0);
         if (exact.record(!irrun::detail::inexact() &&
-                         ops.scale_planes(pl, sums.data(), y + p0 * out, p1 - p0)))
+                         ops.scale_planes(pl, sums.data(), y + e0 * out, e1 - e0)))
           continue;
       }
-      if (ops.planes && (p1 - p0) * out >= 4)
-        ops.planes(pl, x + p0 * in, y + p0 * out, p1 - p0);
-      else
-        for (i64 q = p0; q < p1; ++q) ops.band(args(q, 0, out_rows, 0.0), ops);
-      const double t = mixed_threshold(pl, ops.amax(x + p0 * in, (p1 - p0) * in));
-      if (ops.all_above(y + p0 * out, (p1 - p0) * out, after_floor(pl, t))) continue;
-      // Again plane by plane, from the stored outputs (the band's bits), not the band run again
-      // for its V rows: the rescans build the ones they need (S2 0.989 of the time, where three
-      // planes a run have a near-zero average on the benchmark's input). Flat groups' V rows
-      // (back to back) are the band's to build.
-      for (i64 q = p0; q < p1; ++q)
-        pl.flat ? check_after(args(q, 0, out_rows, 0.0), ops)
-                : judge_after(args(q, 0, out_rows, 0.0), ops, false);
+      for (i64 p0 = e0; p0 < e1; p0 += chunk) {
+        const i64 p1 = std::min(e1, p0 + chunk);
+        if (ops.planes && (p1 - p0) * out >= 4)
+          ops.planes(pl, x + p0 * in, y + p0 * out, p1 - p0);
+        else
+          for (i64 q = p0; q < p1; ++q) ops.band(args(q, 0, out_rows, 0.0), ops);
+        const double t = mixed_threshold(pl, ops.amax(x + p0 * in, (p1 - p0) * in));
+        if (ops.all_above(y + p0 * out, (p1 - p0) * out, after_floor(pl, t))) continue;
+        // Again plane by plane, from the stored outputs (the band's bits), not the band run again
+        // for its V rows: the rescans build the ones they need (S2 0.989 of the time, where three
+        // planes a run have a near-zero average on the benchmark's input). Flat groups' V rows
+        // (back to back) are the band's to build.
+        for (i64 q = p0; q < p1; ++q)
+          pl.flat ? check_after(args(q, 0, out_rows, 0.0), ops)
+                  : judge_after(args(q, 0, out_rows, 0.0), ops, false);
+      }
     }
     return;
   }

@@ -216,8 +216,9 @@ bool make_bins4_planes(Plan& pl) {
   if (!pl.check_after || rows == 0 || chunk * out < 4 || !rows_consecutive(pl, rows)) return false;
   pl.bins4_rows.resize(static_cast<std::size_t>(rows));
   for (i64 k = 0; k < rows; ++k) pl.bins4_rows[static_cast<std::size_t>(k)] = k * IW;
-  pl.bins4_start.resize(static_cast<std::size_t>(chunk * out));
-  for (i64 o = 0; o < chunk * out; ++o) {
+  const i64 n = exact_chunk_planes(g) * out;  // at least chunk * out
+  pl.bins4_start.resize(static_cast<std::size_t>(n));
+  for (i64 o = 0; o < n; ++o) {
     const i64 p = o / out, q = o % out / OW, ow = o % OW;
     const auto at = [](i64 i) { return static_cast<std::size_t>(i); };
     pl.bins4_start[at(o)] = p * in + pl.row_off[at(pl.row_begin[at(q)])] + 4 * ow;

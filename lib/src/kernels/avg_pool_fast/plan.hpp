@@ -25,6 +25,7 @@ constexpr i64 kStreamMinFloats = 16384;  // longer spans: the rest prefetched ro
 constexpr i64 kExactStreamFloats = 512;  // exact bands' spans streamed in, at least (far)
 constexpr i64 kAfterMaxFloats = 8192;    // spans checked after their group, at most (L1)
 constexpr i64 kAfterChunkFloats = 2048;  // whole planes checked after together, at most
+constexpr i64 kExactChunkFloats = 8192;  // whole planes summed exactly together, at most
 constexpr i64 kExactBatchFloats = 4096;  // small bands' exact tries batched up to this span
 constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane kernel
 constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
@@ -196,6 +197,15 @@ inline double mixed_threshold(const Plan& pl, float m) {
 // of input, at least one plane.
 inline i64 after_chunk_planes(const PoolGeometry& g) {
   return std::max<i64>(1, kAfterChunkFloats / std::max<i64>(1, g.in_plane_size()));
+}
+
+// Planes per try of their exact sums (run_windows: Ops::exact_planes), a whole number of
+// after_chunk_planes: the precision flag read after each try waits for every operation before
+// it, and S6's chunks of two planes had spent a fifth of its time there (round 81).
+inline i64 exact_chunk_planes(const PoolGeometry& g) {
+  const i64 chunk = after_chunk_planes(g);
+  return chunk *
+         std::max<i64>(1, kExactChunkFloats / (chunk * std::max<i64>(1, g.in_plane_size())));
 }
 
 // The least |y| of outputs that pass a check of their stored values against T: |s| < T gives
