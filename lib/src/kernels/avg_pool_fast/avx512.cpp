@@ -1386,6 +1386,71 @@ IRRUN_AVX512 bool scale_2x2_avx512(const Plan& pl, const double* s, float* y, i6
   return n >= 8 ? scale_flat_avx512<true>(s, y, n, one_factor(pl)) : scale_2x2(pl, s, y, count);
 }
 
+// planes_bins4 and sums_bins4 (avx2.cpp) eight outputs a block: each pair of bins' rows of four
+// columns widened at 512 bits, one conversion for eight floats where the 256-bit path takes two
+// (each an operation on port 5 as well as port 0 on Intel), and the eight bins' taps put in
+// order by four unpacks and four two-source permutes (the 256-bit path: eight shuffles for
+// four bins). The same additions in the same order, so the same bits. n >= 8 outputs: the last
+// block is the last eight again.
+template <class Block>
+IRRUN_AVX512 IRRUN_INLINE void bins4_blocks8(const Plan& pl, const float* x, i64 count,
+                                             Block&& block) {
+  const i64 n = count * pl.g->out_plane_size();
+  const i64* start = pl.bins4_start.data();
+  const i64 rows = static_cast<i64>(pl.bins4_rows.size());
+  with_row_count(rows, [&]<int R>() IRRUN_AVX512_LAMBDA {
+    const i64* off = pl.bins4_rows.data();
+    // Column sums of the bins at p (lanes 0-3) and q (lanes 4-7), rows in table order.
+    const auto sums = [&](const float* p, const float* q) IRRUN_AVX512_LAMBDA {
+      const auto row = [&](i64 o) IRRUN_AVX512_LAMBDA {
+        const __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + o)),
+                                              _mm_loadu_ps(q + o), 1);
+        return _mm512_cvtps_pd(f);
+      };
+      const i64 m = R > 0 ? R : rows;
+      __m512d v = row(off[0]);
+      for (i64 j = 1; j < m; ++j) v = add_fma512(v, row(off[j]));
+      return v;
+    };
+    const __m512i even = _mm512_setr_epi64(0, 4, 1, 5, 8, 12, 9, 13);  // lanes 0, 1 of a pair
+    const __m512i odd = _mm512_setr_epi64(2, 6, 3, 7, 10, 14, 11, 15);
+    const bool far = pl.far;  // in a register: the stores could alias pl
+    const float* next = x + count * pl.g->in_plane_size();
+    const i64 share = 4 * pl.g->in_plane_size() / pl.g->out_plane_size();
+    const auto one = [&](i64 o) IRRUN_AVX512_LAMBDA {
+      if (far) prefetch_row(next + o / 4 * share, 2 * share);
+      const __m512d a = sums(x + start[o], x + start[o + 1]);
+      const __m512d b = sums(x + start[o + 2], x + start[o + 3]);
+      const __m512d c = sums(x + start[o + 4], x + start[o + 5]);
+      const __m512d d = sums(x + start[o + 6], x + start[o + 7]);
+      // lo_ab: taps 0 and 2 of bins 0, 2 (low half) and 1, 3 (high half); hi_ab taps 1 and 3.
+      const __m512d lo_ab = _mm512_unpacklo_pd(a, b), hi_ab = _mm512_unpackhi_pd(a, b);
+      const __m512d lo_cd = _mm512_unpacklo_pd(c, d), hi_cd = _mm512_unpackhi_pd(c, d);
+      __m512d v = _mm512_permutex2var_pd(lo_ab, even, lo_cd);            // tap 0 of bins 0-7
+      v = _mm512_add_pd(v, _mm512_permutex2var_pd(hi_ab, even, hi_cd));  // tap 1
+      v = _mm512_add_pd(v, _mm512_permutex2var_pd(lo_ab, odd, lo_cd));   // tap 2
+      block(o, _mm512_add_pd(v, _mm512_permutex2var_pd(hi_ab, odd, hi_cd)));
+    };
+    i64 o = 0;
+    for (; o + 8 <= n; o += 8) one(o);
+    if (o < n) one(n - 8);
+  });
+}
+
+IRRUN_AVX512 void planes_bins4_avx512(const Plan& pl, const float* x, float* y, i64 count) {
+  if (count * pl.g->out_plane_size() < 8) return planes_bins4(pl, x, y, count);
+  const __m512d r = _mm512_set1_pd(bins4_factor(pl)), zero = _mm512_setzero_pd();
+  bins4_blocks8(pl, x, count, [&](i64 o, __m512d s) IRRUN_AVX512_LAMBDA {
+    _mm256_storeu_ps(y + o, _mm512_cvtpd_ps(_mm512_fmadd_pd(s, r, zero)));
+  });
+}
+
+IRRUN_AVX512 void sums_bins4_avx512(const Plan& pl, const float* x, double* s, i64 count) {
+  if (count * pl.g->out_plane_size() < 8) return sums_bins4(pl, x, s, count);
+  bins4_blocks8(pl, x, count,
+                [&](i64 o, __m512d v) IRRUN_AVX512_LAMBDA { _mm512_storeu_pd(s + o, v); });
+}
+
 IRRUN_AVX512 bool scale_bins4_avx512(const Plan& pl, const double* s, float* y, i64 count) {
   const i64 n = count * pl.g->out_plane_size();
   return n >= 8 ? scale_flat_avx512<false>(s, y, n, bins4_factor(pl))
@@ -1488,7 +1553,7 @@ Ops select_avx512(Plan& pl) {
   if (ops.hrow == hrow_bins4_avx512 && pl.pad_left == 0 && 4 * pl.g->out[2] <= pl.g->in[2]) {
     ops.band = band_bins4_avx512, ops.keeps_v = false;
     if (make_bins4_planes(pl))
-      ops.planes = planes_bins4, ops.exact_planes = sums_bins4,
+      ops.planes = planes_bins4_avx512, ops.exact_planes = sums_bins4_avx512,
       ops.scale_planes = scale_bins4_avx512;
   }
   if (flat_eligible(pl)) {
