@@ -31,6 +31,7 @@ constexpr i64 kWholePlaneBlock = 64;     // planes per unit in the whole-plane k
 constexpr i64 kFlatMaxWidth = 64;        // flat groups: rows up to this wide, kernels up to
 constexpr i64 kFlatMaxKernel = 16;       // this wide, planes up to this many outputs
 constexpr i64 kFlatMaxPlane = i64{1} << 16;
+constexpr i64 kFlatGap = 2;        // zeros after each V row of exact_flat3_avx2 (3x3 "same")
 constexpr i64 kVGuard = 32;        // doubles before and after the V buffer (flat taps and tails)
 constexpr i64 kBoundMinRows = 8;   // Plan::bound_in_pass: windows of at least this many rows
 constexpr i64 kFusedRows = 4;      // output rows that band_s1_avx512 sums in one pass
@@ -94,6 +95,7 @@ struct Plan {
   bool far = false;
   // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
   bool flat = false;
+  i64 flat_gap = 0;          // zeros its exact route keeps past each V row (kFlatGap), else 0
   std::vector<i64> run_end;  // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
   // Per output of a plane: fl(row_rinv[q] * inv_w[ow]) (flat groups, planes in lanes).
   LineVector<double> flat_r;

@@ -16,24 +16,35 @@ IRRUN_PATH IRRUN_INLINE bool vrun3_fits(const i64* off, i64 IW) {
   return IW >= Vrun3::kLanes && off[1] - off[0] == IW && off[2] - off[1] == IW;
 }
 
-// The run's n = rows * IW sums into v, x at the first window row of its first V row. Columns go
-// kLanes at a time, a row's last ones ending at IW (overlapping the block before: the same values).
-template <int G>
-IRRUN_PATH IRRUN_INLINE void vrun3(const float* x, i64 IW, i64 n, double* v) {
-  const i64 rows = n / IW;
+// The run's rows * IW sums into v, x at the first window row of its first V row, its V rows back
+// to back. Columns go kLanes at a time, a row's last ones ending at IW (overlapping the block
+// before: the same values); nothing is written past a row's IW columns. Exact: for sums that no
+// addition rounds (Ops::exact_band, which any order gives the same bits): the V rows kFlatGap
+// apart (exact_flat3_avx2), and two rows share the sum of their common input rows, w[j + 1] +
+// w[j + 2], three additions a pair instead of four (S3 with the AVX2 cap: 0.967 of the time).
+template <int G, bool Exact = false>
+IRRUN_PATH IRRUN_INLINE void vrun3(const float* x, i64 IW, i64 rows, double* v) {
+  const i64 VS = Exact ? IW + kFlatGap : IW;
   i64 q = 0;
   for (; q + G <= rows; q += G) {
-    const auto cols = [&](i64 i) IRRUN_PATH {
+    const auto cols = [&](i64 i, i64 o) IRRUN_PATH {  // input i, V o: columns of row q
       typename Vrun3::V w[G + 2];
       for (int j = 0; j < G + 2; ++j) w[j] = Vrun3::widen(x + i + j * IW);
-      for (int j = 0; j < G; ++j)
-        Vrun3::store(v + i + j * IW, Vrun3::add(Vrun3::add(w[j], w[j + 1]), w[j + 2]));
+      typename Vrun3::V p;  // Exact: w[j + 1] + w[j + 2] for an even j, shared with row j + 1
+      for (int j = 0; j < G; ++j) {
+        if constexpr (Exact) {
+          if (j % 2 == 0) p = Vrun3::add(w[j + 1], w[j + 2]);
+          Vrun3::store(v + o + j * VS, j % 2 == 0 ? Vrun3::add(w[j], p) : Vrun3::add(p, w[j + 2]));
+        } else {
+          Vrun3::store(v + o + j * VS, Vrun3::add(Vrun3::add(w[j], w[j + 1]), w[j + 2]));
+        }
+      }
     };
     constexpr i64 L = Vrun3::kLanes;
     i64 c = 0;
-    for (; c + L <= IW; c += L) cols(q * IW + c);
-    if (c < IW) cols(q * IW + IW - L);
+    for (; c + L <= IW; c += L) cols(q * IW + c, q * VS + c);
+    if (c < IW) cols(q * IW + IW - L, q * VS + IW - L);
   }
   if constexpr (G > 1)
-    if (q < rows) vrun3<G / 2>(x + q * IW, IW, n - q * IW, v + q * IW);
+    if (q < rows) vrun3<G / 2, Exact>(x + q * IW, IW, rows - q, v + q * VS);
 }
