@@ -944,7 +944,7 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   return failed;
 }
 
-// Ops::exact_band of the flat groups of 3x3 "same" pools (S3), for rows of 4 or more. The
+// Ops::exact_band of the flat groups of 3x3 "same" pools (S3), for rows of 20 or more. The
 // group's V rows are followed by kFlatGap zeros each, so an output's left and right taps are
 // plain loads: band_flat_avx2 shifts them out of registers (three shuffles a block of four) and
 // ANDs two with lane masks from a table it walks. Row by row, blocks of four (a row's last ending
@@ -1213,7 +1213,10 @@ Ops select_avx2(Plan& pl) {
     make_flat(pl);
     ops.band = pick_band_flat_avx2(pl.k_w, pl.pad_left);
     // Exact sums first (S3), in two passes: the scaling raises the precision flag.
-    if (pl.k_w == 3 && pl.pad_left == 1 && pl.g->in[2] >= 4)
+    // exact_flat3_avx2 from rows of 20: its blocks stop at each row's end, where narrower rows
+    // lost more to their partial blocks and row loops than the masks cost (IW = 8: 1.23x the
+    // time, 12: 1.10x, 13: 1.17x, 17: 1.08x, 16: 0.98; 20: 0.91, 21: 1.00, 24-64: 0.90-0.96).
+    if (pl.k_w == 3 && pl.pad_left == 1 && pl.g->in[2] >= 20)
       ops.exact_band = exact_flat3_avx2, ops.scale_band = scale_flat_behind, pl.flat_gap = kFlatGap;
     else if ((ops.exact_band = pick_band_flat_avx2<true>(pl.k_w, pl.pad_left)))
       ops.scale_band = scale_flat_band;
