@@ -303,9 +303,10 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   double* vbase = nullptr;
   const auto scratch = [&] {
     // One more row than the group's: scratch for a group function (band_s2_avx2 keeps a
-    // converted input row there), apart from the rows and pads that rescans rely on.
-    sc.v.assign(static_cast<std::size_t>((group + 1) * (vlen + pl.flat_gap) + 2 * kVGuard + 8),
-                0.0);
+    // converted input row there), apart from the rows and pads that rescans rely on. Flat rows
+    // leave room for the zeros exact_flat3_avx2 keeps after each.
+    const i64 row = vlen + (pl.flat ? kFlatGap : 0);
+    sc.v.assign(static_cast<std::size_t>((group + 1) * row + 2 * kVGuard + 8), 0.0);
     // V rows start on 64-byte boundaries (vlen is a multiple of 8): whole-block loads of a row
     // do not straddle cache lines.
     vbase = sc.v.data() + kVGuard;

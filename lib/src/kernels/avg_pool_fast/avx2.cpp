@@ -1217,7 +1217,7 @@ Ops select_avx2(Plan& pl) {
     // lost more to their partial blocks and row loops than the masks cost (IW = 8: 1.23x the
     // time, 12: 1.10x, 13: 1.17x, 17: 1.08x, 16: 0.98; 20: 0.91, 21: 1.00, 24-64: 0.90-0.96).
     if (pl.k_w == 3 && pl.pad_left == 1 && pl.g->in[2] >= 20)
-      ops.exact_band = exact_flat3_avx2, ops.scale_band = scale_flat_behind, pl.flat_gap = kFlatGap;
+      ops.exact_band = exact_flat3_avx2, ops.scale_band = scale_flat_behind;
     else if ((ops.exact_band = pick_band_flat_avx2<true>(pl.k_w, pl.pad_left)))
       ops.scale_band = scale_flat_band;
   } else if (make_stream(pl)) {

@@ -95,7 +95,6 @@ struct Plan {
   bool far = false;
   // Flat groups (AVX-512, see band_flat_avx512): V rows back to back, vlen = IW.
   bool flat = false;
-  i64 flat_gap = 0;          // zeros its exact route keeps past each V row (kFlatGap), else 0
   std::vector<i64> run_end;  // rows q .. run_end[q]-1 read the rows of q shifted by IW per row
   // Per output of a plane: fl(row_rinv[q] * inv_w[ow]) (flat groups, planes in lanes).
   LineVector<double> flat_r;
