@@ -864,9 +864,10 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
   static_assert(!Sums || PAD >= 0);
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2];
-  flat_vertical(a, [&](i64 r, const i64* off, i64 n, double* v) IRRUN_AVX2 {
+  flat_vertical(a, [&](i64 r, const i64* off, i64 rows, double* v) IRRUN_AVX2 {
+    const i64 n = rows * IW;
     if (r == 2) return vrow_avx2<2>(a.plane, off, r, n, v);
-    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4>(a.plane + off[0], IW, n / IW, v);
+    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4>(a.plane + off[0], IW, rows, v);
     if (r == 3) return vrow_avx2<3>(a.plane, off, r, n, v);
     vrow_avx2<0>(a.plane, off, r, n, v);
   });
@@ -961,9 +962,9 @@ IRRUN_AVX2 bool exact_flat3_avx2(const BandArgs& a, const Ops&) {
   // store straddles a cache line (S3: 0.976 of the time with one or two zeros).
   _mm256_storeu_pd(v - 4, _mm256_setzero_pd());
   for (i64 q = 0; q < rows; ++q) _mm256_storeu_pd(v + q * VS + IW, _mm256_setzero_pd());
-  flat_vertical<kFlatGap>(a, [&](i64 r, const i64* off, i64 n, double* vq) IRRUN_AVX2 {
-    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4, true>(a.plane + off[0], IW, n / IW, vq);
-    for (i64 j = 0; j < n / IW; ++j)
+  flat_vertical<kFlatGap>(a, [&](i64 r, const i64* off, i64 n_rows, double* vq) IRRUN_AVX2 {
+    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4, true>(a.plane + off[0], IW, n_rows, vq);
+    for (i64 j = 0; j < n_rows; ++j)
       with_row_count(
           r, [&]<int R>() IRRUN_AVX2 { vrow_avx2<R>(a.plane + j * IW, off, r, IW, vq + j * VS); });
   });

@@ -735,9 +735,10 @@ template <int K, int PAD = -1, bool Exact = false>
 IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   const Plan& pl = *a.pl;
   const i64 IW = pl.g->in[2];
-  flat_vertical(a, [&](i64 r, const i64* off, i64 n, double* v) IRRUN_AVX512_LAMBDA {
+  flat_vertical(a, [&](i64 r, const i64* off, i64 rows, double* v) IRRUN_AVX512_LAMBDA {
+    const i64 n = rows * IW;
     if (r == 2) return vrow_avx512<2>(a.plane, off, r, n, v);
-    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4>(a.plane + off[0], IW, n / IW, v);
+    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4>(a.plane + off[0], IW, rows, v);
     if (r == 3) return vrow_avx512<3>(a.plane, off, r, n, v);
     vrow_avx512<0>(a.plane, off, r, n, v);
   });

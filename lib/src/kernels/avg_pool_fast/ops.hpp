@@ -359,7 +359,7 @@ struct BandArgs {
 using BandFn = bool (*)(const BandArgs&, const Ops&);
 
 // The vertical pass of a flat group (band_flat_avx512, band_flat_avx2): each run of rows
-// (Plan::run_end) is one stretch of V, (run length) * IW sums by vrow(r, off, n, v) from the r
+// (Plan::run_end) is one stretch of V, its rows * IW sums by vrow(r, off, rows, v) from the r
 // input rows at plane + off[j]; runs without rows are zeros. Gap: zeros the group function keeps
 // between its V rows (exact_flat3_avx2), which vrow's rows then leave room for, IW + Gap apart.
 template <i64 Gap = 0, class Vrow>
@@ -369,12 +369,12 @@ IRRUN_INLINE void flat_vertical(const BandArgs& a, Vrow&& vrow) {
   const i64* begin = pl.row_begin.data();
   for (i64 q = a.q0; q < a.q1;) {
     const i64 q_end = std::min(a.q1, pl.run_end[static_cast<std::size_t>(q)]);
-    const i64 r = begin[q + 1] - begin[q], n = (q_end - q) * IW;
+    const i64 r = begin[q + 1] - begin[q];
     double* v = a.v + (q - a.q0) * (IW + Gap);
     if (r == 0) {
       for (i64 j = 0; j < q_end - q; ++j) std::fill_n(v + j * (IW + Gap), IW, 0.0);
     } else {
-      vrow(r, pl.row_off.data() + begin[q], n, v);
+      vrow(r, pl.row_off.data() + begin[q], q_end - q, v);
     }
     q = q_end;
   }
