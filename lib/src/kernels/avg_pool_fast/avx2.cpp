@@ -946,7 +946,9 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
 }
 
 // Ops::exact_band of the flat groups of 3x3 "same" pools (S3), for rows of 20 or more. The
-// group's V rows are followed by kFlatGap zeros each, so an output's left and right taps are
+// group's V rows are followed by Gap zeros each (1-4, rows IW + Gap apart a multiple of four, so
+// on 32-byte boundaries: Inception's rows of 35 0.94-0.96 of the time with four zeros, SSD's of
+// 38 0.93-0.97, rows of 21 0.86, S3's of 28 1.01), so an output's left and right taps are
 // plain loads: band_flat_avx2 shifts them out of registers (three shuffles a block of four) and
 // ANDs two with lane masks from a table it walks. Row by row, blocks of four (a row's last ending
 // at its end) store their sums four doubles behind their outputs' places in rows back to back,
@@ -954,23 +956,25 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
 // share of the next band's stream (a line per 16 columns) before its blocks: at a line per eight
 // columns the loads waited on the requests (S3 with the AVX2 cap: 0.93 of band_flat_avx2's time;
 // 1.01 at a line per eight columns, 0.98 without the stream).
+template <i64 Gap>
 IRRUN_AVX2 bool exact_flat3_avx2(const BandArgs& a, const Ops&) {
-  const i64 IW = a.pl->g->in[2], VS = IW + kFlatGap, rows = a.q1 - a.q0;
+  const i64 IW = a.pl->g->in[2], VS = IW + Gap, rows = a.q1 - a.q0;
   double* const v = a.v;
-  // The zeros: one before the first row and four after each (where vrow_avx2's last block of a
-  // row stores zeros too). Rows of a multiple of four columns so stay 32-byte aligned, and no
-  // store straddles a cache line (S3: 0.976 of the time with one or two zeros).
+  // The zeros: four before the first row and Gap after each (four are stored: the next row's
+  // columns are written after; vrow_avx2's last block of a row stores zeros too). Rows 32-byte
+  // aligned: no store straddles a cache line (S3: 0.976 of the time with one or two zeros).
   _mm256_storeu_pd(v - 4, _mm256_setzero_pd());
   for (i64 q = 0; q < rows; ++q) _mm256_storeu_pd(v + q * VS + IW, _mm256_setzero_pd());
-  flat_vertical<kFlatGap>(a, [&](i64 r, const i64* off, i64 n_rows, double* vq) IRRUN_AVX2 {
-    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4, true>(a.plane + off[0], IW, n_rows, vq);
+  flat_vertical<Gap>(a, [&](i64 r, const i64* off, i64 n_rows, double* vq) IRRUN_AVX2 {
+    if (r == 3 && vrun3_fits(off, IW)) return vrun3<4, true, Gap>(a.plane + off[0], IW, n_rows, vq);
     for (i64 j = 0; j < n_rows; ++j)
       with_row_count(
           r, [&]<int R>() IRRUN_AVX2 { vrow_avx2<R>(a.plane + j * IW, off, r, IW, vq + j * VS); });
   });
   PrefetchRange pf = take_steps(*a.next, rows);
   const i64 row_lines = (IW + 15) / 16;
-  const bool aligned = IW % 4 == 0 && (reinterpret_cast<std::uintptr_t>(v) & 31) == 0;  // S3
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(v) & 31) == 0;
+  const i64 n_al = Gap == 4 ? IW : IW / 4 * 4;  // the row's blocks on 32-byte boundaries
   double* s = v - 4;
   for (i64 q = 0; q < rows; ++q, s += IW) {
     const double* vq = v + q * VS;
@@ -1013,12 +1017,12 @@ IRRUN_AVX2 bool exact_flat3_avx2(const BandArgs& a, const Ops&) {
               s, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(vq - 1), cur), right(cur, next)));
           prev = cur, cur = next, c = 4;
         }
-        for (; c + 8 <= IW; c += 8) {
+        for (; c + 8 <= n_al; c += 8) {
           const __m256d next = _mm256_load_pd(vq + c + 4);
           const __m256d nn = pair(c, prev, cur, next);
           prev = next, cur = nn;
         }
-        if (c < IW) {  // a last block at a line's start
+        if (c < n_al) {  // a last block at a line's start
           _mm256_storeu_pd(s + c, _mm256_add_pd(_mm256_add_pd(left(prev, cur), cur),
                                                 _mm256_loadu_pd(vq + c + 1)));
         }
@@ -1027,6 +1031,7 @@ IRRUN_AVX2 bool exact_flat3_avx2(const BandArgs& a, const Ops&) {
         run.template operator()<true>();
       else
         run.template operator()<false>();
+      if (Gap != 4) block(IW - 4);  // the row's last block, ending at its end
       continue;
     }
     i64 c = 0;
@@ -1267,8 +1272,11 @@ Ops select_avx2(Plan& pl) {
     // exact_flat3_avx2 from rows of 20: its blocks stop at each row's end, where narrower rows
     // lost more to their partial blocks and row loops than the masks cost (IW = 8: 1.23x the
     // time, 12: 1.10x, 13: 1.17x, 17: 1.08x, 16: 0.98; 20: 0.91, 21: 1.00, 24-64: 0.90-0.96).
+    // Its V rows IW + Gap apart with Gap = 1-4 zeros: a multiple of four, 32-byte aligned.
+    constexpr BandFn flat3[] = {exact_flat3_avx2<4>, exact_flat3_avx2<3>, exact_flat3_avx2<2>,
+                                exact_flat3_avx2<1>};
     if (pl.k_w == 3 && pl.pad_left == 1 && pl.g->in[2] >= 20)
-      ops.exact_band = exact_flat3_avx2, ops.scale_band = scale_flat_behind;
+      ops.exact_band = flat3[pl.g->in[2] % 4], ops.scale_band = scale_flat_behind;
     else if ((ops.exact_band = pick_band_flat_avx2<true>(pl.k_w, pl.pad_left)))
       ops.scale_band = scale_flat_band;
   } else if (make_stream(pl)) {

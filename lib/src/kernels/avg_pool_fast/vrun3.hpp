@@ -19,12 +19,12 @@ IRRUN_PATH IRRUN_INLINE bool vrun3_fits(const i64* off, i64 IW) {
 // The run's rows * IW sums into v, x at the first window row of its first V row, its V rows back
 // to back. Columns go kLanes at a time, a row's last ones ending at IW (overlapping the block
 // before: the same values); nothing is written past a row's IW columns. Exact: for sums that no
-// addition rounds (Ops::exact_band, which any order gives the same bits): the V rows IW +
-// kFlatGap apart (exact_flat3_avx2), and two rows share the sum of their common input rows, w[j +
+// addition rounds (Ops::exact_band, which any order gives the same bits): the V rows IW + Gap
+// apart (exact_flat3_avx2), and two rows share the sum of their common input rows, w[j +
 // 1] + w[j + 2], three additions a pair instead of four (S3 with the AVX2 cap: 0.967 of the time).
-template <int G, bool Exact = false>
+template <int G, bool Exact = false, i64 Gap = kFlatGap>
 IRRUN_PATH IRRUN_INLINE void vrun3(const float* x, i64 IW, i64 rows, double* v) {
-  const i64 VS = Exact ? IW + kFlatGap : IW;
+  const i64 VS = Exact ? IW + Gap : IW;
   i64 q = 0;
   for (; q + G <= rows; q += G) {
     const auto cols = [&](i64 i, i64 o) IRRUN_PATH {  // input i, V o: columns of row q
@@ -46,5 +46,5 @@ IRRUN_PATH IRRUN_INLINE void vrun3(const float* x, i64 IW, i64 rows, double* v) 
     if (c < IW) cols(q * IW + IW - L, q * VS + IW - L);
   }
   if constexpr (G > 1)
-    if (q < rows) vrun3<G / 2, Exact>(x + q * IW, IW, rows - q, v + q * VS);
+    if (q < rows) vrun3<G / 2, Exact, Gap>(x + q * IW, IW, rows - q, v + q * VS);
 }
