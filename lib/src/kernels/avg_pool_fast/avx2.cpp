@@ -946,9 +946,9 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
 }
 
 // Ops::exact_band of the flat groups of 3x3 "same" pools (S3), for rows of 20 or more. The
-// group's V rows are followed by Gap zeros each (1-4, rows IW + Gap apart a multiple of four, so
-// on 32-byte boundaries: Inception's rows of 35 0.94-0.96 of the time with four zeros, SSD's of
-// 38 0.93-0.97, rows of 21 0.86, S3's of 28 1.01), so an output's left and right taps are
+// group's V rows are followed by Gap zeros each (1-4: rows IW + Gap apart, a multiple of four, so
+// on 32-byte boundaries; against four zeros for every width, Inception's rows of 35 took 0.94-0.96
+// of the time, SSD's of 38 0.93-0.97, rows of 21 0.86), so an output's left and right taps are
 // plain loads: band_flat_avx2 shifts them out of registers (three shuffles a block of four) and
 // ANDs two with lane masks from a table it walks. Row by row, blocks of four (a row's last ending
 // at its end) store their sums four doubles behind their outputs' places in rows back to back,
