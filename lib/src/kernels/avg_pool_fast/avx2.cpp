@@ -948,9 +948,10 @@ IRRUN_AVX2 bool band_flat_avx2(const BandArgs& a, const Ops&) {
 // Ops::exact_band of the flat groups of 3x3 "same" pools (S3), for rows of 20 or more. The
 // group's V rows are followed by Gap zeros each (1-4: rows IW + Gap apart, a multiple of four, so
 // on 32-byte boundaries; against four zeros for every width, Inception's rows of 35 took 0.94-0.96
-// of the time, SSD's of 38 0.93-0.97, rows of 21 0.86), so an output's left and right taps are
-// plain loads: band_flat_avx2 shifts them out of registers (three shuffles a block of four) and
-// ANDs two with lane masks from a table it walks. Row by row, blocks of four (a row's last ending
+// of the time, SSD's of 38 0.93-0.97, rows of 21 0.86), so an output's left and right taps need
+// no lane masks: loads, or shuffles of the centres where a load would straddle a cache line
+// (band_flat_avx2 shifts every tap out of registers, three shuffles a block of four, and ANDs two
+// with lane masks from a table it walks). Row by row, blocks of four (a row's last ending
 // at its end) store their sums four doubles behind their outputs' places in rows back to back,
 // where no later block loads, for scale_flat_behind after the flag's read. Each row asks for its
 // share of the next band's stream (a line per 16 columns) before its blocks: at a line per eight
@@ -973,7 +974,7 @@ IRRUN_AVX2 bool exact_flat3_avx2(const BandArgs& a, const Ops&) {
   });
   PrefetchRange pf = take_steps(*a.next, rows);
   const i64 row_lines = (IW + 15) / 16;
-  const bool aligned = (reinterpret_cast<std::uintptr_t>(v) & 31) == 0;
+  // V starts on a 64-byte boundary (run_windows), so every row on a 32-byte one.
   const i64 n_al = Gap == 4 ? IW : IW / 4 * 4;  // the row's blocks on 32-byte boundaries
   double* s = v - 4;
   for (i64 q = 0; q < rows; ++q, s += IW) {
@@ -984,59 +985,52 @@ IRRUN_AVX2 bool exact_flat3_avx2(const BandArgs& a, const Ops&) {
     };
     for (i64 l = 0; l < row_lines && pf.p < pf.end; ++l, pf.p += 16)
       _mm_prefetch(reinterpret_cast<const char*>(pf.p), _MM_HINT_T0);
-    if (aligned) {
-      // Blocks on 32-byte boundaries. The left tap of a block at a cache line's start and the
-      // right tap of one in its middle would straddle two lines, a load that takes two of the
-      // three load ports' slots: they come from the block's centre and its neighbour's, loaded
-      // anyway, by a lane swap and an in-lane shuffle (S3 with the AVX2 cap: 0.95-0.96 of the
-      // time; the left taps alone 0.97; the same as a function called here 0.98). First: the row
-      // starts a line.
-      const auto left = [&](__m256d prev, __m256d cur) IRRUN_AVX2 {  // columns c - 1 .. c + 2
-        return _mm256_shuffle_pd(_mm256_permute2f128_pd(prev, cur, 0x21), cur, 5);
+    // Blocks on 32-byte boundaries. The left tap of a block at a cache line's start and the
+    // right tap of one in its middle would straddle two lines, a load that takes two of the
+    // three load ports' slots: they come from the block's centre and its neighbour's, loaded
+    // anyway, by a lane swap and an in-lane shuffle (S3 with the AVX2 cap: 0.95-0.96 of the
+    // time; the left taps alone 0.97; the same as a function called here 0.98). First: the row
+    // starts a line.
+    const auto left = [&](__m256d prev, __m256d cur) IRRUN_AVX2 {  // columns c - 1 .. c + 2
+      return _mm256_shuffle_pd(_mm256_permute2f128_pd(prev, cur, 0x21), cur, 5);
+    };
+    const auto right = [&](__m256d cur, __m256d next) IRRUN_AVX2 {  // columns c + 1 .. c + 4
+      return _mm256_shuffle_pd(cur, _mm256_permute2f128_pd(cur, next, 0x21), 5);
+    };
+    const auto run = [&]<bool First>() IRRUN_AVX2 {
+      // Block c at a line's start (its left tap from prev and cur) and block c + 4 (its right
+      // tap from next and the block after's centre, which it returns).
+      const auto pair = [&](i64 c, __m256d prev, __m256d cur, __m256d next) IRRUN_AVX2 {
+        _mm256_storeu_pd(
+            s + c, _mm256_add_pd(_mm256_add_pd(left(prev, cur), cur), _mm256_loadu_pd(vq + c + 1)));
+        const __m256d nn = _mm256_load_pd(vq + c + 8);
+        _mm256_storeu_pd(s + c + 4, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(vq + c + 3), next),
+                                                  right(next, nn)));
+        return nn;
       };
-      const auto right = [&](__m256d cur, __m256d next) IRRUN_AVX2 {  // columns c + 1 .. c + 4
-        return _mm256_shuffle_pd(cur, _mm256_permute2f128_pd(cur, next, 0x21), 5);
-      };
-      const auto run = [&]<bool First>() IRRUN_AVX2 {
-        // Block c at a line's start (its left tap from prev and cur) and block c + 4 (its right
-        // tap from next and the block after's centre, which it returns).
-        const auto pair = [&](i64 c, __m256d prev, __m256d cur, __m256d next) IRRUN_AVX2 {
-          _mm256_storeu_pd(s + c, _mm256_add_pd(_mm256_add_pd(left(prev, cur), cur),
-                                                _mm256_loadu_pd(vq + c + 1)));
-          const __m256d nn = _mm256_load_pd(vq + c + 8);
-          _mm256_storeu_pd(
-              s + c + 4,
-              _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(vq + c + 3), next), right(next, nn)));
-          return nn;
-        };
-        i64 c = 0;  // vq - 4: the zeros before the row (the row before's, or those before V)
-        __m256d prev = _mm256_load_pd(vq - 4), cur = _mm256_load_pd(vq);
-        if (!First) {  // block 0 in a line's middle
-          const __m256d next = _mm256_load_pd(vq + 4);
-          _mm256_storeu_pd(
-              s, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(vq - 1), cur), right(cur, next)));
-          prev = cur, cur = next, c = 4;
-        }
-        for (; c + 8 <= n_al; c += 8) {
-          const __m256d next = _mm256_load_pd(vq + c + 4);
-          const __m256d nn = pair(c, prev, cur, next);
-          prev = next, cur = nn;
-        }
-        if (c < n_al) {  // a last block at a line's start
-          _mm256_storeu_pd(s + c, _mm256_add_pd(_mm256_add_pd(left(prev, cur), cur),
-                                                _mm256_loadu_pd(vq + c + 1)));
-        }
-      };
-      if ((reinterpret_cast<std::uintptr_t>(vq) & 63) == 0)
-        run.template operator()<true>();
-      else
-        run.template operator()<false>();
-      if (Gap != 4) block(IW - 4);  // the row's last block, ending at its end
-      continue;
-    }
-    i64 c = 0;
-    for (; c + 4 <= IW; c += 4) block(c);
-    if (c < IW) block(IW - 4);
+      i64 c = 0;  // vq - 4: the zeros before the row (the row before's, or those before V)
+      __m256d prev = _mm256_load_pd(vq - 4), cur = _mm256_load_pd(vq);
+      if (!First) {  // block 0 in a line's middle
+        const __m256d next = _mm256_load_pd(vq + 4);
+        _mm256_storeu_pd(
+            s, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(vq - 1), cur), right(cur, next)));
+        prev = cur, cur = next, c = 4;
+      }
+      for (; c + 8 <= n_al; c += 8) {
+        const __m256d next = _mm256_load_pd(vq + c + 4);
+        const __m256d nn = pair(c, prev, cur, next);
+        prev = next, cur = nn;
+      }
+      if (c < n_al) {  // a last block at a line's start
+        _mm256_storeu_pd(
+            s + c, _mm256_add_pd(_mm256_add_pd(left(prev, cur), cur), _mm256_loadu_pd(vq + c + 1)));
+      }
+    };
+    if ((reinterpret_cast<std::uintptr_t>(vq) & 63) == 0)
+      run.template operator()<true>();
+    else
+      run.template operator()<false>();
+    if (Gap != 4) block(IW - 4);  // the row's last block, ending at its end
   }
   return false;
 }
