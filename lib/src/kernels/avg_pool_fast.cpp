@@ -334,6 +334,10 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
   Prefetch next;
   OwnBound own;
   ExactTries exact(counts);
+  // The last stream's step, a line's floats per row, and its span and rows: the bands of a run
+  // repeat them (S3: its two divisions a band, on the way to the band's first loads, had taken
+  // 2% of the time).
+  i64 step = 0, step_of[2] = {-1, 0};
   // prefetch_next of unit u (plane `plane`, band `band`, rows q0 .. q1).
   const auto prefetch_at = [&](i64 u, const float* plane, i64 band, i64 q0, i64 q1, bool burst) {
     next = Prefetch{};
@@ -347,7 +351,10 @@ void run_windows(const Plan& pl, const Ops& ops, const float* x, float* y, i64 u
       else if (burst)
         for (i64 o = 0; o < n; o += 16) _mm_prefetch(line(o), _MM_HINT_T0);
       const auto stream = [&](i64 from) {
-        next = {p_next + from, len - from, ((len - from + q1 - q0 - 1) / (q1 - q0) + 15) / 16 * 16};
+        const i64 rest = len - from, rows = q1 - q0;
+        if (rest != step_of[0] || rows != step_of[1])
+          step_of[0] = rest, step_of[1] = rows, step = ((rest + rows - 1) / rows + 15) / 16 * 16;
+        next = {p_next + from, rest, step};
       };
       if (len > kStreamMinFloats)
         stream(n);
