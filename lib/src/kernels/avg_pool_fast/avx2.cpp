@@ -181,11 +181,13 @@ IRRUN_AVX2 IRRUN_INLINE void store_scaled4(__m256d s, __m256d rinv, const double
 }
 
 // The scale pass of n >= 4 sums s whose factors r(o) (outputs o .. o + 3) are finite and
-// positive, eight at a time: two blocks of four converted, joined into one vector of floats, put
-// in order where the sums are (Swap: 0, 2, 1, 3 of each four, sums_2x2), stored whole and tested
-// for NaN as floats (a sum is NaN exactly where its output is). Per eight outputs one shuffle,
-// store and test where blocks of four took two (S2 0.90 of the time with the AVX2 cap). The last
-// eight (or four) again where n is not a multiple of eight: those written twice get the same bits.
+// positive, eight at a time: two blocks of four converted, put in order where the sums are (Swap:
+// 0, 2, 1, 3 of each four, sums_2x2), stored as they are and tested for NaN together, as floats,
+// by one compare (a sum is NaN exactly where its output is). Joined into one vector first (one
+// store and one test: S2 had taken 0.90 of the time with the AVX2 cap against blocks of four
+// each tested), the join took port 5 beside the two conversions (S3 with the cap 0.986-0.989, S1
+// 0.993, S2 0.997). The last eight (or four) again where n is not a multiple of eight: those
+// written twice get the same bits.
 // Sixteen a step through pointers: with an index, each load folded into an FMA took the front end
 // two slots, and the pass was bound by them (S3 with the AVX2 cap 0.97 of the time, S6 0.98).
 // Ahead: the output lines asked for ahead of the stores (prefetch_write), for the flat passes of
@@ -193,20 +195,16 @@ IRRUN_AVX2 IRRUN_INLINE void store_scaled4(__m256d s, __m256d rinv, const double
 // of the time, S3 0.98-1.00; S1's rows, not asked, 1.01-1.02).
 template <bool Swap, bool Ahead = false, class Factor>
 IRRUN_AVX2 IRRUN_INLINE bool scale_run(const double* s, float* y, i64 n, Factor r) {
-  __m256 nan = _mm256_setzero_ps();
-  const auto eight = [&](const double* p, float* q) IRRUN_AVX2 {
-    const i64 o = q - y;  // r's outputs (none where one factor serves all)
-    __m256 f = _mm256_insertf128_ps(_mm256_castps128_ps256(scale4(_mm256_loadu_pd(p), r(o))),
-                                    scale4(_mm256_loadu_pd(p + 4), r(o + 4)), 1);
-    if (Swap) f = _mm256_shuffle_ps(f, f, 0xD8);
-    _mm256_storeu_ps(q, f);
-    nan = _mm256_or_ps(nan, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+  __m128 nan = _mm_setzero_ps();
+  const auto four = [&](const double* p, i64 o) IRRUN_AVX2 {  // r(o): none for one factor
+    const __m128 f = scale4(_mm256_loadu_pd(p), r(o));
+    return Swap ? _mm_shuffle_ps(f, f, 0xD8) : f;
   };
-  const auto four = [&](i64 o) IRRUN_AVX2 {
-    __m128 f = scale4(_mm256_loadu_pd(s + o), r(o));
-    if (Swap) f = _mm_shuffle_ps(f, f, 0xD8);
-    _mm_storeu_ps(y + o, f);
-    nan = _mm256_or_ps(nan, _mm256_castps128_ps256(_mm_cmp_ps(f, f, _CMP_UNORD_Q)));
+  const auto eight = [&](const double* p, float* q) IRRUN_AVX2 {
+    const __m128 lo = four(p, q - y), hi = four(p + 4, q - y + 4);
+    _mm_storeu_ps(q, lo);
+    _mm_storeu_ps(q + 4, hi);
+    nan = _mm_or_ps(nan, _mm_cmpunord_ps(lo, hi));
   };
   if (n >= 8) {
     const double* p = s;
@@ -218,11 +216,16 @@ IRRUN_AVX2 IRRUN_INLINE bool scale_run(const double* s, float* y, i64 n, Factor 
     if (n % 16 >= 8) eight(p, q), p += 8, q += 8;
     if (n % 8 != 0) eight(s + n - 8, y + n - 8);
   } else {
+    const auto one = [&](i64 o) IRRUN_AVX2 {
+      const __m128 f = four(s + o, o);
+      _mm_storeu_ps(y + o, f);
+      nan = _mm_or_ps(nan, _mm_cmpunord_ps(f, f));
+    };
     i64 o = 0;
-    for (; o + 4 <= n; o += 4) four(o);
-    if (o < n) four(n - 4);
+    for (; o + 4 <= n; o += 4) one(o);
+    if (o < n) one(n - 4);
   }
-  return _mm256_movemask_ps(nan) == 0;
+  return _mm_movemask_ps(nan) == 0;
 }
 
 // finish4 for rows checked at their group's end (own_check): scales and stores the first n
