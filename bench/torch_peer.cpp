@@ -90,7 +90,10 @@ void bm_torch(benchmark::State& state, const Shape& s, int threads, Variant v) {
       s.in.size() == 5 ? at::MemoryFormat::ChannelsLast3d : at::MemoryFormat::ChannelsLast;
   // Max pooling writes i64 indices whether or not irrun's row does (M1v): PyTorch's kernels
   // have no values-only form.
-  at::Tensor y = at::empty(dims, f32), idx = at::empty(dims, f32.dtype(at::kLong));
+  // The plain output in an irrun buffer, as the input (huge pages from 2 MiB, as irrun's rows).
+  irrun::Buffer y_buffer = irrun::Buffer::allocate(4 * static_cast<std::size_t>(count(dims)));
+  at::Tensor y = at::from_blob(y_buffer.mutable_data(), dims, f32),
+             idx = at::empty(dims, f32.dtype(at::kLong));
   at::Tensor xc, yc, ic;
   if (v == Variant::channels_last) {
     xc = at::empty(s.in, f32.memory_format(layout));

@@ -45,6 +45,32 @@ TEST_CASE("Buffer::allocate is zeroed and 64-byte aligned", "[tensor]") {
   }
 }
 
+TEST_CASE("Buffer::allocate maps buffers of 2 MiB and more on a 2 MiB boundary", "[tensor]") {
+  // Anonymous pages, marked for huge pages: zeroed, writable to their last byte, counted in
+  // memory_in_use by whole pages and given back on release.
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  for (std::size_t n : {kHuge, kHuge + 1, 3 * kHuge + 4097}) {
+    const std::uint64_t before = irrun::memory_in_use();
+    {
+      Buffer b = Buffer::allocate(n);
+      CHECK(b.size() == n);
+      REQUIRE(b.writable());
+      CHECK(reinterpret_cast<std::uintptr_t>(b.data()) % kHuge == 0);
+      CHECK(irrun::memory_in_use() - before == (n + page - 1) / page * page);
+      std::size_t nonzero = 0;
+      for (std::size_t i = 0; i < n; ++i) nonzero += b.data()[i] != std::byte{0};
+      CHECK(nonzero == 0);
+      b.mutable_data()[0] = b.mutable_data()[n - 1] = std::byte{7};
+      CHECK(b.data()[n - 1] == std::byte{7});
+    }
+    CHECK(irrun::memory_in_use() == before);
+  }
+  // Just below: the heap, 64-byte aligned, as every smaller buffer.
+  Buffer small = Buffer::allocate(kHuge - 1);
+  CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % 64 == 0);
+}
+
 TEST_CASE("Buffer::slice shares the owner and checks bounds", "[tensor]") {
   Buffer s;
   {
