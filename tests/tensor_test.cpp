@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -45,19 +46,26 @@ TEST_CASE("Buffer::allocate is zeroed and 64-byte aligned", "[tensor]") {
   }
 }
 
-TEST_CASE("Buffer::allocate maps buffers of 2 MiB and more on a 2 MiB boundary", "[tensor]") {
-  // Anonymous pages, marked for huge pages: zeroed, writable to their last byte, counted in
-  // memory_in_use by whole pages and given back on release.
+TEST_CASE("Buffer::allocate maps buffers of 2 MiB and more near a 2 MiB boundary", "[tensor]") {
+  // Anonymous pages, marked for huge pages: zeroed, writable to their last byte, 64-byte aligned
+  // less than a page past a 2 MiB boundary (each buffer's colour), counted in memory_in_use by
+  // whole pages and given back on release.
   constexpr std::size_t kHuge = std::size_t{2} << 20;
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  for (std::size_t n : {kHuge, kHuge + 1, 3 * kHuge + 4097}) {
+  std::set<std::uintptr_t> colours;
+  for (std::size_t n : {kHuge, kHuge + 1, 3 * kHuge + 4097, kHuge, kHuge, kHuge, kHuge, kHuge}) {
     const std::uint64_t before = irrun::memory_in_use();
     {
       Buffer b = Buffer::allocate(n);
       CHECK(b.size() == n);
       REQUIRE(b.writable());
-      CHECK(reinterpret_cast<std::uintptr_t>(b.data()) % kHuge == 0);
-      CHECK(irrun::memory_in_use() - before == (n + page - 1) / page * page);
+      const auto at = reinterpret_cast<std::uintptr_t>(b.data());
+      CHECK(at % 64 == 0);
+      CHECK(at % kHuge < page);
+      colours.insert(at % kHuge);
+      const std::uint64_t pages = (n + page - 1) / page * page;
+      CHECK(irrun::memory_in_use() - before >= pages);
+      CHECK(irrun::memory_in_use() - before <= pages + page);
       std::size_t nonzero = 0;
       for (std::size_t i = 0; i < n; ++i) nonzero += b.data()[i] != std::byte{0};
       CHECK(nonzero == 0);
@@ -66,9 +74,21 @@ TEST_CASE("Buffer::allocate maps buffers of 2 MiB and more on a 2 MiB boundary",
     }
     CHECK(irrun::memory_in_use() == before);
   }
+  CHECK(colours.size() == 8);  // eight buffers in a row, eight colours
   // Just below: the heap, 64-byte aligned, as every smaller buffer.
   Buffer small = Buffer::allocate(kHuge - 1);
   CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % 64 == 0);
+  // Sizes no mapping can hold (with its 2 MiB of slack) are limit errors, never wrapped mappings.
+  const std::uint64_t before = irrun::memory_in_use();
+  for (std::size_t n : {SIZE_MAX / 2, SIZE_MAX - kHuge - page, SIZE_MAX - page / 2}) {
+    try {
+      (void)Buffer::allocate(n);
+      FAIL("no error");
+    } catch (const irrun::Error& e) {
+      CHECK(e.code() == irrun::ExitCode::limit);
+    }
+  }
+  CHECK(irrun::memory_in_use() == before);
 }
 
 TEST_CASE("Buffer::slice shares the owner and checks bounds", "[tensor]") {
