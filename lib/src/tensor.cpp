@@ -26,13 +26,14 @@ namespace {
 
 constexpr std::size_t kAlignment = 64;
 
-// Buffers of kHugeBytes or more come straight from the kernel, anonymous pages (zeroed), starting
-// on a 2 MiB boundary and marked for transparent huge pages (madvise: where the system offers
-// them so, as Debian's kernels do by default). S3's 12.8 MB in and 12.8 MB out span 6,250 pages
-// of 4 KB, more than the TLBs hold; in huge pages (`irrun bench`, old and new
-// binaries alternating) S3 took 0.975 of the time with the AVX2 cap at one thread and 0.957 at
-// two; natively S5 0.91, S8 0.92, S9 0.93, S7 0.97, S1 0.99-1.01 (round 84). The tail past the last
-// 2 MiB stays in small pages: no more memory than the bytes rounded up to a page.
+// Buffers of kHugeBytes or more come straight from the kernel, anonymous pages (zeroed), near a
+// 2 MiB boundary and marked for transparent huge pages (madvise: where the system offers them so,
+// as Debian's kernels do by default). S3's 12.8 MB in and 12.8 MB out span 6,250 pages of 4 KB,
+// more than the TLBs hold. Against heap buffers (round 84, old and new binaries alternating):
+// natively S5 0.91-0.95 of the time, S8 0.92-0.97, S3 0.975-1.005; S3 with the AVX2 cap
+// 0.957-1.007; S9 0.93-1.04, the others 0.97-1.01, where this host swings by 3-4% between two runs.
+// The tail past the last 2 MiB stays in small pages: no more memory than the bytes rounded up to a
+// page.
 constexpr std::size_t kHugeBytes = std::size_t{2} << 20;
 // Each mapped buffer's data starts 0-7 steps of kColorBytes past its mapping's start, in turn, so
 // that a layer's input and output do not share the low 21 bits of their addresses (planes of one
