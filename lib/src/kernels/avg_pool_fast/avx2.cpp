@@ -213,7 +213,7 @@ IRRUN_AVX2 IRRUN_INLINE bool scale_run(const double* s, float* y, i64 n, Factor 
       if (Ahead) prefetch_write(q, kOutAhead);
       eight(p, q), eight(p + 8, q + 8);
     }
-    if (n % 16 >= 8) eight(p, q), p += 8, q += 8;
+    if (n % 16 >= 8) eight(p, q);
     if (n % 8 != 0) eight(s + n - 8, y + n - 8);
   } else {
     const auto one = [&](i64 o) IRRUN_AVX2 {
