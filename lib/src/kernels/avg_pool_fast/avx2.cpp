@@ -1008,34 +1008,32 @@ IRRUN_AVX2 bool exact_flat3_avx2(const BandArgs& a, const Ops&) {
     const auto right = [&](__m256d cur, __m256d next) IRRUN_AVX2 {  // columns c + 1 .. c + 4
       return _mm256_shuffle_pd(cur, _mm256_permute2f128_pd(cur, next, 0x21), 5);
     };
+    // Block c at a line's start (its left tap from prev and cur) and block c in a line's middle
+    // (its right tap from cur and next, the block after's centre).
+    const auto at_start = [&](i64 c, __m256d prev, __m256d cur) IRRUN_AVX2 {
+      _mm256_storeu_pd(
+          s + c, _mm256_add_pd(_mm256_add_pd(left(prev, cur), cur), _mm256_loadu_pd(vq + c + 1)));
+    };
+    const auto mid_line = [&](i64 c, __m256d cur, __m256d next) IRRUN_AVX2 {
+      _mm256_storeu_pd(
+          s + c, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(vq + c - 1), cur), right(cur, next)));
+    };
     const auto run = [&]<bool First>() IRRUN_AVX2 {
-      // Block c at a line's start (its left tap from prev and cur) and block c + 4 (its right
-      // tap from next and the block after's centre, which it returns).
-      const auto pair = [&](i64 c, __m256d prev, __m256d cur, __m256d next) IRRUN_AVX2 {
-        _mm256_storeu_pd(
-            s + c, _mm256_add_pd(_mm256_add_pd(left(prev, cur), cur), _mm256_loadu_pd(vq + c + 1)));
-        const __m256d nn = _mm256_load_pd(vq + c + 8);
-        _mm256_storeu_pd(s + c + 4, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(vq + c + 3), next),
-                                                  right(next, nn)));
-        return nn;
-      };
       i64 c = 0;  // vq - 4: the zeros before the row (the row before's, or those before V)
       __m256d prev = _mm256_load_pd(vq - 4), cur = _mm256_load_pd(vq);
       if (!First) {  // block 0 in a line's middle
         const __m256d next = _mm256_load_pd(vq + 4);
-        _mm256_storeu_pd(
-            s, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(vq - 1), cur), right(cur, next)));
+        mid_line(0, cur, next);
         prev = cur, cur = next, c = 4;
       }
-      for (; c + 8 <= n_al; c += 8) {
+      for (; c + 8 <= n_al; c += 8) {  // a line's two blocks
         const __m256d next = _mm256_load_pd(vq + c + 4);
-        const __m256d nn = pair(c, prev, cur, next);
+        at_start(c, prev, cur);
+        const __m256d nn = _mm256_load_pd(vq + c + 8);
+        mid_line(c + 4, next, nn);
         prev = next, cur = nn;
       }
-      if (c < n_al) {  // a last block at a line's start
-        _mm256_storeu_pd(
-            s + c, _mm256_add_pd(_mm256_add_pd(left(prev, cur), cur), _mm256_loadu_pd(vq + c + 1)));
-      }
+      if (c < n_al) at_start(c, prev, cur);  // a last block at a line's start
     };
     if ((reinterpret_cast<std::uintptr_t>(vq) & 63) == 0)
       run.template operator()<true>();
