@@ -20,8 +20,9 @@ IRRUN_PATH IRRUN_INLINE bool vrun3_fits(const i64* off, i64 IW) {
 // to back. Columns go kLanes at a time, a row's last ones ending at IW (overlapping the block
 // before: the same values); nothing is written past a row's IW columns. Exact: for sums that no
 // addition rounds (Ops::exact_band, which any order gives the same bits): the V rows IW + Gap
-// apart (exact_flat3_avx2), and two rows share the sum of their common input rows, w[j +
-// 1] + w[j + 2], three additions a pair instead of four (S3 with the AVX2 cap: 0.967 of the time).
+// apart (exact_flat3_avx2; band_flat_avx512: Gap 0), and two rows share the sum of their common
+// input rows, w[j + 1] + w[j + 2], three additions a pair instead of four (S3 with the AVX2 cap:
+// 0.967 of the time; natively 0.978-0.991).
 template <int G, bool Exact = false, i64 Gap = kFlatGap>
 IRRUN_PATH IRRUN_INLINE void vrun3(const float* x, i64 IW, i64 rows, double* v) {
   const i64 VS = Exact ? IW + Gap : IW;
