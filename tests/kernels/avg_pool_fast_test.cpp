@@ -658,6 +658,49 @@ TEST_CASE("fast avg_pool flat groups inside tall planes", "[kernels][avg_pool_fa
     }
 }
 
+// 3x3 "same" flat groups on rows of 8N + 4 (S3's 28; on AVX-512 exact_flat3_avx512: two rows a
+// step, constant lane masks in three of their blocks): every such width (12-60), heights 1-9 (a
+// last row alone or not) and planes taller than a group (later groups start past row 0, some
+// with an odd row count), include- and exclude-pad. On sums that never round: no exact try
+// missed, the reference's bits at one and two threads; on every data mode, and with a NaN, an
+// infinity or a sum that rounds at each position of a small plane: every path within one ulp of
+// the oracle and bit for bit the same.
+TEST_CASE("fast avg_pool 3x3 flat groups on rows of 8N + 4", "[kernels][avg_pool_fast]") {
+  Rng rng(0x8A4ull);
+  int iter = 0;
+  for (std::int64_t iw = 12; iw <= 60; iw += 8)
+    for (const std::int64_t ih : {1, 2, 3, 4, 5, 9, 150})
+      for (const bool exclude : {false, true}) {
+        const PoolGeometry g =
+            window({1, 3}, {ih, iw}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, exclude);
+        INFO(describe(g));
+        const Tensor exact = exact_input(rng, g);
+        ExactRouteCounts counts;
+        const Tensor out = run_fast(g, exact, Parallel(1), Isa::best, &counts);
+        CHECK(counts.misses == 0);
+        CHECK(same_bits(out, run_reference(g, exact, Parallel(1))));
+        CHECK(same_bits(run_fast(g, exact, Parallel(2), Isa::best), out));
+        const Data mode = static_cast<Data>(iter++ % 5);
+        check_paths(g, random_input(rng, g, mode), Parallel(1), Parallel(2));
+      }
+  for (const std::int64_t iw : {12, 28})
+    for (const std::int64_t ih : {1, 3, 4}) {
+      const PoolGeometry g = window({1, 1}, {ih, iw}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false);
+      for (std::int64_t at = 0; at + 1 < ih * iw; ++at)
+        for (const int kind : {0, 1, 2}) {
+          INFO(describe(g) << " input " << at << ", kind " << kind);
+          Tensor in = exact_input(rng, g);
+          float* x = in.mutable_data<float>() + at;
+          if (kind == 0)  // a NaN with a payload and a sign
+            x[0] = std::bit_cast<float>((rng.coin() ? 0x80000000u : 0u) | 0x7FC00000u |
+                                        static_cast<std::uint32_t>(rng.range(1, 0x3FFFFF)));
+          if (kind == 1) x[0] = std::numeric_limits<float>::infinity(), x[1] = -x[0];
+          if (kind == 2) x[0] = 0x1p60f;
+          check_paths(g, in, Parallel(1), Parallel(2));
+        }
+    }
+}
+
 // Stride-2 rows run fused: 3 taps with one left pad column (3x3 s2 p1, S1 and S5) and 2 taps
 // without pads (2x2 s2, S2), on AVX-512 and AVX2: row pointers advanced along runs of rows
 // (broken by pads, by the depth of 3-D windows and by the groups), vertical sums kept in
