@@ -658,18 +658,19 @@ TEST_CASE("fast avg_pool flat groups inside tall planes", "[kernels][avg_pool_fa
     }
 }
 
-// 3x3 "same" flat groups on rows of 8N + 4 (S3's 28; on AVX-512 exact_flat3_avx512: two rows a
-// step, constant lane masks in three of their blocks): every such width (12-60), heights 1-9 (a
-// last row alone or not) and planes taller than a group (later groups start past row 0, some
-// with an odd row count), include- and exclude-pad. On sums that never round: no exact try
-// missed, the reference's bits at one and two threads; on every data mode, and with a NaN, an
-// infinity or a sum that rounds at each position of a small plane: every path within one ulp of
-// the oracle and bit for bit the same.
-TEST_CASE("fast avg_pool 3x3 flat groups on rows of 8N + 4", "[kernels][avg_pool_fast]") {
+// 3x3 "same" flat groups (on AVX-512 exact_flat3_avx512 where its widths take them: a period of
+// 1, 2, 4 or 8 rows a step, constant lane masks in the blocks that hold a row's first or last
+// column): widths 8-64 in and out of its list, heights 1-9 (every count of rows left after the
+// last period) and planes taller than a group (later groups start past row 0), include- and
+// exclude-pad. On sums that never round: no exact try missed, the reference's bits at one and two
+// threads; on every data mode, and with a NaN, both infinities or a sum that rounds at each
+// position of small planes: every path within one ulp of the oracle and bit for bit the same.
+TEST_CASE("fast avg_pool 3x3 flat groups in periods of rows", "[kernels][avg_pool_fast]") {
   Rng rng(0x8A4ull);
   int iter = 0;
-  for (std::int64_t iw = 12; iw <= 60; iw += 8)
-    for (const std::int64_t ih : {1, 2, 3, 4, 5, 9, 150})
+  for (const std::int64_t iw :
+       {8, 12, 13, 14, 16, 17, 19, 20, 21, 24, 28, 32, 35, 36, 38, 40, 44, 48, 52, 56, 60, 64})
+    for (const std::int64_t ih : {1, 2, 3, 4, 5, 6, 7, 8, 9, 150})
       for (const bool exclude : {false, true}) {
         const PoolGeometry g =
             window({1, 3}, {ih, iw}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, exclude);
@@ -683,8 +684,8 @@ TEST_CASE("fast avg_pool 3x3 flat groups on rows of 8N + 4", "[kernels][avg_pool
         const Data mode = static_cast<Data>(iter++ % 5);
         check_paths(g, random_input(rng, g, mode), Parallel(1), Parallel(2));
       }
-  for (const std::int64_t iw : {12, 28})
-    for (const std::int64_t ih : {1, 3, 4}) {
+  for (const std::int64_t iw : {8, 12, 14, 17, 28, 35})
+    for (const std::int64_t ih : {1, 3, 4, 9}) {
       const PoolGeometry g = window({1, 1}, {ih, iw}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false);
       for (std::int64_t at = 0; at + 1 < ih * iw; ++at)
         for (const int kind : {0, 1, 2}) {

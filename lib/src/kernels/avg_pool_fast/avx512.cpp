@@ -9,9 +9,11 @@
 #include "own_bound.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 
 namespace irrun::kernels::avg_fast {
 namespace {
@@ -861,20 +863,34 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   return true;
 }
 
-// Ops::exact_band of the flat groups of 3x3 "same" pools on rows of IW = 8N + 4 columns (S3's 28;
+// The blocks of eight outputs of P rows of IW columns, P = 8 / gcd(IW, 8) (whole blocks, and the
+// least such rows), and the lanes of block b whose left (Left) or right tap lies in its own row.
+template <int IW>
+constexpr int kPeriodRows = 8 / std::gcd(IW, 8);
+template <int IW, bool Left>
+consteval int period_lanes(int b) {
+  int m = 0xFF;
+  for (int r = 0; r < kPeriodRows<IW>; ++r) {
+    const int at = Left ? r * IW : r * IW + IW - 1;  // the row's first or last column
+    if (at / 8 == b) m &= ~(1 << at % 8);
+  }
+  return m;
+}
+
+// Ops::exact_band of the flat groups of 3x3 "same" pools on rows of IW columns (S3's 28;
 // pick_exact_flat3_avx512), One: every output takes Plan::flat_one. band_flat_avx512<3, 1,
-// true>'s vertical pass, taps and additions, its horizontal pass two rows at a time: their 16N + 8
-// outputs are 2N + 1 whole blocks, of which three hold a tap outside its row (block 0 column 0's
-// left one, block N's right one of column IW - 1 and left one of column IW, the last block's right
-// one of column 2 IW - 1). Their lane masks are constants, in registers; the other blocks add
-// without masks, and the rows' output lines are asked for four at a time. band_flat_avx512 loads
-// two masks a block from a table it walks, and tests each block for its output prefetch: with
-// irrun bench on S3's model, this took 0.874 of the time at one thread and 0.883 at two; on 128
-// planes in L2, 0.840.
-template <bool One, int N>
+// true>'s vertical pass, taps and additions, its horizontal pass P = kPeriodRows rows at a time
+// (two for S3): their outputs are whole blocks of eight, and only the blocks that hold a row's
+// first or last column have a tap outside its row (S3: three of seven). Their lane masks are
+// constants, in registers; the other blocks add without masks, and the rows' output lines are
+// asked for a few at a time. band_flat_avx512 loads two masks a block from a table it walks, and
+// tests each block for its output prefetch: with irrun bench on S3's model, this took 0.874 of
+// the time at one thread and 0.883 at two; on 128 planes in L2, 0.840. Rows left after the last
+// P take their masks from the same lanes, in a loop.
+template <bool One, int IW>
 IRRUN_AVX512 bool exact_flat3_avx512(const BandArgs& a, const Ops&) {
+  constexpr int P = kPeriodRows<IW>, B = P * IW / 8;
   const Plan& pl = *a.pl;
-  constexpr i64 IW = 8 * N + 4;
   const i64 rows = a.q1 - a.q0;
   flat_vertical(a, [&](i64 r, const i64* off, i64 n_rows, double* vq) IRRUN_AVX512_LAMBDA {
     if (r == 3 && vrun3_fits(off, IW)) return vrun3<4, true, 0>(a.plane + off[0], IW, n_rows, vq);
@@ -889,16 +905,17 @@ IRRUN_AVX512 bool exact_flat3_avx512(const BandArgs& a, const Ops&) {
   __m512d total = _mm512_setzero_pd();
   __m512i prev = _mm512_castpd_si512(_mm512_loadu_pd(v - 8)),
           cur = _mm512_castpd_si512(_mm512_loadu_pd(v));
-  // Outputs k .. k + 7 of the rows at v, out, r; their left taps in lanes L, their right taps in
-  // lanes R (0xFF: no mask); Pf: with line k / 8 of the stream.
-  const auto block = [&]<int L, int R, bool Pf>(i64 k, __mmask8 lanes = 0xFF)
-      __attribute__((always_inline)) IRRUN_AVX512_LAMBDA {
+  // Outputs k .. k + 7 of the rows at v, out, r (the lanes of `lanes`); their left taps in lanes
+  // L, their right taps in lanes R (0xFF: no mask); Pf: with line k / 8 of the stream.
+  const auto block = [&]<int L, int R, bool Pf>(i64 k, __mmask8 lanes = 0xFF, __mmask8 l = L,
+                                                __mmask8 rt = R) __attribute__((always_inline))
+  IRRUN_AVX512_LAMBDA {
     const __m512i next = _mm512_castpd_si512(_mm512_loadu_pd(v + k + 8));
     const __m512d c = _mm512_castsi512_pd(cur);
     const __m512d left = _mm512_castsi512_pd(_mm512_alignr_epi64(cur, prev, 7));
     const __m512d right = _mm512_castsi512_pd(_mm512_alignr_epi64(next, cur, 1));
-    __m512d s = L == 0xFF ? _mm512_add_pd(left, c) : _mm512_mask_add_pd(c, L, left, c);
-    s = R == 0xFF ? _mm512_add_pd(s, right) : _mm512_mask_add_pd(s, R, s, right);
+    __m512d s = L == 0xFF ? _mm512_add_pd(left, c) : _mm512_mask_add_pd(c, l, left, c);
+    s = R == 0xFF ? _mm512_add_pd(s, right) : _mm512_mask_add_pd(s, rt, s, right);
     prev = cur, cur = next;
     if constexpr (Pf) _mm_prefetch(reinterpret_cast<const char*>(pf.p + 2 * k), _MM_HINT_T0);
     scale_store8(s, One ? rone : load8(r + k, lanes), out + k, lanes);
@@ -907,45 +924,59 @@ IRRUN_AVX512 bool exact_flat3_avx512(const BandArgs& a, const Ops&) {
     else
       total = _mm512_mask_add_round_pd(total, lanes, total, s, kNearestQuiet);
   };
-  const auto pair = [&]<bool Pf>() __attribute__((always_inline)) IRRUN_AVX512_LAMBDA {
-    for (i64 c = 0; c < 2 * IW; c += 16) prefetch_write(out + c, kOutAhead);
-    block.template operator()<0xFE, 0xFF, Pf>(0);
+  const auto period = [&]<bool Pf>() __attribute__((always_inline)) IRRUN_AVX512_LAMBDA {
+    for (i64 c = 0; c < P * IW; c += 16) prefetch_write(out + c, kOutAhead);
     [&]<int... J>(std::integer_sequence<int, J...>) __attribute__((always_inline))
     IRRUN_AVX512_LAMBDA {
-      (block.template operator()<0xFF, 0xFF, Pf>(8 + 8 * J), ...);
-      block.template operator()<0xEF, 0xF7, Pf>(8 * N);
-      (block.template operator()<0xFF, 0xFF, Pf>(8 * N + 8 + 8 * J), ...);
+      (block.template operator()<period_lanes<IW, true>(J), period_lanes<IW, false>(J), Pf>(8 * J),
+       ...);
     }
-    (std::make_integer_sequence<int, N - 1>{});
-    block.template operator()<0xFF, 0x7F, Pf>(16 * N);
-    v += 2 * IW, r += 2 * IW, out += 2 * IW;
-    if constexpr (Pf) pf.p += 4 * IW;
+    (std::make_integer_sequence<int, B>{});
+    v += P * IW, r += P * IW, out += P * IW;
+    if constexpr (Pf) pf.p += 2 * P * IW;
   };
   i64 q = 0;
-  for (; q + 2 <= rows && pf.p + 4 * IW <= pf.end; q += 2) pair.template operator()<true>();
-  for (; q + 2 <= rows; q += 2) pair.template operator()<false>();
-  if (q < rows) {  // a last row alone
-    block.template operator()<0xFE, 0xFF, false>(0);
-    for (i64 j = 1; j < N; ++j) block.template operator()<0xFF, 0xFF, false>(8 * j);
-    block.template operator()<0xFF, 0xF7, false>(8 * N, 0x0F);
+  for (; q + P <= rows && pf.p + 2 * P * IW <= pf.end; q += P) period.template operator()<true>();
+  for (; q + P <= rows; q += P) period.template operator()<false>();
+  if (q < rows) {  // the first rows of a period, the masks from a table
+    static constexpr auto lanes = [] {
+      std::array<std::uint8_t, 2 * B> m{};
+      [&]<int... J>(std::integer_sequence<int, J...>) {
+        ((m[2 * J] = static_cast<std::uint8_t>(period_lanes<IW, true>(J)),
+          m[2 * J + 1] = static_cast<std::uint8_t>(period_lanes<IW, false>(J))),
+         ...);
+      }
+      (std::make_integer_sequence<int, B>{});
+      return m;
+    }();
+    const i64 n = (rows - q) * IW;
+    for (i64 k = 0; k < n; k += 8)
+      block.template operator()<0, 0, false>(k, first_lanes(n - k), lanes[k / 4], lanes[k / 4 + 1]);
   }
   return _mm512_fpclass_pd_mask(total, kNonFinite) != 0;
 }
 
-// exact_flat3_avx512 for pl's rows, if they fit it (3x3 "same" on rows of 8N + 4, N = 1-7; the
-// vertical pass takes its runs of rows as band_flat_avx512 does), else nullptr.
+// The widths exact_flat3_avx512 is built for: rows of 8N and 8N + 4, periods of one and two rows.
+// Narrower periods hold a row's first or last column in most blocks (17: 16 of a period's 17),
+// where the constant masks gained nothing and the long unrolled periods cost (irrun bench, 3x3
+// "same": rows of 17 1.065x the time, 35 1.035x; 8 0.846, 28 0.874).
+constexpr int kFlat3Widths[] = {8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64};
+
+// exact_flat3_avx512 for pl's rows, if they fit it (3x3 "same" on rows of one of kFlat3Widths;
+// the vertical pass takes its runs of rows as band_flat_avx512 does), else nullptr.
 BandFn pick_exact_flat3_avx512(const Plan& pl) {
+  if (pl.k_w != 3 || pl.pad_left != 1) return nullptr;
   const i64 IW = pl.g->in[2];
-  if (pl.k_w != 3 || pl.pad_left != 1 || IW % 8 != 4 || IW < 12 || IW > 60) return nullptr;
-  return [&]<int... N>(std::integer_sequence<int, N...>) {
+  const bool one = pl.flat_one != 0;
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
     BandFn f = nullptr;
-    ((f = IW / 8 == N + 1 ? pl.flat_one != 0 ? exact_flat3_avx512<true, N + 1>
-                                             : exact_flat3_avx512<false, N + 1>
-                          : f),
+    ((f = IW == kFlat3Widths[I] ? one ? exact_flat3_avx512<true, kFlat3Widths[I]>
+                                      : exact_flat3_avx512<false, kFlat3Widths[I]>
+                                : f),
      ...);
     return f;
   }
-  (std::make_integer_sequence<int, 7>{});
+  (std::make_index_sequence<std::size(kFlat3Widths)>{});
 }
 
 // Rows of stride-2 windows of K = 3 taps with one pad column on the left (3x3 s2 p1 pools, S1,
