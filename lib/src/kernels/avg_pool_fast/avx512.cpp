@@ -868,7 +868,7 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
 template <int IW>
 constexpr int kPeriodRows = 8 / std::gcd(IW, 8);
 template <int IW, bool Left>
-consteval int period_lanes(int b) {
+constexpr int period_lanes(int b) {
   int m = 0xFF;
   for (int r = 0; r < kPeriodRows<IW>; ++r) {
     const int at = Left ? r * IW : r * IW + IW - 1;  // the row's first or last column
@@ -941,12 +941,9 @@ IRRUN_AVX512 bool exact_flat3_avx512(const BandArgs& a, const Ops&) {
   if (q < rows) {  // the first rows of a period, the masks from a table
     static constexpr auto lanes = [] {
       std::array<std::uint8_t, 2 * B> m{};
-      [&]<int... J>(std::integer_sequence<int, J...>) {
-        ((m[2 * J] = static_cast<std::uint8_t>(period_lanes<IW, true>(J)),
-          m[2 * J + 1] = static_cast<std::uint8_t>(period_lanes<IW, false>(J))),
-         ...);
-      }
-      (std::make_integer_sequence<int, B>{});
+      for (int b = 0; b < B; ++b)
+        m[2 * b] = static_cast<std::uint8_t>(period_lanes<IW, true>(b)),
+              m[2 * b + 1] = static_cast<std::uint8_t>(period_lanes<IW, false>(b));
       return m;
     }();
     const i64 n = (rows - q) * IW;
