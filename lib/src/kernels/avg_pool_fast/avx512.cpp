@@ -863,8 +863,9 @@ IRRUN_AVX512 bool band_flat_avx512(const BandArgs& a, const Ops&) {
   return true;
 }
 
-// The blocks of eight outputs of P rows of IW columns, P = 8 / gcd(IW, 8) (whole blocks, and the
-// least such rows), and the lanes of block b whose left (Left) or right tap lies in its own row.
+// The period of rows of IW columns: the fewest rows whose outputs fill whole blocks of eight, 8 /
+// gcd(IW, 8); and the lanes of the period's block b whose left (Left) or right tap lies in the
+// lane's own row (all but those of a row's first or last column).
 template <int IW>
 constexpr int kPeriodRows = 8 / std::gcd(IW, 8);
 template <int IW, bool Left>
@@ -877,8 +878,8 @@ constexpr int period_lanes(int b) {
   return m;
 }
 
-// Ops::exact_band of the flat groups of 3x3 "same" pools on rows of IW columns (S3's 28;
-// pick_exact_flat3_avx512), One: every output takes Plan::flat_one. band_flat_avx512<3, 1,
+// Ops::exact_band of the flat groups of 3x3 "same" pools on rows of IW columns (kFlat3Widths, S3's
+// 28; pick_exact_flat3_avx512), One: every output takes Plan::flat_one. band_flat_avx512<3, 1,
 // true>'s vertical pass, taps and additions, its horizontal pass P = kPeriodRows rows at a time
 // (two for S3): their outputs are whole blocks of eight, and only the blocks that hold a row's
 // first or last column have a tap outside its row (S3: three of seven). Their lane masks are
@@ -941,9 +942,10 @@ IRRUN_AVX512 bool exact_flat3_avx512(const BandArgs& a, const Ops&) {
   if (q < rows) {  // the first rows of a period, the masks from a table
     static constexpr auto lanes = [] {
       std::array<std::uint8_t, 2 * B> m{};
-      for (int b = 0; b < B; ++b)
-        m[2 * b] = static_cast<std::uint8_t>(period_lanes<IW, true>(b)),
-              m[2 * b + 1] = static_cast<std::uint8_t>(period_lanes<IW, false>(b));
+      for (int b = 0; b < B; ++b) {
+        m[2 * b] = static_cast<std::uint8_t>(period_lanes<IW, true>(b));
+        m[2 * b + 1] = static_cast<std::uint8_t>(period_lanes<IW, false>(b));
+      }
       return m;
     }();
     const i64 n = (rows - q) * IW;
