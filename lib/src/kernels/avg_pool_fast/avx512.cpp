@@ -937,7 +937,8 @@ IRRUN_AVX512 bool exact_flat3_avx512(const BandArgs& a, const Ops&) {
     if constexpr (Pf) pf.p += 2 * P * IW;
   };
   i64 q = 0;
-  for (; q + P <= rows && pf.p + 2 * P * IW <= pf.end; q += P) period.template operator()<true>();
+  // Periods with their share of the stream (a difference: both pointers are null without one).
+  for (; q + P <= rows && pf.end - pf.p >= 2 * P * IW; q += P) period.template operator()<true>();
   for (; q + P <= rows; q += P) period.template operator()<false>();
   if (q < rows) {  // the first rows of a period, the masks from a table
     static constexpr auto lanes = [] {
