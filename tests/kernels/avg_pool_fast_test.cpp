@@ -659,12 +659,13 @@ TEST_CASE("fast avg_pool flat groups inside tall planes", "[kernels][avg_pool_fa
 }
 
 // 3x3 "same" flat groups (on AVX-512 exact_flat3_avx512 where its widths take them: a period of
-// 1, 2, 4 or 8 rows a step, constant lane masks in the blocks that hold a row's first or last
-// column): widths 8-64 in and out of its list, heights 1-9 (every count of rows left after the
-// last period) and planes taller than a group (later groups start past row 0), include- and
-// exclude-pad. On sums that never round: no exact try missed, the reference's bits at one and two
-// threads; on every data mode, and with a NaN, both infinities or a sum that rounds at each
-// position of small planes: every path within one ulp of the oracle and bit for bit the same.
+// one or two rows a step, constant lane masks in the blocks that hold a row's first or last
+// column; other widths keep band_flat_avx512): widths 8-64 in and out of its list, heights 1-9
+// (every count of rows left after the last period) and planes taller than a group (later groups
+// start past row 0), include- and exclude-pad. On sums that never round: no exact try missed, the
+// reference's bits at one and two threads; on every data mode, and with a NaN, both infinities or a
+// sum that rounds at each position of small planes: every path within one ulp of the oracle and bit
+// for bit the same.
 TEST_CASE("fast avg_pool 3x3 flat groups in periods of rows", "[kernels][avg_pool_fast]") {
   Rng rng(0x8A4ull);
   int iter = 0;
